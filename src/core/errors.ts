@@ -1,0 +1,47 @@
+/**
+ * The one base error of issueloop. Subclasses carry what a caller decides on; `code` is a stable,
+ * machine-readable name (never a sentence), `cause` keeps the original failure for classification.
+ */
+export class IssueloopError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** One problem found in the configuration, with the dotted path of the field and where the value came from. */
+export interface ConfigProblem {
+  path: string;
+  message: string;
+  source?: string;
+}
+
+/** Bad configuration: every problem is reported at once; entrypoints map it to exit code 2. */
+export class ConfigError extends IssueloopError {
+  readonly problems: readonly ConfigProblem[];
+
+  constructor(problems: readonly ConfigProblem[], options?: { cause?: unknown }) {
+    super('config_invalid', formatProblems(problems), options);
+    this.problems = problems;
+  }
+}
+
+/** Bad command-line usage; entrypoints map it to exit code 2. */
+export class UsageError extends IssueloopError {
+  constructor(message: string) {
+    super('usage', message);
+  }
+}
+
+export function formatProblems(problems: readonly ConfigProblem[]): string {
+  const lines = problems.map((p) => {
+    const where = p.path === '' ? '(top level)' : p.path;
+    const from = p.source ? ` [${p.source}]` : '';
+    return `  - ${where}: ${p.message}${from}`;
+  });
+  const noun = problems.length === 1 ? 'problem' : 'problems';
+  return `invalid configuration (${problems.length} ${noun}):\n${lines.join('\n')}`;
+}

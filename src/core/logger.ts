@@ -1,0 +1,51 @@
+import { pino } from 'pino';
+import type { Redactor } from './redact.js';
+
+/**
+ * The logging surface library code depends on. pino's Logger satisfies it; tests pass a recorder.
+ * Child loggers carry `{run, round, issue, attempt}` so every line says where it comes from.
+ */
+export interface Log {
+  debug(obj: unknown, msg?: string): void;
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+  child(bindings: Record<string, unknown>): Log;
+}
+
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+
+export interface LoggerOptions {
+  level: LogLevel;
+  /** Readable, coloured lines (a TTY) instead of JSON lines. */
+  pretty: boolean;
+  /** Applied to every serialised line, so no field and no message can carry a secret. */
+  redact: Redactor;
+  /** Where finished lines go (stderr in the CLI: stdout is for command output). */
+  write: (line: string) => void;
+}
+
+/**
+ * Builds the process logger. Only entrypoints call this. Writes are synchronous so nothing is lost
+ * when the process exits on an interrupt. pino-pretty is loaded only for a TTY, keeping start-up light.
+ */
+export async function createLogger(options: LoggerOptions): Promise<Log> {
+  let format: (line: string) => string = (line) => line;
+  if (options.pretty) {
+    const { prettyFactory } = await import('pino-pretty');
+    const pretty = prettyFactory({ colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname' });
+    format = (line) => pretty(line) ?? line;
+  }
+  const destination = {
+    write(line: string): void {
+      options.write(options.redact(format(line)));
+    },
+  };
+  const logger: Log = pino<never>({ level: options.level, base: undefined }, destination);
+  return logger;
+}
+
+/** A logger that drops everything, for code paths that must log somewhere but nobody listens. */
+export function createSilentLogger(): Log {
+  return pino({ level: 'silent' });
+}

@@ -1,0 +1,64 @@
+/**
+ * Secret redaction for everything that leaves the process: logs, comments, the ledger, prompts.
+ * Known token shapes are removed by pattern; configured secret values (the tokens issueloop was given,
+ * plus any variable the user names) are removed verbatim, including their JSON-escaped form so a
+ * serialised log line cannot carry them either.
+ */
+
+export const REDACTED = '[REDACTED]';
+
+/** Values shorter than this are not redacted verbatim: replacing "1" or "yes" everywhere would wreck every log. */
+export const MIN_SECRET_LENGTH = 4;
+
+const TOKEN_PATTERNS: readonly RegExp[] = [
+  // GitHub: classic PAT, OAuth, user-to-server, server-to-server (Actions, Apps), refresh tokens.
+  /\bgh[pousr]_[A-Za-z0-9]{16,}\b/g,
+  // GitHub fine-grained PAT.
+  /\bgithub_pat_[A-Za-z0-9_]{22,}\b/g,
+  // Anthropic API keys and OAuth tokens (sk-ant-api03-…, sk-ant-oat01-…).
+  /\bsk-ant-[A-Za-z0-9_-]{8,}/g,
+];
+
+// Credentials that follow a scheme in an HTTP header or a URL, whatever their shape.
+const HEADER_PATTERN =
+  /\b(authorization|proxy-authorization)(["']?\s*[:=]\s*["']?)(bearer|token|basic)\s+[^\s"',]+/gi;
+const API_KEY_HEADER_PATTERN = /\b(x-api-key)(["']?\s*[:=]\s*["']?)[^\s"',]+/gi;
+const URL_USERINFO_PATTERN = /\b([a-z][a-z0-9+.-]*:\/\/)([^/\s:@]+):([^/\s@]+)@/gi;
+
+export type Redactor = (text: string) => string;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Builds a redactor that also removes the given secret values (empty and very short values are ignored). */
+export function createRedactor(secrets: Iterable<string | undefined> = []): Redactor {
+  const literals = new Set<string>();
+  for (const secret of secrets) {
+    if (secret === undefined || secret.length < MIN_SECRET_LENGTH) continue;
+    literals.add(secret);
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    if (escaped !== secret) literals.add(escaped);
+  }
+  // Longest first, so a secret that contains another is removed whole.
+  const sorted = [...literals].sort((a, b) => b.length - a.length);
+  const literalPattern = sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined;
+
+  return (text: string): string => {
+    let out = literalPattern ? text.replace(literalPattern, REDACTED) : text;
+    for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
+    out = out.replace(
+      HEADER_PATTERN,
+      (_m, name: string, sep: string, scheme: string) => `${name}${sep}${scheme} ${REDACTED}`,
+    );
+    out = out.replace(API_KEY_HEADER_PATTERN, (_m, name: string, sep: string) => `${name}${sep}${REDACTED}`);
+    out = out.replace(
+      URL_USERINFO_PATTERN,
+      (_m, scheme: string, user: string) => `${scheme}${user}:${REDACTED}@`,
+    );
+    return out;
+  };
+}
+
+/** Pattern-only redaction, for places that have no configured secrets at hand. */
+export const redact: Redactor = createRedactor();

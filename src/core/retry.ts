@@ -1,0 +1,147 @@
+import { BACKOFF_CAP_MS, computeBackoff } from './backoff.js';
+import { type ClassifiedError, classifyError } from './classify/classify-error.js';
+import type { ErrorClass, RecoveryAction } from './classify/policy.js';
+import { CLASS_POLICY } from './classify/policy.js';
+import type { Deps } from './deps.js';
+import { IssueloopError } from './errors.js';
+
+/** Tries per class (the first try included) when the policy does not say otherwise. */
+export const DEFAULT_ATTEMPTS_BY_ACTION: Readonly<Record<RecoveryAction, number>> = {
+  retry_backoff: 5,
+  retry_once: 2,
+  failover: 3,
+  diagnose: 2,
+  compact: 1,
+  fail_fast: 1,
+  manual_review: 1,
+};
+
+export interface RetryEvent {
+  operation: string;
+  attempt: number;
+  errorClass: ErrorClass;
+  message: string;
+  waitMs: number;
+}
+
+export interface RetryPolicy {
+  /** Names the operation in logs and in the final error ("GET /repos/a/b/issues"). */
+  operation: string;
+  /** Tries allowed per class, the first included; classes not listed use their action's default. */
+  attempts?: Partial<Record<ErrorClass, number>>;
+  /** Tries over all classes together. */
+  maxAttempts?: number;
+  /** Longest single wait; a server asking for more (a far rate-limit reset) ends the retries instead. */
+  maxWaitMs?: number;
+  /** Decides whether an `unknown` failure is worth another try (the model layer's cheap diagnosis). */
+  diagnose?: (failure: ClassifiedError, err: unknown) => Promise<boolean>;
+  /** Replaces the default `classifyError` (with the clock's now), e.g. to add configured secrets. */
+  classify?: (err: unknown, now: number) => ClassifiedError;
+  onRetry?: (event: RetryEvent) => void;
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  errorClass: ErrorClass;
+  message: string;
+}
+
+/** Every try failed (or the failure was not worth another): lists each attempt's class. */
+export class RetryExhaustedError extends IssueloopError {
+  readonly attempts: readonly AttemptRecord[];
+  readonly last: ClassifiedError;
+
+  constructor(
+    operation: string,
+    attempts: readonly AttemptRecord[],
+    last: ClassifiedError,
+    reason: string,
+    cause: unknown,
+  ) {
+    const classes = attempts.map((a) => a.errorClass).join(', ');
+    const noun = attempts.length === 1 ? 'attempt' : 'attempts';
+    super(
+      `retry_exhausted`,
+      `${operation}: gave up after ${attempts.length} ${noun} (${classes}; ${reason}): ${last.message}`,
+      {
+        cause,
+      },
+    );
+    this.attempts = attempts;
+    this.last = last;
+  }
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
+/**
+ * Runs `fn` until it succeeds or the policy says stop. Each failure is classified once; the class's
+ * action and budget decide whether to wait (with `computeBackoff`) and try again. Waits go through
+ * the injected clock and end at once when `signal` aborts; an `aborted` failure is never retried.
+ */
+export async function retry<T>(
+  fn: (attempt: number) => Promise<T>,
+  policy: RetryPolicy,
+  deps: Pick<Deps, 'clock' | 'random' | 'log'>,
+  signal?: AbortSignal,
+): Promise<T> {
+  const maxAttempts = policy.maxAttempts ?? 6;
+  const maxWaitMs = policy.maxWaitMs ?? BACKOFF_CAP_MS;
+  const classify = policy.classify ?? ((err: unknown, now: number) => classifyError(err, { now }));
+  const records: AttemptRecord[] = [];
+  const perClass = new Map<ErrorClass, number>();
+
+  for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) throw abortReason(signal);
+    try {
+      return await fn(attempt);
+    } catch (err) {
+      const failure = classify(err, deps.clock.now());
+      if (failure.errorClass === 'aborted') throw err;
+      records.push({ attempt, errorClass: failure.errorClass, message: failure.message });
+      const seen = (perClass.get(failure.errorClass) ?? 0) + 1;
+      perClass.set(failure.errorClass, seen);
+
+      const action = CLASS_POLICY[failure.errorClass].action;
+      const allowed = policy.attempts?.[failure.errorClass] ?? DEFAULT_ATTEMPTS_BY_ACTION[action];
+      const giveUp = (reason: string) =>
+        new RetryExhaustedError(policy.operation, records, failure, reason, err);
+      if (seen >= allowed)
+        throw giveUp(allowed === 1 ? `${action}` : `${failure.errorClass} budget of ${allowed} spent`);
+      if (attempt >= maxAttempts) throw giveUp(`limit of ${maxAttempts} attempts`);
+      if (failure.retryAfterMs !== undefined && failure.retryAfterMs > maxWaitMs) {
+        throw giveUp(`server asks to wait ${Math.ceil(failure.retryAfterMs / 1000)}s`);
+      }
+      if (action === 'diagnose' && !(policy.diagnose && (await policy.diagnose(failure, err)))) {
+        throw giveUp('diagnosis says give up');
+      }
+
+      const options = { rateLimited: failure.errorClass === 'rate_limit', capMs: maxWaitMs };
+      const waitMs = computeBackoff(
+        attempt,
+        failure.retryAfterMs === undefined ? options : { ...options, retryAfterMs: failure.retryAfterMs },
+        deps.random,
+      );
+      deps.log.warn(
+        {
+          operation: policy.operation,
+          attempt,
+          errorClass: failure.errorClass,
+          status: failure.status,
+          waitMs,
+        },
+        `waiting ${Math.ceil(waitMs / 1000)}s before retry...`,
+      );
+      policy.onRetry?.({
+        operation: policy.operation,
+        attempt,
+        errorClass: failure.errorClass,
+        message: failure.message,
+        waitMs,
+      });
+      await deps.clock.sleep(waitMs, signal);
+    }
+  }
+}

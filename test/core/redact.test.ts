@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { createRedactor, REDACTED, redact } from '../../src/core/redact.js';
+
+const tokens = {
+  classic: `ghp_${'A1b2C3d4E5'.repeat(3)}xyz123`,
+  oauth: `gho_${'Z'.repeat(36)}`,
+  server: `ghs_${'k9'.repeat(18)}`,
+  user: `ghu_${'u'.repeat(36)}`,
+  fineGrained: `github_pat_11ABCDEFG0${'x'.repeat(20)}_${'Y'.repeat(59)}`,
+  anthropic: `sk-ant-api03-${'Ab3-_'.repeat(18)}AA`,
+};
+
+describe('redact', () => {
+  for (const [kind, token] of Object.entries(tokens)) {
+    it(`removes a ${kind} token wherever it stands`, () => {
+      const text = `token=${token}; again "${token}" and at the end ${token}`;
+      const out = redact(text);
+      expect(out).not.toContain(token);
+      expect(out.split(REDACTED)).toHaveLength(4);
+    });
+  }
+
+  it('removes credentials after an authorization scheme and in x-api-key headers', () => {
+    const out = redact(
+      'authorization: Bearer abc.def.ghi\nx-api-key: my-private-key-123\nAuthorization: token zzz',
+    );
+    expect(out).not.toMatch(/abc\.def\.ghi|my-private-key-123|zzz/);
+    expect(out).toContain('authorization: Bearer [REDACTED]');
+  });
+
+  it('removes the password of a URL but keeps the host', () => {
+    expect(redact('connecting to redis://default:s3cret-pass@cache.internal:6379/0')).toBe(
+      'connecting to redis://default:[REDACTED]@cache.internal:6379/0',
+    );
+  });
+
+  it('leaves ordinary text alone', () => {
+    const text = 'ghp_ is the prefix of classic tokens; sk-ant- starts Anthropic keys. Issue #42 is fixed.';
+    expect(redact(text)).toBe(text);
+  });
+
+  it('removes configured secret values, including their JSON-escaped form', () => {
+    const secret = 'p@ss"word\\with-quotes';
+    const redactor = createRedactor([secret, undefined, '']);
+    const line = JSON.stringify({ msg: `login with ${secret}` });
+    expect(redactor(line)).not.toContain(JSON.stringify(secret).slice(1, -1));
+    expect(redactor(`raw ${secret}`)).toBe(`raw ${REDACTED}`);
+  });
+
+  it('removes the longer of two overlapping secrets whole', () => {
+    const redactor = createRedactor(['abcd', 'abcdefgh']);
+    expect(redactor('x abcdefgh y')).toBe(`x ${REDACTED} y`);
+  });
+
+  it('ignores secret values too short to redact safely', () => {
+    expect(createRedactor(['1', 'ab'])('1 ab 12 abc')).toBe('1 ab 12 abc');
+  });
+});

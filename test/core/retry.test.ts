@@ -1,0 +1,210 @@
+import { describe, expect, it, vi } from 'vitest';
+import { classifyError } from '../../src/core/classify/classify-error.js';
+import { createSeededRandom } from '../../src/core/random.js';
+import { type RetryEvent, RetryExhaustedError, retry } from '../../src/core/retry.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
+
+/** An error shaped like an Anthropic SDK APIError (status + body), enough for classification. */
+function apiError(status: number, type: string, headers: Record<string, string> = {}): Error {
+  return Object.assign(new Error(`${status} ${type}`), {
+    status,
+    headers,
+    error: { type: 'error', error: { type, message: type } },
+  });
+}
+
+const overloaded = () => apiError(529, 'overloaded_error');
+const serverError = () => apiError(500, 'api_error');
+const rateLimited = (retryAfter?: string) =>
+  apiError(429, 'rate_limit_error', retryAfter ? { 'retry-after': retryAfter } : {});
+const unauthorised = () => apiError(401, 'authentication_error');
+const reset = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+
+function setup(auto = true) {
+  const clock = new FakeClock(undefined, auto);
+  const log = createMemoryLog();
+  return { clock, log, deps: { clock, log, random: createSeededRandom(3) } };
+}
+
+/** A function that fails with the given errors in order, then returns "done". */
+function failing(...errors: Array<() => Error>) {
+  return vi.fn(async (attempt: number) => {
+    const make = errors[attempt - 1];
+    if (make) throw make();
+    return 'done';
+  });
+}
+
+describe('retry', () => {
+  it('retries transient failures with backoff and returns the result', async () => {
+    const { clock, log, deps } = setup();
+    const fn = failing(serverError, serverError);
+    await expect(retry(fn, { operation: 'messages.create' }, deps)).resolves.toBe('done');
+    expect(fn).toHaveBeenCalledTimes(3);
+    expect(clock.sleeps).toHaveLength(2);
+    expect(clock.sleeps[0]).toBeGreaterThanOrEqual(2000);
+    expect(clock.sleeps[0]).toBeLessThan(5000);
+    expect(clock.sleeps[1]).toBeGreaterThanOrEqual(4000);
+    expect(clock.sleeps[1]).toBeLessThan(7000);
+    const waits = log.entries.filter((e) => e.level === 'warn').map((e) => e.msg);
+    expect(waits).toEqual([
+      `waiting ${Math.ceil((clock.sleeps[0] ?? 0) / 1000)}s before retry...`,
+      `waiting ${Math.ceil((clock.sleeps[1] ?? 0) / 1000)}s before retry...`,
+    ]);
+    expect(log.entries[0]?.fields).toMatchObject({
+      operation: 'messages.create',
+      attempt: 1,
+      errorClass: 'server_error',
+    });
+  });
+
+  it('doubles the wait for rate limits', async () => {
+    const { clock, deps } = setup();
+    await retry(failing(rateLimited), { operation: 'op' }, deps);
+    expect(clock.sleeps[0]).toBeGreaterThanOrEqual(4000);
+    expect(clock.sleeps[0]).toBeLessThan(10_000);
+  });
+
+  it('waits exactly what retry-after asks', async () => {
+    const { clock, deps } = setup();
+    await retry(
+      failing(() => rateLimited('7')),
+      { operation: 'op' },
+      deps,
+    );
+    expect(clock.sleeps).toEqual([7000]);
+  });
+
+  it('gives up at once when the server asks to wait longer than the cap', async () => {
+    const { clock, deps } = setup();
+    const fn = failing(() => rateLimited('3600'));
+    const err = await retry(fn, { operation: 'op' }, deps).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RetryExhaustedError);
+    expect((err as Error).message).toContain('server asks to wait 3600s');
+    expect(clock.sleeps).toEqual([]);
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it('never retries a fail-fast class (auth)', async () => {
+    const { clock, deps } = setup();
+    const fn = failing(unauthorised);
+    const err = (await retry(fn, { operation: 'op' }, deps).catch((e: unknown) => e)) as RetryExhaustedError;
+    expect(err).toBeInstanceOf(RetryExhaustedError);
+    expect(err.attempts.map((a) => a.errorClass)).toEqual(['auth']);
+    expect(fn).toHaveBeenCalledTimes(1);
+    expect(clock.sleeps).toEqual([]);
+    expect(classifyError(err).errorClass).toBe('auth');
+  });
+
+  it('retries a retry_once class (network) exactly once', async () => {
+    const { deps } = setup();
+    const fn = failing(reset, reset, reset);
+    const err = (await retry(fn, { operation: 'op' }, deps).catch((e: unknown) => e)) as RetryExhaustedError;
+    expect(fn).toHaveBeenCalledTimes(2);
+    expect(err.attempts.map((a) => a.errorClass)).toEqual(['network', 'network']);
+  });
+
+  it('spends each class from its own budget and lists every attempt when it gives up', async () => {
+    const { deps } = setup();
+    const fn = failing(overloaded, serverError, overloaded, serverError, overloaded, serverError);
+    const err = (await retry(fn, { operation: 'messages.create', attempts: { overloaded: 3 } }, deps).catch(
+      (e: unknown) => e,
+    )) as RetryExhaustedError;
+    expect(fn).toHaveBeenCalledTimes(5);
+    expect(err.attempts.map((a) => a.errorClass)).toEqual([
+      'overloaded',
+      'server_error',
+      'overloaded',
+      'server_error',
+      'overloaded',
+    ]);
+    expect(err.message).toBe(
+      'messages.create: gave up after 5 attempts (overloaded, server_error, overloaded, server_error, overloaded; overloaded budget of 3 spent): 529 overloaded_error: overloaded_error',
+    );
+  });
+
+  it('stops at maxAttempts over all classes', async () => {
+    const { deps } = setup();
+    const fn = failing(serverError, overloaded, serverError, overloaded);
+    const err = (await retry(fn, { operation: 'op', maxAttempts: 3 }, deps).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(fn).toHaveBeenCalledTimes(3);
+    expect(err.message).toContain('limit of 3 attempts');
+  });
+
+  it('asks the diagnosis before retrying an unknown failure', async () => {
+    const { deps } = setup();
+    const diagnose = vi.fn(async (_failure: unknown, _err: unknown) => true);
+    const fn = failing(() => new Error('something odd'));
+    await expect(retry(fn, { operation: 'op', diagnose }, deps)).resolves.toBe('done');
+    expect(diagnose).toHaveBeenCalledTimes(1);
+    expect(diagnose.mock.calls[0]?.[0]).toMatchObject({ errorClass: 'unknown', action: 'diagnose' });
+  });
+
+  it('gives up on an unknown failure when the diagnosis says so, or when there is none', async () => {
+    const { deps } = setup();
+    const no = await retry(
+      failing(() => new Error('odd')),
+      { operation: 'op', diagnose: async () => false },
+      deps,
+    ).catch((e: unknown) => e);
+    expect((no as Error).message).toContain('diagnosis says give up');
+    const none = failing(() => new Error('odd'));
+    await expect(retry(none, { operation: 'op' }, deps)).rejects.toBeInstanceOf(RetryExhaustedError);
+    expect(none).toHaveBeenCalledTimes(1);
+  });
+
+  it('rethrows an aborted failure untouched, without retrying', async () => {
+    const { deps } = setup();
+    const abort = new DOMException('This operation was aborted', 'AbortError');
+    const fn = vi.fn(async () => {
+      throw abort;
+    });
+    await expect(retry(fn, { operation: 'op' }, deps)).rejects.toBe(abort);
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it('an abort during the wait ends the retry at once', async () => {
+    const { clock, deps } = setup(false);
+    const controller = new AbortController();
+    const fn = failing(serverError, serverError);
+    const pending = retry(fn, { operation: 'op' }, deps, controller.signal);
+    await vi.waitFor(() => expect(clock.pendingCount).toBe(1));
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not call fn when the signal is already aborted', async () => {
+    const { deps } = setup();
+    const controller = new AbortController();
+    controller.abort();
+    const fn = failing();
+    await expect(retry(fn, { operation: 'op' }, deps, controller.signal)).rejects.toMatchObject({
+      name: 'AbortError',
+    });
+    expect(fn).not.toHaveBeenCalled();
+  });
+
+  it('reports each retry to onRetry for the ledger', async () => {
+    const { deps, clock } = setup();
+    const events: RetryEvent[] = [];
+    await retry(
+      failing(() => rateLimited('2')),
+      { operation: 'GET /issues', onRetry: (e) => events.push(e) },
+      deps,
+    );
+    expect(events).toEqual([
+      {
+        operation: 'GET /issues',
+        attempt: 1,
+        errorClass: 'rate_limit',
+        message: '429 rate_limit_error: rate_limit_error',
+        waitMs: 2000,
+      },
+    ]);
+    expect(clock.sleeps).toEqual([2000]);
+  });
+});
