@@ -1,0 +1,152 @@
+import { readFile } from 'node:fs/promises';
+import { basename, extname, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { ConfigError, type ConfigProblem } from '../core/errors.js';
+import { envLayer, flagsLayer, type Layer, type SourcedLayer, setFlagsLayer } from './overrides.js';
+import { type Config, ConfigSchema } from './schema.js';
+import { zodProblems } from './zod-problems.js';
+
+export const CONFIG_FILE_NAMES = [
+  'issueloop.config.yaml',
+  'issueloop.config.yml',
+  'issueloop.config.json',
+] as const;
+
+export interface LoadConfigOptions {
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** `--config`; otherwise `ISSUELOOP_CONFIG`; otherwise the first of CONFIG_FILE_NAMES in `cwd`. */
+  configPath?: string;
+  /** Repeated `--set path=value`. */
+  sets?: readonly string[];
+  /** Typed flags by config path, e.g. `{ repo: { value: 'a/b', flag: '--repo' } }`. */
+  flags?: Readonly<Record<string, { value: unknown; flag: string } | undefined>>;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** The file read, if any (absolute path). */
+  file?: string;
+}
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ConfigError([{ path: '', message: `cannot read ${path}: ${(err as Error).message}` }], {
+      cause: err,
+    });
+  }
+}
+
+async function locateFile(options: LoadConfigOptions): Promise<{ path: string; text: string } | undefined> {
+  const explicit = options.configPath ?? options.env.ISSUELOOP_CONFIG;
+  if (explicit !== undefined) {
+    const path = resolve(options.cwd, explicit);
+    const text = await readIfExists(path);
+    if (text === undefined) {
+      const via = options.configPath !== undefined ? '--config' : 'ISSUELOOP_CONFIG';
+      throw new ConfigError([{ path: '', message: `config file not found: ${path} (given by ${via})` }]);
+    }
+    return { path, text };
+  }
+  const found: Array<{ path: string; text: string }> = [];
+  for (const name of CONFIG_FILE_NAMES) {
+    const path = resolve(options.cwd, name);
+    const text = await readIfExists(path);
+    if (text !== undefined) found.push({ path, text });
+  }
+  if (found.length > 1) {
+    const names = found.map((f) => basename(f.path)).join(' and ');
+    throw new ConfigError([
+      { path: '', message: `found ${names}: keep one of them, or choose with --config` },
+    ]);
+  }
+  return found[0];
+}
+
+/** Parses a config file's text; YAML unless the name ends in .json. Errors carry line and column. */
+export function parseConfigText(text: string, file: string): Layer {
+  const name = basename(file);
+  let data: unknown;
+  if (extname(file) === '.json') {
+    try {
+      data = JSON.parse(text);
+    } catch (err) {
+      throw new ConfigError([{ path: '', message: `invalid JSON: ${(err as Error).message}`, source: name }]);
+    }
+  } else {
+    const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+    const first = doc.errors[0];
+    if (first) {
+      const where = first.linePos?.[0]
+        ? ` at line ${first.linePos[0].line}, column ${first.linePos[0].col}`
+        : '';
+      const reason = first.message.split('\n')[0] ?? first.message;
+      throw new ConfigError([{ path: '', message: `invalid YAML${where}: ${reason}`, source: name }]);
+    }
+    data = doc.toJS();
+  }
+  if (data === null || data === undefined) return {};
+  if (typeof data !== 'object' || Array.isArray(data)) {
+    const got = Array.isArray(data) ? 'a list' : JSON.stringify(data);
+    throw new ConfigError([
+      { path: '', message: `expected a mapping of settings, got ${got}`, source: name },
+    ]);
+  }
+  return data as Layer;
+}
+
+function isPlainObject(value: unknown): value is Layer {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Objects merge key by key; lists and scalars of the later layer replace the earlier one. */
+export function mergeLayers(...layers: Layer[]): Layer {
+  const out: Layer = {};
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer)) {
+      const existing = out[key];
+      out[key] = isPlainObject(existing) && isPlainObject(value) ? mergeLayers(existing, value) : value;
+    }
+  }
+  return out;
+}
+
+/** Where the value at `path` came from: the most specific override, else the file. */
+function sourceFinder(
+  overrides: readonly SourcedLayer[],
+  fileName: string | undefined,
+): (path: string) => string | undefined {
+  return (path) => {
+    for (const layer of overrides) {
+      for (let p = path; p !== ''; p = p.includes('.') ? p.slice(0, p.lastIndexOf('.')) : '') {
+        const source = layer.sources.get(p);
+        if (source) return source;
+      }
+      for (const [key, source] of layer.sources) if (key.startsWith(`${path}.`)) return source;
+    }
+    return fileName;
+  };
+}
+
+/**
+ * Loads the configuration: defaults < file < environment < flags. Every problem, from every layer,
+ * is reported at once in one ConfigError (exit code 2 at the entrypoint).
+ */
+export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
+  const located = await locateFile(options);
+  const fileLayer = located ? parseConfigText(located.text, located.path) : {};
+  const env = envLayer(options.env);
+  const sets = setFlagsLayer(options.sets ?? []);
+  const flags = flagsLayer(options.flags ?? {});
+  const merged = mergeLayers(fileLayer, env.data, sets.data, flags.data);
+
+  const problems: ConfigProblem[] = [...env.problems, ...sets.problems, ...flags.problems];
+  const result = ConfigSchema.safeParse(merged, { reportInput: true });
+  const findSource = sourceFinder([flags, sets, env], located ? basename(located.path) : undefined);
+  if (!result.success) problems.push(...zodProblems(result.error.issues, findSource));
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  return located ? { config: result.data, file: located.path } : { config: result.data };
+}

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { DURATION_HELP, formatDuration, parseDuration } from './duration.js';
+
+/**
+ * The one configuration schema of issueloop. Every object is strict (a typo is an error, never a
+ * silently ignored key); durations are unit strings turned into milliseconds; nested sections use
+ * `prefault` so their own defaults apply when the section is absent.
+ */
+
+function duration(bounds: { min: number; max?: number }) {
+  return z.string({ error: `expected ${DURATION_HELP}` }).transform((text, ctx) => {
+    const ms = parseDuration(text);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: `expected ${DURATION_HELP}, got ${JSON.stringify(text)}` });
+      return z.NEVER;
+    }
+    if (ms < bounds.min || (bounds.max !== undefined && ms > bounds.max)) {
+      const range =
+        bounds.max === undefined
+          ? `at least ${formatDuration(bounds.min)}`
+          : `between ${formatDuration(bounds.min)} and ${formatDuration(bounds.max)}`;
+      ctx.addIssue({ code: 'custom', message: `expected a duration ${range}, got ${JSON.stringify(text)}` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+const REPO_SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const label = z
+  .string()
+  .min(1, 'expected a non-empty label')
+  .max(50, 'GitHub labels are at most 50 characters');
+const modelId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@/-]*$/, 'expected a model id such as "claude-sonnet-5-5"');
+const login = z
+  .string()
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, 'expected a GitHub user or organisation login');
+const usd = z.number().positive('expected a positive amount in US dollars');
+
+export const repoSlug = z
+  .string()
+  .regex(REPO_SLUG, 'expected a repository as "owner/name", e.g. "octocat/hello-world"');
+
+const ClaimsSchema = z.strictObject({
+  store: z.enum(['file']).default('file'),
+  ttl: duration({ min: 60_000, max: 86_400_000 }).prefault('30m'),
+  max_failures: z.int().min(1).max(100).default(3),
+});
+
+const PriceSchema = z.strictObject({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  cache_write: z.number().nonnegative().optional(),
+  cache_read: z.number().nonnegative().optional(),
+});
+
+const ModelSchema = z.strictObject({
+  primary: modelId.default('claude-sonnet-5-5'),
+  fallbacks: z.array(modelId).default([]),
+  diagnosis_model: modelId.default('claude-haiku-5-5'),
+  /** Used only when `GET /v1/models/{id}` cannot tell the window. */
+  context_window: z.int().min(1_000).default(200_000),
+  max_output_tokens: z.int().min(1).max(128_000).default(16_000),
+  compaction_threshold: z.number().min(0.5).max(0.95).default(0.8),
+  /** US dollars per million tokens, overriding the built-in table. */
+  prices: z.record(modelId, PriceSchema).default({}),
+});
+
+const SessionSchema = z.strictObject({
+  max_model_calls_per_turn: z.int().min(1).max(200).default(25),
+  max_model_calls: z.int().min(1).default(200),
+  max_tokens: z.int().min(1_000).default(10_000_000),
+  max_usd: usd.default(5),
+  max_duration: duration({ min: 60_000 }).prefault('45m'),
+  keep_worktrees: z.boolean().default(false),
+  boot_file: z.string().min(1).default('.issueloop/boot.md'),
+  identity_files: z.array(z.string().min(1)).default(['.issueloop/IDENTITY.md']),
+});
+
+const VerifySchema = z.strictObject({
+  /** Shell command run in the worktree; without one only the diff is checked. */
+  command: z.string().min(1, 'expected a shell command such as "npm test"').optional(),
+  timeout: duration({ min: 1_000 }).prefault('10m'),
+  retries: z.int().min(0).max(5).default(1),
+});
+
+const StatusesSchema = z.strictObject({
+  queued: z.string().min(1).default('Todo'),
+  working: z.string().min(1).default('In Progress'),
+  review: z.string().min(1).default('In Review'),
+  done: z.string().min(1).default('Done'),
+  blocked: z.string().min(1).default('Needs human'),
+});
+
+const ProjectSchema = z
+  .strictObject({
+    owner: login,
+    number: z.int().min(1).optional(),
+    title: z.string().min(1).optional(),
+    status_field: z.string().min(1).default('Status'),
+    statuses: StatusesSchema.prefault({}),
+  })
+  .refine((p) => p.number !== undefined || p.title !== undefined, {
+    message: 'set project.number or project.title to name the board',
+  });
+
+const PullRequestSchema = z.strictObject({
+  draft: z.boolean().default(true),
+  base: z.string().min(1).optional(),
+  labels: z.array(label).default([]),
+  reviewers: z.array(login).default([]),
+  author: z
+    .strictObject({
+      name: z.string().min(1).default('issueloop'),
+      email: z.email('expected an e-mail address').default('issueloop@users.noreply.github.com'),
+    })
+    .prefault({}),
+});
+
+export const ConfigSchema = z.strictObject({
+  repo: repoSlug.optional(),
+  label: label.default('issueloop'),
+  exclude_labels: z.array(label).default(['issueloop:needs-human', 'wontfix']),
+  /** Earlier labels are worked first; unlabelled issues come after, oldest first. */
+  priority_labels: z.array(label).default([]),
+  trusted_authors: z.array(login).default([]),
+  workers: z.int().min(1).max(32).default(1),
+  empty_rounds: z.int().min(1).max(1000).default(3),
+  poll_interval: duration({ min: 1_000 }).prefault('60s'),
+  max_rounds: z.int().min(1).optional(),
+  run_max_usd: usd.optional(),
+  state_dir: z.string().min(1).default('.issueloop'),
+  log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** Names of extra environment variables whose values are secrets, redacted everywhere. */
+  redact_env: z.array(z.string().regex(ENV_NAME, 'expected an environment variable name')).default([]),
+  claims: ClaimsSchema.prefault({}),
+  model: ModelSchema.prefault({}),
+  session: SessionSchema.prefault({}),
+  verify: VerifySchema.prefault({}),
+  project: ProjectSchema.optional(),
+  pr: PullRequestSchema.prefault({}),
+});
+
+/** The validated configuration; durations are milliseconds. */
+export type Config = z.output<typeof ConfigSchema>;
+/** What a file, the environment or flags may contain before validation. */
+export type ConfigInput = z.input<typeof ConfigSchema>;
