@@ -1,0 +1,162 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { doctorExitCode, renderDoctor, runDoctor } from '../../src/cli/doctor.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+const GITHUB_TOKEN = `ghp_${'T0k3n'.repeat(8)}`;
+const ANTHROPIC_API_KEY = `sk-ant-api03-${'K3y_-'.repeat(16)}`;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'issueloop-cli-'));
+  await writeFile(join(dir, 'issueloop.config.yaml'), 'repo: acme/widgets\nworkers: 2\n');
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the built issueloop binary', () => {
+  it('--version prints the package version', async () => {
+    const result = await runBuiltCli(['--version']);
+    expect(result).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+  });
+
+  it('--help lists the commands, environment and exit codes', async () => {
+    const result = await runBuiltCli(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('doctor');
+    expect(result.stdout).toContain('GITHUB_TOKEN');
+    expect(result.stdout).toMatch(/2 bad usage or configuration\s+130 interrupted/);
+  });
+
+  it('doctor --help describes the command', async () => {
+    const result = await runBuiltCli(['doctor', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--json');
+  });
+
+  it('no command is a usage error (exit 2, help on stderr)', async () => {
+    const result = await runBuiltCli([]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Usage: issueloop');
+  });
+
+  it('an unknown command or option is a usage error', async () => {
+    const command = await runBuiltCli(['drain']);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain("unknown command 'drain'");
+    const option = await runBuiltCli(['doctor', '--jsn']);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain("unknown option '--jsn'");
+    expect(option.stderr + command.stderr).not.toMatch(STACK_FRAME);
+  });
+
+  it('doctor passes with a valid config and both credentials, and never prints their values', async () => {
+    const result = await runBuiltCli(['doctor'], { cwd: dir, env: { GITHUB_TOKEN, ANTHROPIC_API_KEY } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/ok\s+config\s+issueloop\.config\.yaml is valid/);
+    expect(result.stdout).toMatch(/ok\s+repository\s+acme\/widgets/);
+    expect(result.stdout).toContain('GITHUB_TOKEN is set (classic personal access token)');
+    expect(result.stdout).toContain('ANTHROPIC_API_KEY is set (API key)');
+    expect(result.stdout + result.stderr).not.toContain(GITHUB_TOKEN);
+    expect(result.stdout + result.stderr).not.toContain(ANTHROPIC_API_KEY);
+    expect(result.stdout).toMatch(/0 warnings, 0 failures\n$/);
+  });
+
+  it('doctor --json is machine-readable and token-free', async () => {
+    const result = await runBuiltCli(['doctor', '--json', '--repo', 'acme/other'], {
+      cwd: dir,
+      env: { GH_TOKEN: GITHUB_TOKEN },
+    });
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.ok).toBe(true);
+    expect(report.version).toBe(pkg.version);
+    const byName = Object.fromEntries(report.checks.map((c: { name: string }) => [c.name, c]));
+    expect(byName.repository.detail).toBe('acme/other');
+    expect(byName['github token'].detail).toBe('GH_TOKEN is set (classic personal access token)');
+    expect(byName['anthropic key'].status).toBe('warn');
+    expect(result.stdout).not.toContain(GITHUB_TOKEN);
+  });
+
+  it('doctor warns that an Actions token cannot reach a Projects v2 board', async () => {
+    const result = await runBuiltCli(['doctor', '--set', 'project.owner=acme', '--set', 'project.number=3'], {
+      cwd: dir,
+      env: { GITHUB_TOKEN: `ghs_${'a'.repeat(36)}`, ANTHROPIC_API_KEY },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('the Actions GITHUB_TOKEN cannot access Projects v2');
+  });
+
+  it('doctor fails with exit 2 on an endpoint that is not a URL', async () => {
+    const result = await runBuiltCli(['doctor'], { cwd: dir, env: { GITHUB_API_URL: 'api.github.com' } });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain('GITHUB_API_URL is not an http(s) URL');
+  });
+});
+
+describe('doctor checks', () => {
+  it('fails (exit 1) on a Node older than 22.12 and says how to fix it', async () => {
+    const report = await runDoctor({
+      cwd: dir,
+      env: { PATH: process.env.PATH },
+      version: '0.0.0',
+      nodeVersion: 'v20.20.2',
+    });
+    const node = report.checks.find((c) => c.name === 'node');
+    expect(node).toMatchObject({ status: 'fail', detail: 'v20.20.2 is older than 22.12' });
+    expect(doctorExitCode(report)).toBe(1);
+    expect(renderDoctor(report)).toContain('fix: install Node 24 LTS');
+  });
+
+  it('accepts 22.12 and newer', async () => {
+    for (const version of ['v22.12.0', 'v23.0.0', 'v24.21.0']) {
+      const report = await runDoctor({
+        cwd: dir,
+        env: { PATH: process.env.PATH },
+        version: '0',
+        nodeVersion: version,
+      });
+      expect(report.checks.find((c) => c.name === 'node')?.status).toBe('ok');
+    }
+  });
+
+  it('fails when git is not on PATH', async () => {
+    const report = await runDoctor({
+      cwd: dir,
+      env: { PATH: '/nonexistent' },
+      version: '0',
+      nodeVersion: 'v24.0.0',
+    });
+    expect(report.checks.find((c) => c.name === 'git')).toMatchObject({
+      status: 'fail',
+      detail: 'git is not on PATH',
+    });
+  });
+});
+
+describe('runCli in-process', () => {
+  it('redacts the tokens it was given from everything it prints', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli({
+      argv: ['doctor', '--config', join(dir, 'missing', GITHUB_TOKEN)],
+      env: { GITHUB_TOKEN },
+      cwd: dir,
+      nodeVersion: 'v24.0.0',
+      stdout: (t) => out.push(t),
+      stderr: (t) => err.push(t),
+    });
+    // A missing --config file is a configuration problem reported in the doctor output, not a crash.
+    expect(code).toBe(2);
+    expect(out.join('')).toContain('config file not found');
+    expect(out.join('') + err.join('')).not.toContain(GITHUB_TOKEN);
+  });
+});

@@ -1,0 +1,14 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Builds dist/ from src/ so that spawned-CLI tests always run the code under test. */
+export default function setup(): void {
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  chmodSync(`${root}dist/cli/main.js`, 0o755);
+}
