@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { basename } from 'node:path';
 import { promisify } from 'node:util';
 import { type LoadConfigOptions, type LoadedConfig, loadConfig } from '../config/load-config.js';
+import type { Config } from '../config/schema.js';
 import { ConfigError } from '../core/errors.js';
 import { redact } from '../core/redact.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -21,6 +22,8 @@ export interface DoctorReport {
   version: string;
   ok: boolean;
   checks: Check[];
+  /** The effective settings after defaults < file < env < flags (durations in ms), when valid. */
+  config?: Config;
 }
 
 export interface DoctorInput extends LoadConfigOptions {
@@ -172,7 +175,13 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     checkAnthropicKey(input.env),
     ...checkEndpoints(input.env),
   );
-  return { version: input.version, ok: checks.every((c) => c.status !== 'fail'), checks };
+  const report: DoctorReport = {
+    version: input.version,
+    ok: checks.every((c) => c.status !== 'fail'),
+    checks,
+  };
+  if (loaded) report.config = loaded.config;
+  return report;
 }
 
 export function doctorExitCode(report: DoctorReport): ExitCode {

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { createRedactor } from '../core/redact.js';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
+import { secretsFromEnv } from './secrets.js';
 import { readVersion } from './version.js';
 
 /** Everything the CLI touches of its process, passed in so tests can run it in-process too. */
@@ -88,7 +89,7 @@ function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Command {
 /** Runs one CLI invocation and returns its exit code; never throws, never calls process.exit. */
 export async function runCli(rawIo: CliIo): Promise<ExitCode> {
   // Defence in depth: whatever a command prints, the tokens it was given are never part of it.
-  const redact = createRedactor([rawIo.env.GITHUB_TOKEN, rawIo.env.GH_TOKEN, rawIo.env.ANTHROPIC_API_KEY]);
+  const redact = createRedactor(secretsFromEnv(rawIo.env));
   const io: CliIo = {
     ...rawIo,
     stdout: (text) => rawIo.stdout(redact(text)),

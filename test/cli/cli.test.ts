@@ -84,6 +84,7 @@ describe('the built issueloop binary', () => {
     expect(byName['github token'].detail).toBe('GH_TOKEN is set (classic personal access token)');
     expect(byName['anthropic key'].status).toBe('warn');
     expect(result.stdout).not.toContain(GITHUB_TOKEN);
+    expect(report.config).toMatchObject({ repo: 'acme/other', workers: 2, claims: { ttl: 1_800_000 } });
   });
 
   it('doctor warns that an Actions token cannot reach a Projects v2 board', async () => {

@@ -106,7 +106,7 @@ describe('classifyError on Node and undici errors', () => {
     expect(classifyError(systemError('ECONNRESET', 'read', 'read ECONNRESET')).errorClass).toBe('network');
   });
 
-  it('AggregateError of refused connections (every address of a host) → network', () => {
+  it("regression: an AggregateError's errors are not read as GraphQL errors (refused connections → network)", () => {
     const err = new AggregateError(
       [
         systemError('ECONNREFUSED', 'connect', 'connect ECONNREFUSED ::1:443'),

@@ -113,7 +113,13 @@ describe('ordinary content does not classify (openclaw billing false positives)'
     });
   }
 
-  it('a 402 next to a status word does classify', () => {
+  it('a bare number on a failure line does not classify either', () => {
+    expect(classifyError("Error: test 'keeps issue 429 open' failed").errorClass).toBe('unknown');
+    expect(classifyError(new Error('expected 402 rows, got 0')).errorClass).toBe('unknown');
+    expect(classifyError(new Error('FAIL src/parser.test.ts > line 401 of fixture')).errorClass).toBe('unknown');
+  });
+
+  it('regression: a status line such as "HTTP 402 Payment Required" counts as a failure line', () => {
     expect(classifyError('HTTP 402 Payment Required').errorClass).toBe('billing');
     expect(classifyError('request failed with status code 402').errorClass).toBe('billing');
   });
