@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { doctorExitCode, renderDoctor, runDoctor } from '../../src/cli/doctor.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
+import { CLI, runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -26,6 +28,17 @@ describe('the built issueloop binary', () => {
   it('--version prints the package version', async () => {
     const result = await runBuiltCli(['--version']);
     expect(result).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+  });
+
+  it('runs from a bin symlink on PATH, as npm installs it', async () => {
+    const bin = join(dir, 'bin');
+    await mkdir(bin, { recursive: true });
+    await symlink(CLI, join(bin, 'issueloop'));
+    const { stdout } = await promisify(execFile)('issueloop', ['--version'], {
+      cwd: dir,
+      env: { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin` },
+    });
+    expect(stdout).toBe(`${pkg.version}\n`);
   });
 
   it('--help lists the commands, environment and exit codes', async () => {
