@@ -1,3 +1,4 @@
+import { classifyError } from '../core/classify/classify-error.js';
 import { ConfigError, UsageError } from '../core/errors.js';
 
 /** The exit codes users' scripts and the GitHub Action rely on (design.md). */
@@ -10,14 +11,8 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-function isAbort(err: unknown): boolean {
-  return (
-    err instanceof Error && (err.name === 'AbortError' || (err as { code?: unknown }).code === 'ABORT_ERR')
-  );
-}
-
 export function exitCodeFor(err: unknown): ExitCode {
   if (err instanceof ConfigError || err instanceof UsageError) return EXIT.usage;
-  if (isAbort(err)) return EXIT.interrupted;
+  if (classifyError(err).errorClass === 'aborted') return EXIT.interrupted;
   return EXIT.failure;
 }

@@ -31,13 +31,15 @@ export interface RetryPolicy {
   attempts?: Partial<Record<ErrorClass, number>>;
   /** Tries over all classes together. */
   maxAttempts?: number;
-  /** Longest single wait; a server asking for more (a far rate-limit reset) ends the retries instead. */
+  /** Longest single wait (default 60 s); a server asking for more waits this long, then tries again. */
   maxWaitMs?: number;
   /** Decides whether an `unknown` failure is worth another try (the model layer's cheap diagnosis). */
   diagnose?: (failure: ClassifiedError, err: unknown) => Promise<boolean>;
   /** Replaces the default `classifyError` (with the clock's now), e.g. to add configured secrets. */
   classify?: (err: unknown, now: number) => ClassifiedError;
   onRetry?: (event: RetryEvent) => void;
+  /** Runs after the wait, before the next try: e.g. re-read the state a `conflict` was about. */
+  beforeRetry?: (failure: ClassifiedError, attempt: number) => Promise<void>;
 }
 
 export interface AttemptRecord {
@@ -72,8 +74,27 @@ export class RetryExhaustedError extends IssueloopError {
   }
 }
 
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+/** Always an AbortError (entrypoints map it to exit 130), keeping a custom abort reason as its cause. */
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name === 'AbortError') return reason;
+  const err = new DOMException('The operation was aborted', 'AbortError');
+  if (reason !== undefined) Object.defineProperty(err, 'cause', { value: reason, enumerable: false });
+  return err;
+}
+
+async function askDiagnosis(
+  policy: RetryPolicy,
+  failure: ClassifiedError,
+  err: unknown,
+): Promise<string | undefined> {
+  if (!policy.diagnose) return 'no diagnosis available';
+  try {
+    return (await policy.diagnose(failure, err)) ? undefined : 'diagnosis says give up';
+  } catch (diagnosisError) {
+    const message = diagnosisError instanceof Error ? diagnosisError.message : String(diagnosisError);
+    return `diagnosis failed: ${message}`;
+  }
 }
 
 /**
@@ -87,14 +108,14 @@ export async function retry<T>(
   deps: Pick<Deps, 'clock' | 'random' | 'log'>,
   signal?: AbortSignal,
 ): Promise<T> {
-  const maxAttempts = policy.maxAttempts ?? 6;
+  const maxAttempts = Math.max(1, policy.maxAttempts ?? 6);
   const maxWaitMs = policy.maxWaitMs ?? BACKOFF_CAP_MS;
   const classify = policy.classify ?? ((err: unknown, now: number) => classifyError(err, { now }));
   const records: AttemptRecord[] = [];
   const perClass = new Map<ErrorClass, number>();
 
   for (let attempt = 1; ; attempt++) {
-    if (signal?.aborted) throw abortReason(signal);
+    if (signal?.aborted) throw abortError(signal);
     try {
       return await fn(attempt);
     } catch (err) {
@@ -111,11 +132,9 @@ export async function retry<T>(
       if (seen >= allowed)
         throw giveUp(allowed === 1 ? `${action}` : `${failure.errorClass} budget of ${allowed} spent`);
       if (attempt >= maxAttempts) throw giveUp(`limit of ${maxAttempts} attempts`);
-      if (failure.retryAfterMs !== undefined && failure.retryAfterMs > maxWaitMs) {
-        throw giveUp(`server asks to wait ${Math.ceil(failure.retryAfterMs / 1000)}s`);
-      }
-      if (action === 'diagnose' && !(policy.diagnose && (await policy.diagnose(failure, err)))) {
-        throw giveUp('diagnosis says give up');
+      if (action === 'diagnose') {
+        const refusal = await askDiagnosis(policy, failure, err);
+        if (refusal) throw giveUp(refusal);
       }
 
       const options = { rateLimited: failure.errorClass === 'rate_limit', capMs: maxWaitMs };
@@ -141,7 +160,12 @@ export async function retry<T>(
         message: failure.message,
         waitMs,
       });
-      await deps.clock.sleep(waitMs, signal);
+      try {
+        await deps.clock.sleep(waitMs, signal);
+      } catch (sleepError) {
+        throw signal?.aborted ? abortError(signal) : sleepError;
+      }
+      await policy.beforeRetry?.(failure, attempt);
     }
   }
 }

@@ -37,10 +37,18 @@ describe('computeBackoff', () => {
     expect(computeBackoff(10_000, {}, () => 0)).toBe(BACKOFF_CAP_MS);
   });
 
-  it('honours retry-after instead of the formula, up to the cap', () => {
-    expect(computeBackoff(4, { retryAfterMs: 1200 }, () => 0.9)).toBe(1200);
-    expect(computeBackoff(1, { retryAfterMs: 0 }, () => 0.9)).toBe(0);
+  it('honours retry-after instead of the formula, plus up to 1 s of jitter, up to the cap', () => {
+    expect(computeBackoff(4, { retryAfterMs: 1200 }, () => 0)).toBe(1200);
+    expect(computeBackoff(4, { retryAfterMs: 1200 }, () => 0.5)).toBe(1700);
+    expect(computeBackoff(1, { retryAfterMs: 30_000, rateLimited: true }, () => 0)).toBe(30_000);
     expect(computeBackoff(1, { retryAfterMs: 3_600_000, rateLimited: true }, () => 0)).toBe(BACKOFF_CAP_MS);
+  });
+
+  it('regression: a retry-after of 0 (a reset already past, clock skew) still waits at least 1 s', () => {
+    expect(computeBackoff(1, { retryAfterMs: 0 }, () => 0)).toBe(1000);
+    const random = createSeededRandom(5);
+    for (let i = 0; i < 100; i++)
+      expect(computeBackoff(1, { retryAfterMs: 0 }, random)).toBeGreaterThanOrEqual(1000);
   });
 
   it('ignores a nonsensical retry-after', () => {

@@ -66,24 +66,24 @@ describe('retry', () => {
     expect(clock.sleeps[0]).toBeLessThan(10_000);
   });
 
-  it('waits exactly what retry-after asks', async () => {
+  it('waits what retry-after asks, plus under a second of jitter', async () => {
     const { clock, deps } = setup();
     await retry(
       failing(() => rateLimited('7')),
       { operation: 'op' },
       deps,
     );
-    expect(clock.sleeps).toEqual([7000]);
+    expect(clock.sleeps).toHaveLength(1);
+    expect(clock.sleeps[0]).toBeGreaterThanOrEqual(7000);
+    expect(clock.sleeps[0]).toBeLessThan(8000);
   });
 
-  it('gives up at once when the server asks to wait longer than the cap', async () => {
+  it('waits the cap, then tries again, when the server asks for more than the cap', async () => {
     const { clock, deps } = setup();
     const fn = failing(() => rateLimited('3600'));
-    const err = await retry(fn, { operation: 'op' }, deps).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(RetryExhaustedError);
-    expect((err as Error).message).toContain('server asks to wait 3600s');
-    expect(clock.sleeps).toEqual([]);
-    expect(fn).toHaveBeenCalledTimes(1);
+    await expect(retry(fn, { operation: 'op' }, deps)).resolves.toBe('done');
+    expect(clock.sleeps).toEqual([60_000]);
+    expect(fn).toHaveBeenCalledTimes(2);
   });
 
   it('never retries a fail-fast class (auth)', async () => {
@@ -152,8 +152,48 @@ describe('retry', () => {
     ).catch((e: unknown) => e);
     expect((no as Error).message).toContain('diagnosis says give up');
     const none = failing(() => new Error('odd'));
-    await expect(retry(none, { operation: 'op' }, deps)).rejects.toBeInstanceOf(RetryExhaustedError);
+    const noneErr = await retry(none, { operation: 'op' }, deps).catch((e: unknown) => e);
+    expect((noneErr as Error).message).toContain('no diagnosis available');
     expect(none).toHaveBeenCalledTimes(1);
+  });
+
+  it('a diagnosis that throws gives up with every attempt still listed', async () => {
+    const { deps } = setup();
+    const diagnose = async () => {
+      throw new Error('diagnosis model unreachable');
+    };
+    const err = (await retry(
+      failing(serverError, () => new Error('odd')),
+      { operation: 'op', diagnose },
+      deps,
+    ).catch((e: unknown) => e)) as RetryExhaustedError;
+    expect(err).toBeInstanceOf(RetryExhaustedError);
+    expect(err.attempts.map((a) => a.errorClass)).toEqual(['server_error', 'unknown']);
+    expect(err.message).toContain('diagnosis failed: diagnosis model unreachable');
+  });
+
+  it('runs beforeRetry after the wait and before the next try (refresh on conflict)', async () => {
+    const { deps } = setup();
+    const order: string[] = [];
+    const conflict = () =>
+      Object.assign(new Error('409 conflict'), {
+        status: 409,
+        headers: {},
+        name: 'HttpError',
+        response: { data: { message: 'Conflict' }, headers: {} },
+      });
+    let calls = 0;
+    const fn = async () => {
+      order.push(`try ${++calls}`);
+      if (calls === 1) throw conflict();
+      return 'done';
+    };
+    await retry(
+      fn,
+      { operation: 'op', beforeRetry: async (f) => void order.push(`refresh after ${f.errorClass}`) },
+      deps,
+    );
+    expect(order).toEqual(['try 1', 'refresh after conflict', 'try 2']);
   });
 
   it('rethrows an aborted failure untouched, without retrying', async () => {
@@ -177,6 +217,17 @@ describe('retry', () => {
     expect(fn).toHaveBeenCalledTimes(1);
   });
 
+  it('an abort with a custom reason still ends as an AbortError carrying that reason', async () => {
+    const { clock, deps } = setup(false);
+    const controller = new AbortController();
+    const pending = retry(failing(serverError), { operation: 'op' }, deps, controller.signal);
+    await vi.waitFor(() => expect(clock.pendingCount).toBe(1));
+    controller.abort('SIGINT');
+    const err = (await pending.catch((e: unknown) => e)) as Error;
+    expect(err.name).toBe('AbortError');
+    expect(err.cause).toBe('SIGINT');
+  });
+
   it('does not call fn when the signal is already aborted', async () => {
     const { deps } = setup();
     const controller = new AbortController();
@@ -194,7 +245,7 @@ describe('retry', () => {
     await retry(
       failing(() => rateLimited('2')),
       { operation: 'GET /issues', onRetry: (e) => events.push(e) },
-      deps,
+      { ...deps, random: () => 0 },
     );
     expect(events).toEqual([
       {

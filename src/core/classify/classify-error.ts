@@ -41,10 +41,16 @@ interface Decision {
   rateLimit?: 'primary' | 'secondary';
 }
 
-const BILLING_TEXT = /enforced_spend_limit_reached|spend limit|api usage limits|credit balance|billing/i;
-const CONTEXT_TEXT = /prompt is too long|context[_ ]length|context window|maximum context|too many tokens/i;
+const BILLING_TEXT =
+  /enforced_spend_limit_reached|spend limit|api usage limits|credit balance|billing_error/i;
+const CONTEXT_TEXT =
+  /prompt is too long|context[_ ]length|context window|maximum context|too many tokens|exceeds? (?:the )?(?:maximum )?(?:context|token) limit/i;
 const CONTENT_FILTER_TEXT = /content[_ ]filter|output blocked/i;
 const SECONDARY_TEXT = /secondary rate limit|abuse detection/i;
+const RATE_LIMIT_TEXT = /\brate limit/i;
+/** GitHub GraphQL's own wording for a failure on its side (often a timeout of the query). */
+const GRAPHQL_TRANSIENT_TEXT = /something went wrong while executing your query|timeout|try again/i;
+const ALREADY_EXISTS_TEXT = /already exists/i;
 
 function joined(facts: ErrorFacts): string {
   return [facts.apiMessage, facts.githubMessage, ...facts.messages].filter(Boolean).join('\n');
@@ -128,6 +134,13 @@ function fromGraphql(facts: ErrorFacts, now: number | undefined): Decision | und
   if (types.includes('FORBIDDEN') || types.includes('INSUFFICIENT_SCOPES'))
     return { errorClass: 'permission', message };
   if (types.includes('NOT_FOUND')) return { errorClass: 'not_found', message };
+  if (
+    types.includes('INTERNAL') ||
+    types.includes('SERVICE_UNAVAILABLE') ||
+    GRAPHQL_TRANSIENT_TEXT.test(first.message)
+  ) {
+    return { errorClass: 'server_error', message };
+  }
   return { errorClass: 'invalid_request', message };
 }
 
@@ -144,6 +157,13 @@ function fromStatus(facts: ErrorFacts, now: number | undefined): Decision | unde
   if (status === 403 || status === 429) {
     const limited = githubRateLimit(facts, now, message);
     if (limited) return limited;
+    // "API rate limit exceeded" without the x-ratelimit headers (stripped by a proxy): still a rate limit.
+    if (status === 403 && RATE_LIMIT_TEXT.test(text)) {
+      const wait = retryAfterMs ?? (facts.source === 'github' ? GITHUB_SECONDARY_DEFAULT_MS : undefined);
+      const decision: Decision = { errorClass: 'rate_limit', rateLimit: 'primary', message };
+      if (wait !== undefined) decision.retryAfterMs = wait;
+      return decision;
+    }
   }
   switch (status) {
     case 400:
@@ -164,6 +184,9 @@ function fromStatus(facts: ErrorFacts, now: number | undefined): Decision | unde
       return decide('timeout');
     case 409:
       return decide('conflict');
+    case 422:
+      // "A pull request already exists for …": someone else's state won the race; refresh and retry.
+      return decide(ALREADY_EXISTS_TEXT.test(text) ? 'conflict' : 'invalid_request');
     case 413:
       return decide('context_overflow');
     case 429:
@@ -242,13 +265,19 @@ function oneLine(text: string, redactor: Redactor): string {
   return flat.length > MAX_MESSAGE ? `${flat.slice(0, MAX_MESSAGE - 1)}…` : flat;
 }
 
-function hintFor(errorClass: ErrorClass, source: ErrorSource): string | undefined {
-  const github = source === 'github';
+const GITHUB_TEXT = /github|\bgh:|\bgit\b|bad credentials/i;
+const ANTHROPIC_TEXT = /anthropic|claude|x-api-key|api key|authentication_error/i;
+
+function hintFor(errorClass: ErrorClass, source: ErrorSource, message: string): string | undefined {
+  const github = source === 'github' || (source !== 'anthropic' && GITHUB_TEXT.test(message));
+  const anthropic = source === 'anthropic' || (source !== 'github' && ANTHROPIC_TEXT.test(message));
   switch (errorClass) {
     case 'auth':
-      if (github)
+      if (github) {
         return 'GitHub rejected the token: set a valid GITHUB_TOKEN (or GH_TOKEN) that can access the repository';
-      return 'Anthropic rejected the API key: set a valid ANTHROPIC_API_KEY';
+      }
+      if (anthropic) return 'Anthropic rejected the API key: set a valid ANTHROPIC_API_KEY';
+      return 'a credential was rejected: check GITHUB_TOKEN (or GH_TOKEN) for GitHub and ANTHROPIC_API_KEY for Anthropic';
     case 'billing':
       return 'add credits or raise the spend limit in the Anthropic Console (Settings → Limits), then run again';
     case 'permission':
@@ -259,7 +288,7 @@ function hintFor(errorClass: ErrorClass, source: ErrorSource): string | undefine
     case 'not_found':
       if (github)
         return 'check the repository slug and issue or project number, and that the token can see them';
-      if (source === 'anthropic') return 'check the model id in model.primary and model.fallbacks';
+      if (anthropic) return 'check the model id in model.primary and model.fallbacks';
       return undefined;
     case 'content_filter':
       return 'the content was refused; a human needs to review the issue';
@@ -309,7 +338,7 @@ export function classifyError(err: unknown, ctx: ClassifyContext = {}): Classifi
   if (final.retryAfterMs !== undefined) result.retryAfterMs = final.retryAfterMs;
   if (facts.status !== undefined) result.status = facts.status;
   if (final.rateLimit) result.rateLimit = final.rateLimit;
-  const hint = hintFor(final.errorClass, source);
+  const hint = hintFor(final.errorClass, source, result.message);
   if (hint) result.hint = hint;
   return result;
 }

@@ -154,7 +154,7 @@ describe('classifyError on GitHub REST errors (real Octokit RequestError)', () =
       retryAfterMs: undefined,
     },
     {
-      name: '422 Validation Failed → invalid request',
+      name: '422 "A pull request already exists" → conflict (refresh, then update the existing one)',
       status: 422,
       data: {
         message: 'Validation Failed',
@@ -167,9 +167,31 @@ describe('classifyError on GitHub REST errors (real Octokit RequestError)', () =
         ],
         documentation_url: 'https://docs.github.com/rest/pulls/pulls#create-a-pull-request',
       },
+      errorClass: 'conflict',
+      action: 'retry_once',
+      retryAfterMs: undefined,
+    },
+    {
+      name: '422 Validation Failed on a field → invalid request',
+      status: 422,
+      data: {
+        message: 'Validation Failed',
+        errors: [{ resource: 'Issue', field: 'title', code: 'missing_field' }],
+        documentation_url: 'https://docs.github.com/rest/issues/issues#create-an-issue',
+      },
       errorClass: 'invalid_request',
       action: 'fail_fast',
       retryAfterMs: undefined,
+    },
+    {
+      name: '403 "API rate limit exceeded" with the rate-limit headers stripped → rate limit, 60 s',
+      status: 403,
+      data: docs('API rate limit exceeded for installation ID 123.'),
+      headers: { 'x-ratelimit-remaining': '' },
+      errorClass: 'rate_limit',
+      action: 'retry_backoff',
+      retryAfterMs: GITHUB_SECONDARY_DEFAULT_MS,
+      rateLimit: 'primary',
     },
     {
       name: '400 Problems parsing JSON → invalid request',
@@ -306,6 +328,17 @@ describe('classifyError on GitHub GraphQL errors (HTTP 200 with errors[])', () =
       },
     ]);
     expect(classifyError(err).errorClass).toBe('permission');
+  });
+
+  it('GitHub\'s "Something went wrong while executing your query" → server error, backed off', async () => {
+    const err = await graphqlError([
+      {
+        message:
+          'Something went wrong while executing your query. This may be the result of a timeout, or it could be a GitHub bug. Please include `C0DE:1234` when reporting this issue.',
+      },
+    ]);
+    const result = classifyError(err);
+    expect([result.errorClass, result.action]).toEqual(['server_error', 'retry_backoff']);
   });
 
   it('a parse error without a type → invalid_request', async () => {

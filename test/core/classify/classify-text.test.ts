@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { classifyError } from '../../../src/core/classify/classify-error.js';
 import { CLASS_POLICY, ERROR_CLASSES } from '../../../src/core/classify/policy.js';
-import { classifyText, TEXT_PATTERNS } from '../../../src/core/classify/text-patterns.js';
+import { matchLine, TEXT_PATTERNS } from '../../../src/core/classify/text-patterns.js';
 
 /** Unstructured input: log tails of a CLI run (the Claude Code engine), plain error messages. */
 
 describe('text fallback table', () => {
   for (const row of TEXT_PATTERNS) {
-    it(`its own example classifies as ${row.errorClass}: ${row.example}`, () => {
-      expect(classifyText(row.example)?.errorClass).toBe(row.errorClass);
+    it(`${row.errorClass} ← ${row.pattern.source.slice(0, 60)}: its example matches and is not shadowed`, () => {
+      expect(row.pattern.test(row.example)).toBe(true);
+      expect(matchLine(row.example)?.errorClass).toBe(row.errorClass);
       expect(classifyError(row.example).errorClass).toBe(row.errorClass);
     });
   }
@@ -90,10 +91,69 @@ describe('classifyError on CLI log tails', () => {
     });
   }
 
+  it('GitHub CLI rate limits are rate limits, not permission errors', () => {
+    expect(classifyError('gh: HTTP 403: API rate limit exceeded for user ID 1234.').errorClass).toBe(
+      'rate_limit',
+    );
+    expect(classifyError('HTTP 403: You have exceeded a secondary rate limit.').errorClass).toBe(
+      'rate_limit',
+    );
+  });
+
+  it('git push failures', () => {
+    const cases: Array<[string, string]> = [
+      [' ! [rejected]        issueloop/issue-7 -> issueloop/issue-7 (non-fast-forward)', 'conflict'],
+      [' ! [rejected]        main -> main (stale info)', 'conflict'],
+      ['remote: Repository not found.\nfatal: repository not found', 'not_found'],
+      [
+        "fatal: unable to access 'https://github.com/acme/w.git/': Could not resolve host: github.com",
+        'network',
+      ],
+      ['remote: error: GH006: Protected branch update failed for refs/heads/main.', 'permission'],
+      ["fatal: Authentication failed for 'https://github.com/acme/widgets.git/'", 'auth'],
+    ];
+    for (const [tail, errorClass] of cases) expect(classifyError(tail).errorClass, tail).toBe(errorClass);
+  });
+
+  it('names the GitHub token for a git or gh authentication failure', () => {
+    expect(classifyError("fatal: Authentication failed for 'https://github.com/acme/w.git/'").hint).toContain(
+      'GITHUB_TOKEN',
+    );
+    expect(classifyError('Invalid API key · Please run /login').hint).toContain('ANTHROPIC_API_KEY');
+  });
+
   it('reports the line that matched, not the whole tail', () => {
     const result = classifyError('compiling...\nwrote 3 files\nError 429 Too Many Requests\n');
     expect(result.message).toBe('Error 429 Too Many Requests');
     expect(result.source).toBe('text');
+  });
+});
+
+describe('Claude Code JSON result lines', () => {
+  const result = (isError: boolean, text: string) =>
+    JSON.stringify({
+      type: 'result',
+      subtype: isError ? 'error_during_execution' : 'success',
+      is_error: isError,
+      result: text,
+      session_id: 's1',
+    });
+
+  it('a successful result is not a failure, whatever its text says', () => {
+    for (const text of [
+      'Implemented retry on HTTP 429 responses',
+      'added a 30s timeout',
+      'Fixed the invalid API key error message',
+    ]) {
+      expect(classifyError(result(false, text)).errorClass, text).toBe('unknown');
+    }
+  });
+
+  it('a failed result is classified by its result text', () => {
+    expect(classifyError(result(true, 'API Error: Connection error.')).errorClass).toBe('network');
+    expect(classifyError(result(true, '5-hour limit reached ∙ resets 3pm')).errorClass).toBe('rate_limit');
+    const billing = classifyError(`starting\n${result(true, 'Credit balance is too low')}`);
+    expect([billing.errorClass, billing.message]).toEqual(['billing', 'Credit balance is too low']);
   });
 });
 
@@ -106,6 +166,17 @@ describe('ordinary content does not classify (openclaw billing false positives)'
     'Added a timeout option to the HTTP client',
     'Refactored the network layer; see docs/network.md',
   ];
+  const errorsThatAreNotThoseClasses: Array<[string, string]> = [
+    ["Error: Cannot find module '/app/src/timeout-utils.js'", 'unknown'],
+    ['TypeError: invalid key passed to Map.get', 'unknown'],
+    ['Error: failed to parse DNS record fixture', 'unknown'],
+    ['Error: tools.0.custom.description: billing_helper must be a string', 'unknown'],
+  ];
+  for (const [text, errorClass] of errorsThatAreNotThoseClasses) {
+    it(`regression: ${JSON.stringify(text)} → ${errorClass}`, () => {
+      expect(classifyError(new Error(text)).errorClass).toBe(errorClass);
+    });
+  }
   for (const text of prose) {
     it(JSON.stringify(text), () => {
       const result = classifyError(text);
@@ -116,7 +187,9 @@ describe('ordinary content does not classify (openclaw billing false positives)'
   it('a bare number on a failure line does not classify either', () => {
     expect(classifyError("Error: test 'keeps issue 429 open' failed").errorClass).toBe('unknown');
     expect(classifyError(new Error('expected 402 rows, got 0')).errorClass).toBe('unknown');
-    expect(classifyError(new Error('FAIL src/parser.test.ts > line 401 of fixture')).errorClass).toBe('unknown');
+    expect(classifyError(new Error('FAIL src/parser.test.ts > line 401 of fixture')).errorClass).toBe(
+      'unknown',
+    );
   });
 
   it('regression: a status line such as "HTTP 402 Payment Required" counts as a failure line', () => {
