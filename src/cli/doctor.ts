@@ -144,6 +144,13 @@ function checkAnthropicKey(env: LoadConfigOptions['env']): Check {
   return { name: 'anthropic key', status: 'ok', detail: `ANTHROPIC_API_KEY is set (${kind})` };
 }
 
+/** Scheme, host and path only: a query string or user-info may carry a credential. */
+function describeEndpoint(value: string): string {
+  const url = new URL(value);
+  const hidden = url.search !== '' || url.username !== '' ? ' (credentials and query not shown)' : '';
+  return `${url.origin}${url.pathname}${hidden}`;
+}
+
 function checkEndpoints(env: LoadConfigOptions['env']): Check[] {
   const checks: Check[] = [];
   for (const name of ['GITHUB_API_URL', 'GITHUB_GRAPHQL_URL', 'ANTHROPIC_BASE_URL'] as const) {
@@ -152,7 +159,7 @@ function checkEndpoints(env: LoadConfigOptions['env']): Check[] {
     const valid = URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
     checks.push(
       valid
-        ? { name: 'endpoint', status: 'ok', detail: `${name}=${redact(value)}` }
+        ? { name: 'endpoint', status: 'ok', detail: `${name}=${describeEndpoint(value)}` }
         : {
             name: 'endpoint',
             status: 'fail',

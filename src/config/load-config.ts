@@ -2,7 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
-import { envLayer, flagsLayer, type Layer, type SourcedLayer, setFlagsLayer } from './overrides.js';
+import {
+  ambientLayer,
+  envLayer,
+  flagsLayer,
+  type Layer,
+  type SourcedLayer,
+  setFlagsLayer,
+} from './overrides.js';
 import { type Config, ConfigSchema } from './schema.js';
 import { zodProblems } from './zod-problems.js';
 
@@ -77,16 +84,22 @@ export function parseConfigText(text: string, file: string): Layer {
       throw new ConfigError([{ path: '', message: `invalid JSON: ${(err as Error).message}`, source: name }]);
     }
   } else {
-    const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+    // `merge` lets a file share settings through YAML anchors and `<<:` merge keys.
+    const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, merge: true });
     const first = doc.errors[0];
     if (first) {
-      const where = first.linePos?.[0]
-        ? ` at line ${first.linePos[0].line}, column ${first.linePos[0].col}`
-        : '';
+      const position = first.linePos?.[0];
+      const where = position ? ` at line ${position.line}, column ${position.col}` : '';
       const reason = first.message.split('\n')[0] ?? first.message;
       throw new ConfigError([{ path: '', message: `invalid YAML${where}: ${reason}`, source: name }]);
     }
-    data = doc.toJS();
+    try {
+      data = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // An alias bomb: "Excessive alias count indicates a resource exhaustion attack".
+      const message = `invalid YAML: ${(err as Error).message}`;
+      throw new ConfigError([{ path: '', message, source: name }], { cause: err });
+    }
   }
   if (data === null || data === undefined) return {};
   if (typeof data !== 'object' || Array.isArray(data)) {
@@ -102,50 +115,73 @@ function isPlainObject(value: unknown): value is Layer {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Objects merge key by key; lists and scalars of the later layer replace the earlier one. */
+/**
+ * Objects merge key by key; lists and scalars of the later layer replace the earlier one. Keys are
+ * defined as own properties, so a file's `__proto__:` stays a (rejected) key instead of becoming the
+ * object's prototype and smuggling settings past validation.
+ */
 export function mergeLayers(...layers: Layer[]): Layer {
   const out: Layer = {};
   for (const layer of layers) {
     for (const [key, value] of Object.entries(layer)) {
-      const existing = out[key];
-      out[key] = isPlainObject(existing) && isPlainObject(value) ? mergeLayers(existing, value) : value;
+      const existing = Object.hasOwn(out, key) ? out[key] : undefined;
+      const merged = isPlainObject(existing) && isPlainObject(value) ? mergeLayers(existing, value) : value;
+      Object.defineProperty(out, key, {
+        value: merged,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   return out;
 }
 
-/** Where the value at `path` came from: the most specific override, else the file. */
+/** `model.fallbacks[1]` → `model.fallbacks[1]`, `model.fallbacks`, `model`. */
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let p = path; p !== ''; p = p.replace(/(?:\.[^.[\]]+|\[\d+\]|^[^.[\]]+)$/, '')) out.push(p);
+  return out;
+}
+
+/** Where the value at `path` came from: the most specific override, else the file, else the environment. */
 function sourceFinder(
   overrides: readonly SourcedLayer[],
-  fileName: string | undefined,
+  file: { name: string; data: Layer } | undefined,
+  ambient: SourcedLayer,
 ): (path: string) => string | undefined {
   return (path) => {
     for (const layer of overrides) {
-      for (let p = path; p !== ''; p = p.includes('.') ? p.slice(0, p.lastIndexOf('.')) : '') {
+      for (const p of ancestors(path)) {
         const source = layer.sources.get(p);
         if (source) return source;
       }
       for (const [key, source] of layer.sources) if (key.startsWith(`${path}.`)) return source;
     }
-    return fileName;
+    const top = path.split(/[.[]/)[0] ?? path;
+    if (file && Object.hasOwn(file.data, top)) return file.name;
+    return ambient.sources.get(top) ?? file?.name;
   };
 }
 
 /**
- * Loads the configuration: defaults < file < environment < flags. Every problem, from every layer,
- * is reported at once in one ConfigError (exit code 2 at the entrypoint).
+ * Loads the configuration: defaults < what the environment implies (GITHUB_REPOSITORY) < file <
+ * ISSUELOOP_* variables < flags. Every problem, from every layer, is reported at once in one
+ * ConfigError (exit code 2 at the entrypoint).
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const located = await locateFile(options);
   const fileLayer = located ? parseConfigText(located.text, located.path) : {};
+  const ambient = ambientLayer(options.env);
   const env = envLayer(options.env);
   const sets = setFlagsLayer(options.sets ?? []);
   const flags = flagsLayer(options.flags ?? {});
-  const merged = mergeLayers(fileLayer, env.data, sets.data, flags.data);
+  const merged = mergeLayers(ambient.data, fileLayer, env.data, sets.data, flags.data);
 
   const problems: ConfigProblem[] = [...env.problems, ...sets.problems, ...flags.problems];
   const result = ConfigSchema.safeParse(merged, { reportInput: true });
-  const findSource = sourceFinder([flags, sets, env], located ? basename(located.path) : undefined);
+  const file = located ? { name: basename(located.path), data: fileLayer } : undefined;
+  const findSource = sourceFinder([flags, sets, env], file, ambient);
   if (!result.success) problems.push(...zodProblems(result.error.issues, findSource));
   if (problems.length > 0 || !result.success) throw new ConfigError(problems);
   return located ? { config: result.data, file: located.path } : { config: result.data };

@@ -1,7 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import type { ConfigProblem } from '../core/errors.js';
 import { ConfigSchema } from './schema.js';
-import { keysAt, suggest } from './schema-keys.js';
+import { keysAt, kindAt, leafPaths, suggest, type ValueKind } from './schema-keys.js';
 
 /**
  * Environment and `--set` overrides, turned into partial config objects ("layers") plus a record of
@@ -12,7 +12,7 @@ export type Layer = Record<string, unknown>;
 
 export interface SourcedLayer {
   data: Layer;
-  /** Dotted config path → where its value came from ("env ISSUELOOP_WORKERS", "--set workers=4"). */
+  /** Config path → where its value came from ("env ISSUELOOP_WORKERS", "--set workers=4"). */
   sources: Map<string, string>;
   problems: ConfigProblem[];
 }
@@ -21,24 +21,43 @@ export const ENV_PREFIX = 'ISSUELOOP_';
 /** Variables with the prefix that are not settings. */
 const ENV_NOT_SETTINGS = new Set(['ISSUELOOP_CONFIG']);
 
-/**
- * A value given as text (an environment variable, a `--set`): numbers and true/false are typed,
- * `[a, b]` and `{k: v}` are parsed as YAML flow collections, anything else stays a string
- * ("fix: typo" must not turn into a mapping).
- */
-export function parseScalar(text: string): unknown {
-  const value = text.trim();
-  if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  if (value.startsWith('[') || value.startsWith('{')) {
-    try {
-      return parseYaml(value);
-    } catch {
-      return text;
-    }
+function emptyLayer(): SourcedLayer {
+  return { data: {}, sources: new Map(), problems: [] };
+}
+
+function parseFlow(text: string): unknown {
+  try {
+    return parseYaml(text);
+  } catch {
+    return text; // left as text: validation then says what was expected
   }
-  return text;
+}
+
+/**
+ * Turns text (an environment variable, a `--set`) into the kind of value the setting takes, so that
+ * `ISSUELOOP_LABEL=2024` stays a label and `--set verify.command='[ -f x ]'` stays a command.
+ * Lists take `[a, b]` or `a,b`; maps take `{k: v}`. A value that does not fit is passed through as
+ * text and validation reports it against the field.
+ */
+export function parseValue(text: string, kind: ValueKind): unknown {
+  const trimmed = text.trim();
+  switch (kind) {
+    case 'string':
+      return text;
+    case 'number':
+      return /^-?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : text;
+    case 'boolean':
+      return trimmed === 'true' ? true : trimmed === 'false' ? false : text;
+    case 'array':
+      if (trimmed.startsWith('[')) return parseFlow(trimmed);
+      return trimmed === '' ? [] : trimmed.split(',').map((item) => item.trim());
+    case 'object':
+      return trimmed.startsWith('{') ? parseFlow(trimmed) : text;
+    case 'unknown':
+      if (/^-?\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
+      if (trimmed === 'true' || trimmed === 'false') return trimmed === 'true';
+      return trimmed.startsWith('[') || trimmed.startsWith('{') ? parseFlow(trimmed) : text;
+  }
 }
 
 export function setPath(target: Layer, path: readonly string[], value: unknown): void {
@@ -59,12 +78,12 @@ export function setPath(target: Layer, path: readonly string[], value: unknown):
   });
 }
 
-/** Whether `path` names a setting; otherwise the closest known spelling of its last segment. */
+/** Whether `path` names a setting; otherwise the closest known spelling. */
 function checkPath(path: readonly string[]): { ok: true } | { ok: false; suggestion?: string } {
   for (let i = 0; i < path.length; i++) {
     const known = keysAt(ConfigSchema, path.slice(0, i));
     const key = path[i] as string;
-    if (known === undefined) return { ok: true }; // inside a free-form record (model.prices)
+    if (known === undefined) return { ok: true }; // inside a free-form map (model.prices)
     if (!known.includes(key)) {
       const near = suggest(key, known);
       return near ? { ok: false, suggestion: [...path.slice(0, i), near].join('.') } : { ok: false };
@@ -73,29 +92,47 @@ function checkPath(path: readonly string[]): { ok: true } | { ok: false; suggest
   return { ok: true };
 }
 
-function envName(path: string): string {
-  return ENV_PREFIX + path.split('.').join('__').toUpperCase();
+function envName(path: readonly string[]): string {
+  return ENV_PREFIX + path.join('__').toUpperCase();
 }
 
-/** `ISSUELOOP_WORKERS=4`, `ISSUELOOP_CLAIMS__TTL=45m` (double underscore between sections). */
+let knownEnvNames: string[] | undefined;
+function allEnvNames(): string[] {
+  knownEnvNames ??= leafPaths(ConfigSchema).map(envName);
+  return knownEnvNames;
+}
+
+/**
+ * `ISSUELOOP_WORKERS=4`, `ISSUELOOP_CLAIMS__TTL=45m` (double underscore between sections). An empty
+ * variable counts as unset: that is what GitHub Actions passes for an input nobody filled in.
+ */
 export function envLayer(env: Readonly<Record<string, string | undefined>>): SourcedLayer {
-  const layer: SourcedLayer = { data: {}, sources: new Map(), problems: [] };
+  const layer = emptyLayer();
   for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith(ENV_PREFIX) || value === undefined || ENV_NOT_SETTINGS.has(name)) continue;
+    if (!name.startsWith(ENV_PREFIX) || value === undefined || value === '' || ENV_NOT_SETTINGS.has(name))
+      continue;
     const path = name.slice(ENV_PREFIX.length).toLowerCase().split('__');
-    const check = checkPath(path);
-    if (!check.ok) {
-      const hint = check.suggestion ? ` (did you mean ${envName(check.suggestion)}?)` : '';
-      layer.problems.push({ path: path.join('.'), message: `unknown setting${hint}`, source: `env ${name}` });
+    const source = `env ${name}`;
+    if (!checkPath(path).ok) {
+      const near = suggest(name, allEnvNames());
+      const hint = near
+        ? `did you mean ${near}?`
+        : `settings are ${ENV_PREFIX}<SECTION>__<KEY>, see the README`;
+      layer.problems.push({ path: path.join('.'), message: `unknown setting (${hint})`, source });
       continue;
     }
-    setPath(layer.data, path, parseScalar(value));
-    layer.sources.set(path.join('.'), `env ${name}`);
+    setPath(layer.data, path, parseValue(value, kindAt(ConfigSchema, path)));
+    layer.sources.set(path.join('.'), source);
   }
-  // GitHub Actions names the repository it runs for; an explicit setting wins.
-  const actionsRepo = env.GITHUB_REPOSITORY;
-  if (actionsRepo && env.ISSUELOOP_REPO === undefined) {
-    layer.data.repo = actionsRepo;
+  return layer;
+}
+
+/** What the environment implies without naming a setting: it sits below the config file. */
+export function ambientLayer(env: Readonly<Record<string, string | undefined>>): SourcedLayer {
+  const layer = emptyLayer();
+  // GitHub Actions names the repository the workflow runs for.
+  if (env.GITHUB_REPOSITORY) {
+    layer.data.repo = env.GITHUB_REPOSITORY;
     layer.sources.set('repo', 'env GITHUB_REPOSITORY');
   }
   return layer;
@@ -103,7 +140,7 @@ export function envLayer(env: Readonly<Record<string, string | undefined>>): Sou
 
 /** Repeated `--set path=value` flags. */
 export function setFlagsLayer(assignments: readonly string[]): SourcedLayer {
-  const layer: SourcedLayer = { data: {}, sources: new Map(), problems: [] };
+  const layer = emptyLayer();
   for (const assignment of assignments) {
     const eq = assignment.indexOf('=');
     const source = `--set ${assignment}`;
@@ -122,7 +159,7 @@ export function setFlagsLayer(assignments: readonly string[]): SourcedLayer {
       layer.problems.push({ path: path.join('.'), message: `unknown setting${hint}`, source });
       continue;
     }
-    setPath(layer.data, path, parseScalar(assignment.slice(eq + 1)));
+    setPath(layer.data, path, parseValue(assignment.slice(eq + 1), kindAt(ConfigSchema, path)));
     layer.sources.set(path.join('.'), source);
   }
   return layer;
@@ -132,7 +169,7 @@ export function setFlagsLayer(assignments: readonly string[]): SourcedLayer {
 export function flagsLayer(
   flags: Readonly<Record<string, { value: unknown; flag: string } | undefined>>,
 ): SourcedLayer {
-  const layer: SourcedLayer = { data: {}, sources: new Map(), problems: [] };
+  const layer = emptyLayer();
   for (const [path, entry] of Object.entries(flags)) {
     if (entry === undefined || entry.value === undefined) continue;
     setPath(layer.data, path.split('.'), entry.value);

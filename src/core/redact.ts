@@ -24,6 +24,11 @@ const HEADER_PATTERN =
   /\b(authorization|proxy-authorization)(["']?\s*[:=]\s*["']?)(bearer|token|basic)\s+[^\s"',]+/gi;
 const API_KEY_HEADER_PATTERN = /\b(x-api-key)(["']?\s*[:=]\s*["']?)[^\s"',]+/gi;
 const URL_USERINFO_PATTERN = /\b([a-z][a-z0-9+.-]*:\/\/)([^/\s:@]+):([^/\s@]+)@/gi;
+// A token used as the whole user-info: https://<token>@github.com/acme/widgets.git
+const URL_TOKEN_USER_PATTERN = /\b([a-z][a-z0-9+.-]*:\/\/)[A-Za-z0-9_-]{20,}@/gi;
+// Credentials in a query string: ?key=…, &access_token=…, &client_secret=…, &sig=…
+const QUERY_SECRET_PATTERN =
+  /([?&][a-z_-]*(?:key|token|secret|password|passwd|sig|signature)[a-z_-]*=)[^&\s#"']+/gi;
 
 export type Redactor = (text: string) => string;
 
@@ -56,6 +61,8 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
       URL_USERINFO_PATTERN,
       (_m, scheme: string, user: string) => `${scheme}${user}:${REDACTED}@`,
     );
+    out = out.replace(URL_TOKEN_USER_PATTERN, (_m, scheme: string) => `${scheme}${REDACTED}@`);
+    out = out.replace(QUERY_SECRET_PATTERN, (_m, name: string) => `${name}${REDACTED}`);
     return out;
   };
 }

@@ -109,6 +109,17 @@ describe('the built issueloop binary', () => {
     expect(result.stdout).toContain('the Actions GITHUB_TOKEN cannot access Projects v2');
   });
 
+  it('regression: doctor never prints an endpoint credential or query string', async () => {
+    const result = await runBuiltCli(['doctor'], {
+      cwd: dir,
+      env: { ANTHROPIC_BASE_URL: 'https://user:pw-secret@proxy.example/v1?key=supersecretvalue' },
+    });
+    expect(result.stdout).toContain(
+      'ANTHROPIC_BASE_URL=https://proxy.example/v1 (credentials and query not shown)',
+    );
+    expect(result.stdout).not.toMatch(/supersecretvalue|pw-secret/);
+  });
+
   it('doctor fails with exit 2 on an endpoint that is not a URL', async () => {
     const result = await runBuiltCli(['doctor'], { cwd: dir, env: { GITHUB_API_URL: 'api.github.com' } });
     expect(result.code).toBe(2);

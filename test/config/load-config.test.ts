@@ -69,6 +69,95 @@ describe('loadConfig', () => {
     expect(both.config.repo).toBe('acme/mine');
   });
 
+  it('regression: GITHUB_REPOSITORY sits below the config file', async () => {
+    await writeFile(join(dir, 'issueloop.config.yaml'), 'repo: acme/real\n');
+    const { config } = await loadConfig({ cwd: dir, env: { GITHUB_REPOSITORY: 'acme/workflow-repo' } });
+    expect(config.repo).toBe('acme/real');
+  });
+
+  it('blames a bad GITHUB_REPOSITORY on the variable, not on the file', async () => {
+    await writeFile(join(dir, 'issueloop.config.yaml'), 'workers: 2\n');
+    const problems = await problemsOf(loadConfig({ cwd: dir, env: { GITHUB_REPOSITORY: 'not-a-slug' } }));
+    expect(problems).toEqual([expect.objectContaining({ path: 'repo', source: 'env GITHUB_REPOSITORY' })]);
+  });
+
+  it('regression: an empty ISSUELOOP_ variable counts as unset (an unfilled Actions input)', async () => {
+    const env = { ISSUELOOP_MAX_ROUNDS: '', ISSUELOOP_REPO: '', GITHUB_REPOSITORY: 'acme/ci' };
+    const { config } = await loadConfig({ cwd: dir, env });
+    expect(config.max_rounds).toBeUndefined();
+    expect(config.repo).toBe('acme/ci');
+  });
+
+  it('regression: text values are typed by the setting they go to, not guessed', async () => {
+    const { config } = await loadConfig({
+      cwd: dir,
+      env: { ISSUELOOP_LABEL: '2024', ISSUELOOP_EXCLUDE_LABELS: 'wontfix, blocked', ISSUELOOP_WORKERS: '3' },
+      sets: [
+        'verify.command=[ -f package.json ] && npm test',
+        'pr.base=1.0',
+        'pr.draft=false',
+        'model.fallbacks=[claude-opus-5-5]',
+      ],
+    });
+    expect(config.label).toBe('2024');
+    expect(config.exclude_labels).toEqual(['wontfix', 'blocked']);
+    expect(config.workers).toBe(3);
+    expect(config.verify.command).toBe('[ -f package.json ] && npm test');
+    expect(config.pr.base).toBe('1.0');
+    expect(config.pr.draft).toBe(false);
+    expect(config.model.fallbacks).toEqual(['claude-opus-5-5']);
+  });
+
+  it('regression: a bad list element set from the environment is blamed on the variable', async () => {
+    await writeFile(join(dir, 'issueloop.config.yaml'), 'workers: 1\n');
+    const env = { ISSUELOOP_MODEL__FALLBACKS: '[claude-ok, "bad id!"]' };
+    const problems = await problemsOf(loadConfig({ cwd: dir, env }));
+    expect(problems).toEqual([
+      expect.objectContaining({ path: 'model.fallbacks[1]', source: 'env ISSUELOOP_MODEL__FALLBACKS' }),
+    ]);
+  });
+
+  it('suggests the section separator for a single underscore', async () => {
+    const problems = await problemsOf(loadConfig({ cwd: dir, env: { ISSUELOOP_CLAIMS_TTL: '45m' } }));
+    expect(problems[0]?.message).toBe('unknown setting (did you mean ISSUELOOP_CLAIMS__TTL?)');
+  });
+
+  it('supports YAML anchors and merge keys', async () => {
+    const yaml = [
+      'model:',
+      '  prices:',
+      '    claude-a: &price { input: 3, output: 15 }',
+      '    claude-b:',
+      '      <<: *price',
+      '      output: 20',
+      'pr:',
+      '  labels: &bot [bot]',
+      'exclude_labels: *bot',
+    ].join('\n');
+    await writeFile(join(dir, 'issueloop.config.yaml'), `${yaml}\n`);
+    const { config } = await loadConfig({ cwd: dir, env: {} });
+    expect(config.model.prices['claude-b']).toEqual({ input: 3, output: 20 });
+    expect(config.exclude_labels).toEqual(['bot']);
+  });
+
+  it('regression: an alias bomb is a configuration error, not a crash', async () => {
+    const lines = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    const keys = 'abcdefghi';
+    for (let i = 1; i < keys.length; i++) {
+      const prev = `*${keys[i - 1]}`;
+      lines.push(`${keys[i]}: &${keys[i]} [${Array(9).fill(prev).join(', ')}]`);
+    }
+    await writeFile(join(dir, 'issueloop.config.yaml'), `${lines.join('\n')}\n`);
+    const [problem] = await problemsOf(loadConfig({ cwd: dir, env: {} }));
+    expect(problem?.message).toMatch(/^invalid YAML: .*alias/i);
+  });
+
+  it('regression: a __proto__ key is rejected, not turned into the prototype', async () => {
+    await writeFile(join(dir, 'issueloop.config.yaml'), '__proto__:\n  workers: 7\n');
+    const problems = await problemsOf(loadConfig({ cwd: dir, env: {} }));
+    expect(problems).toEqual([expect.objectContaining({ path: '__proto__', message: 'unknown key' })]);
+  });
+
   it('replaces lists instead of merging them', async () => {
     await writeFile(join(dir, 'issueloop.config.yaml'), 'exclude_labels: [a, b]\n');
     const { config } = await loadConfig({ cwd: dir, env: { ISSUELOOP_EXCLUDE_LABELS: '[c]' } });

@@ -34,6 +34,19 @@ describe('redact', () => {
     );
   });
 
+  it('removes a token used as the whole user-info of a URL', () => {
+    const token = 'a'.repeat(40);
+    expect(redact(`git push https://${token}@github.com/acme/w.git`)).toBe(
+      'git push https://[REDACTED]@github.com/acme/w.git',
+    );
+  });
+
+  it('removes credentials from query strings', () => {
+    expect(redact('GET https://proxy.example/v1?key=supersecretvalue&model=x&access_token=abc123')).toBe(
+      'GET https://proxy.example/v1?key=[REDACTED]&model=x&access_token=[REDACTED]',
+    );
+  });
+
   it('leaves ordinary text alone', () => {
     const text = 'ghp_ is the prefix of classic tokens; sk-ant- starts Anthropic keys. Issue #42 is fixed.';
     expect(redact(text)).toBe(text);
