@@ -1,8 +1,17 @@
 import { type Redactor, redact as redactPatterns } from '../redact.js';
+import {
+  type Decision,
+  fromAnthropicType,
+  fromGraphql,
+  fromNames,
+  fromNodeCode,
+  fromStatus,
+} from './decisions.js';
 import { type ErrorFacts, gatherFacts } from './error-facts.js';
-import { githubRateLimitFromHeaders, retryAfterMsFromHeaders } from './headers.js';
 import { CLASS_POLICY, type ErrorClass, type RecoveryAction } from './policy.js';
 import { classifyText } from './text-patterns.js';
+
+export { GITHUB_SECONDARY_DEFAULT_MS } from './decisions.js';
 
 export type ErrorSource = 'anthropic' | 'github' | 'network' | 'text' | 'unknown';
 
@@ -30,222 +39,7 @@ export interface ClassifyContext {
   redact?: Redactor;
 }
 
-/** GitHub's documented minimum wait for a secondary limit without `retry-after`. */
-export const GITHUB_SECONDARY_DEFAULT_MS = 60_000;
 const MAX_MESSAGE = 300;
-
-interface Decision {
-  errorClass: ErrorClass;
-  message: string;
-  retryAfterMs?: number;
-  rateLimit?: 'primary' | 'secondary';
-}
-
-const BILLING_TEXT =
-  /enforced_spend_limit_reached|spend limit|api usage limits|credit balance|billing_error/i;
-const CONTEXT_TEXT =
-  /prompt is too long|context[_ ]length|context window|maximum context|too many tokens|exceeds? (?:the )?(?:maximum )?(?:context|token) limit/i;
-const CONTENT_FILTER_TEXT = /content[_ ]filter|output blocked/i;
-const SECONDARY_TEXT = /secondary rate limit|abuse detection/i;
-const RATE_LIMIT_TEXT = /\brate limit/i;
-/** GitHub GraphQL's own wording for a failure on its side (often a timeout of the query). */
-const GRAPHQL_TRANSIENT_TEXT = /something went wrong while executing your query|timeout|try again/i;
-const ALREADY_EXISTS_TEXT = /already exists/i;
-
-function joined(facts: ErrorFacts): string {
-  return [facts.apiMessage, facts.githubMessage, ...facts.messages].filter(Boolean).join('\n');
-}
-
-function fromAnthropicType(facts: ErrorFacts, now: number | undefined): Decision | undefined {
-  const type = facts.apiType;
-  if (!type) return undefined;
-  const text = facts.apiMessage ?? '';
-  const message = `${facts.status ?? ''} ${type}: ${text}`.trim();
-  const retryAfterMs = retryAfterMsFromHeaders(facts.headers, now);
-  const withWait = (errorClass: ErrorClass): Decision =>
-    retryAfterMs === undefined ? { errorClass, message } : { errorClass, message, retryAfterMs };
-  switch (type) {
-    case 'invalid_request_error':
-      if (BILLING_TEXT.test(text)) return { errorClass: 'billing', message };
-      if (CONTEXT_TEXT.test(text)) return { errorClass: 'context_overflow', message };
-      if (CONTENT_FILTER_TEXT.test(text)) return { errorClass: 'content_filter', message };
-      return { errorClass: 'invalid_request', message };
-    case 'authentication_error':
-      return { errorClass: 'auth', message };
-    case 'billing_error':
-      return { errorClass: 'billing', message };
-    case 'permission_error':
-      return { errorClass: 'permission', message };
-    case 'not_found_error':
-      return { errorClass: 'not_found', message };
-    case 'request_too_large':
-      return { errorClass: 'context_overflow', message };
-    case 'rate_limit_error':
-      // A spend-limit 429 is not a rate limit: waiting does not restore access until the period resets.
-      if (facts.apiErrorCode === 'enforced_spend_limit_reached' || BILLING_TEXT.test(text)) {
-        return { errorClass: 'billing', message };
-      }
-      return withWait('rate_limit');
-    case 'api_error':
-      return withWait('server_error');
-    case 'timeout_error':
-      return withWait('timeout');
-    case 'overloaded_error':
-      return withWait('overloaded');
-    default:
-      return undefined;
-  }
-}
-
-function githubRateLimit(facts: ErrorFacts, now: number | undefined, message: string): Decision | undefined {
-  const { remaining, resetAt } = githubRateLimitFromHeaders(facts.headers);
-  const retryAfter = retryAfterMsFromHeaders(facts.headers, now);
-  if (SECONDARY_TEXT.test(joined(facts))) {
-    return {
-      errorClass: 'rate_limit',
-      rateLimit: 'secondary',
-      message,
-      retryAfterMs: retryAfter ?? GITHUB_SECONDARY_DEFAULT_MS,
-    };
-  }
-  if (remaining === 0) {
-    const decision: Decision = { errorClass: 'rate_limit', rateLimit: 'primary', message };
-    const untilReset = resetAt !== undefined && now !== undefined ? Math.max(0, resetAt - now) : undefined;
-    const wait = retryAfter ?? untilReset;
-    if (wait !== undefined) decision.retryAfterMs = wait;
-    return decision;
-  }
-  return undefined;
-}
-
-function fromGraphql(facts: ErrorFacts, now: number | undefined): Decision | undefined {
-  const first = facts.graphqlErrors?.[0];
-  if (!first || !facts.graphqlErrors) return undefined;
-  const types = facts.graphqlErrors.map((e) => e.type);
-  const message = `GraphQL ${first.type ?? 'error'}: ${first.message}`;
-  if (types.includes('RATE_LIMITED') || SECONDARY_TEXT.test(first.message)) {
-    const limited = githubRateLimit(facts, now, message);
-    if (limited) return limited;
-    const { resetAt } = githubRateLimitFromHeaders(facts.headers);
-    const wait =
-      resetAt !== undefined && now !== undefined ? Math.max(0, resetAt - now) : GITHUB_SECONDARY_DEFAULT_MS;
-    return { errorClass: 'rate_limit', rateLimit: 'primary', message, retryAfterMs: wait };
-  }
-  if (types.includes('FORBIDDEN') || types.includes('INSUFFICIENT_SCOPES'))
-    return { errorClass: 'permission', message };
-  if (types.includes('NOT_FOUND')) return { errorClass: 'not_found', message };
-  if (
-    types.includes('INTERNAL') ||
-    types.includes('SERVICE_UNAVAILABLE') ||
-    GRAPHQL_TRANSIENT_TEXT.test(first.message)
-  ) {
-    return { errorClass: 'server_error', message };
-  }
-  return { errorClass: 'invalid_request', message };
-}
-
-function fromStatus(facts: ErrorFacts, now: number | undefined): Decision | undefined {
-  const status = facts.status;
-  if (status === undefined) return undefined;
-  const text = joined(facts);
-  const detail = facts.githubMessage ?? facts.apiMessage ?? facts.messages[0] ?? '';
-  const message = detail.startsWith(String(status)) ? detail : `${status} ${detail}`.trim();
-  const retryAfterMs = retryAfterMsFromHeaders(facts.headers, now);
-  const decide = (errorClass: ErrorClass): Decision =>
-    retryAfterMs === undefined ? { errorClass, message } : { errorClass, message, retryAfterMs };
-
-  if (status === 403 || status === 429) {
-    const limited = githubRateLimit(facts, now, message);
-    if (limited) return limited;
-    // "API rate limit exceeded" without the x-ratelimit headers (stripped by a proxy): still a rate limit.
-    if (status === 403 && RATE_LIMIT_TEXT.test(text)) {
-      const wait = retryAfterMs ?? (facts.source === 'github' ? GITHUB_SECONDARY_DEFAULT_MS : undefined);
-      const decision: Decision = { errorClass: 'rate_limit', rateLimit: 'primary', message };
-      if (wait !== undefined) decision.retryAfterMs = wait;
-      return decision;
-    }
-  }
-  switch (status) {
-    case 400:
-      if (BILLING_TEXT.test(text)) return decide('billing');
-      if (CONTENT_FILTER_TEXT.test(text)) return decide('content_filter');
-      if (CONTEXT_TEXT.test(text)) return decide('context_overflow');
-      return decide('invalid_request');
-    case 401:
-      return decide('auth');
-    case 402:
-      return decide('billing');
-    case 403:
-      return decide('permission');
-    case 404:
-    case 410:
-      return decide('not_found');
-    case 408:
-      return decide('timeout');
-    case 409:
-      return decide('conflict');
-    case 422:
-      // "A pull request already exists for …": someone else's state won the race; refresh and retry.
-      return decide(ALREADY_EXISTS_TEXT.test(text) ? 'conflict' : 'invalid_request');
-    case 413:
-      return decide('context_overflow');
-    case 429:
-      if (facts.source === 'github' && retryAfterMs === undefined) {
-        return { errorClass: 'rate_limit', message, retryAfterMs: GITHUB_SECONDARY_DEFAULT_MS };
-      }
-      return decide('rate_limit');
-    case 451:
-      return decide('content_filter');
-    case 504:
-      return decide('timeout');
-    case 529:
-      return decide('overloaded');
-    default:
-      if (status >= 500) return decide('server_error');
-      if (status >= 400) return decide('invalid_request');
-      return undefined;
-  }
-}
-
-const NODE_CODES: Readonly<Record<string, ErrorClass>> = {
-  ETIMEDOUT: 'timeout',
-  ESOCKETTIMEDOUT: 'timeout',
-  UND_ERR_CONNECT_TIMEOUT: 'timeout',
-  UND_ERR_HEADERS_TIMEOUT: 'timeout',
-  UND_ERR_BODY_TIMEOUT: 'timeout',
-  ECONNRESET: 'network',
-  ECONNREFUSED: 'network',
-  ECONNABORTED: 'network',
-  ENOTFOUND: 'network',
-  EAI_AGAIN: 'network',
-  EPIPE: 'network',
-  ENETUNREACH: 'network',
-  ENETDOWN: 'network',
-  EHOSTUNREACH: 'network',
-  EHOSTDOWN: 'network',
-  UND_ERR_SOCKET: 'network',
-  UND_ERR_CLOSED: 'network',
-  UND_ERR_CONNECT: 'network',
-  ERR_STREAM_PREMATURE_CLOSE: 'network',
-  EACCES: 'permission',
-  EPERM: 'permission',
-  ENOENT: 'not_found',
-};
-
-function fromNodeCode(facts: ErrorFacts): Decision | undefined {
-  const code = facts.nodeCode;
-  const errorClass = code ? NODE_CODES[code] : undefined;
-  if (!code || !errorClass) return undefined;
-  const detail = facts.messages.at(-1) ?? '';
-  return { errorClass, message: detail.includes(code) ? detail : `${code}: ${detail}` };
-}
-
-function fromNames(facts: ErrorFacts): Decision | undefined {
-  const message = facts.messages[0] ?? '';
-  if (facts.namedTimeout) return { errorClass: 'timeout', message };
-  if (facts.namedConnection) return { errorClass: 'network', message };
-  return undefined;
-}
 
 function fromText(err: unknown, facts: ErrorFacts): Decision | undefined {
   // A bare string is a log tail: only failure-looking lines count. An error's own message is a failure.
