@@ -47,6 +47,11 @@ function fromText(err: unknown, facts: ErrorFacts): Decision | undefined {
   return match ? { errorClass: match.errorClass, message: match.line } : undefined;
 }
 
+function lastLine(text: string): string {
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
+  return lines.at(-1) ?? text;
+}
+
 function sourceOf(facts: ErrorFacts, decidedBy: 'structured' | 'text' | 'none'): ErrorSource {
   if (facts.source) return facts.source;
   if (decidedBy === 'text') return 'text';
@@ -117,7 +122,8 @@ export function classifyError(err: unknown, ctx: ClassifyContext = {}): Classifi
   }
   const final: Decision = decision ?? {
     errorClass: 'unknown',
-    message: facts.messages[0] ?? (typeof err === 'string' ? err : String(err)),
+    // For a log tail the newest line says most; for an error, its own (outermost) message.
+    message: typeof err === 'string' ? lastLine(err) : (facts.messages[0] ?? String(err)),
   };
   const policy = CLASS_POLICY[final.errorClass];
   const source = sourceOf(facts, decidedBy);

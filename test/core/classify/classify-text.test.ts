@@ -122,6 +122,11 @@ describe('classifyError on CLI log tails', () => {
     expect(classifyError('Invalid API key · Please run /login').hint).toContain('ANTHROPIC_API_KEY');
   });
 
+  it('reports the newest line of an unrecognised tail', () => {
+    const result = classifyError('step 1 ok\nstep 2 ok\nSomething odd happened\n');
+    expect([result.errorClass, result.message]).toEqual(['unknown', 'Something odd happened']);
+  });
+
   it('reports the line that matched, not the whole tail', () => {
     const result = classifyError('compiling...\nwrote 3 files\nError 429 Too Many Requests\n');
     expect(result.message).toBe('Error 429 Too Many Requests');
