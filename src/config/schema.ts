@@ -147,5 +147,3 @@ export const ConfigSchema = z.strictObject({
 
 /** The validated configuration; durations are milliseconds. */
 export type Config = z.output<typeof ConfigSchema>;
-/** What a file, the environment or flags may contain before validation. */
-export type ConfigInput = z.input<typeof ConfigSchema>;

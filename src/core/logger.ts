@@ -44,8 +44,3 @@ export async function createLogger(options: LoggerOptions): Promise<Log> {
   const logger: Log = pino<never>({ level: options.level, base: undefined }, destination);
   return logger;
 }
-
-/** A logger that drops everything, for code paths that must log somewhere but nobody listens. */
-export function createSilentLogger(): Log {
-  return pino({ level: 'silent' });
-}

@@ -137,7 +137,3 @@ export const CLASS_POLICY: Readonly<Record<ErrorClass, ClassPolicy>> = {
     summary: 'one cheap diagnosis call decides between retry and give up',
   },
 };
-
-export function isErrorClass(value: unknown): value is ErrorClass {
-  return typeof value === 'string' && (ERROR_CLASSES as readonly string[]).includes(value);
-}
