@@ -14,7 +14,8 @@ export const GITHUB_SECONDARY_DEFAULT_MS = 60_000;
 export interface Decision {
   errorClass: ErrorClass;
   message: string;
-  retryAfterMs?: number;
+  /** Left undefined when nobody said how long to wait. */
+  retryAfterMs?: number | undefined;
   rateLimit?: 'primary' | 'secondary';
 }
 
@@ -38,9 +39,12 @@ export function fromAnthropicType(facts: ErrorFacts, now: number | undefined): D
   if (!type) return undefined;
   const text = facts.apiMessage ?? '';
   const message = `${facts.status ?? ''} ${type}: ${text}`.trim();
-  const retryAfterMs = retryAfterMsFromHeaders(facts.headers, now);
-  const withWait = (errorClass: ErrorClass): Decision =>
-    retryAfterMs === undefined ? { errorClass, message } : { errorClass, message, retryAfterMs };
+  // Only the classes that are worth waiting for carry the server's wait.
+  const withWait = (errorClass: ErrorClass): Decision => ({
+    errorClass,
+    message,
+    retryAfterMs: retryAfterMsFromHeaders(facts.headers, now),
+  });
   switch (type) {
     case 'invalid_request_error':
       if (BILLING_TEXT.test(text)) return { errorClass: 'billing', message };
@@ -74,25 +78,33 @@ export function fromAnthropicType(facts: ErrorFacts, now: number | undefined): D
   }
 }
 
-function githubRateLimit(facts: ErrorFacts, now: number | undefined, message: string): Decision | undefined {
-  const { remaining, resetAt } = githubRateLimitFromHeaders(facts.headers);
-  const retryAfter = retryAfterMsFromHeaders(facts.headers, now);
+/** The wait GitHub's headers imply: `retry-after` first, then the primary window's reset. */
+function githubWait(facts: ErrorFacts, now: number | undefined): number | undefined {
+  const { resetAt } = githubRateLimitFromHeaders(facts.headers);
+  const untilReset = resetAt !== undefined && now !== undefined ? Math.max(0, resetAt - now) : undefined;
+  return retryAfterMsFromHeaders(facts.headers, now) ?? untilReset;
+}
+
+/**
+ * GitHub's rate limits, whatever the channel (REST 403/429, GraphQL RATE_LIMITED): secondary by its
+ * wording; primary by an exhausted quota header, or because the caller already knows (`known`),
+ * in which case `fallbackMs` stands in for a wait that no header gives.
+ */
+function githubRateLimit(
+  facts: ErrorFacts,
+  now: number | undefined,
+  message: string,
+  known?: { fallbackMs: number | undefined },
+): Decision | undefined {
   if (SECONDARY_TEXT.test(joined(facts))) {
-    return {
-      errorClass: 'rate_limit',
-      rateLimit: 'secondary',
-      message,
-      retryAfterMs: retryAfter ?? GITHUB_SECONDARY_DEFAULT_MS,
-    };
+    const retryAfterMs = retryAfterMsFromHeaders(facts.headers, now) ?? GITHUB_SECONDARY_DEFAULT_MS;
+    return { errorClass: 'rate_limit', rateLimit: 'secondary', message, retryAfterMs };
   }
-  if (remaining === 0) {
-    const decision: Decision = { errorClass: 'rate_limit', rateLimit: 'primary', message };
-    const untilReset = resetAt !== undefined && now !== undefined ? Math.max(0, resetAt - now) : undefined;
-    const wait = retryAfter ?? untilReset;
-    if (wait !== undefined) decision.retryAfterMs = wait;
-    return decision;
-  }
-  return undefined;
+  // An exhausted quota header means the reset decides; without `now` that wait stays unknown, not guessed.
+  const exhausted = githubRateLimitFromHeaders(facts.headers).remaining === 0;
+  if (!exhausted && !known) return undefined;
+  const retryAfterMs = githubWait(facts, now) ?? (exhausted ? undefined : known?.fallbackMs);
+  return { errorClass: 'rate_limit', rateLimit: 'primary', message, retryAfterMs };
 }
 
 export function fromGraphql(facts: ErrorFacts, now: number | undefined): Decision | undefined {
@@ -101,12 +113,7 @@ export function fromGraphql(facts: ErrorFacts, now: number | undefined): Decisio
   const types = facts.graphqlErrors.map((e) => e.type);
   const message = `GraphQL ${first.type ?? 'error'}: ${first.message}`;
   if (types.includes('RATE_LIMITED') || SECONDARY_TEXT.test(first.message)) {
-    const limited = githubRateLimit(facts, now, message);
-    if (limited) return limited;
-    const { resetAt } = githubRateLimitFromHeaders(facts.headers);
-    const wait =
-      resetAt !== undefined && now !== undefined ? Math.max(0, resetAt - now) : GITHUB_SECONDARY_DEFAULT_MS;
-    return { errorClass: 'rate_limit', rateLimit: 'primary', message, retryAfterMs: wait };
+    return githubRateLimit(facts, now, message, { fallbackMs: GITHUB_SECONDARY_DEFAULT_MS });
   }
   if (types.includes('FORBIDDEN') || types.includes('INSUFFICIENT_SCOPES'))
     return { errorClass: 'permission', message };
@@ -128,19 +135,14 @@ export function fromStatus(facts: ErrorFacts, now: number | undefined): Decision
   const detail = facts.githubMessage ?? facts.apiMessage ?? facts.messages[0] ?? '';
   const message = detail.startsWith(String(status)) ? detail : `${status} ${detail}`.trim();
   const retryAfterMs = retryAfterMsFromHeaders(facts.headers, now);
-  const decide = (errorClass: ErrorClass): Decision =>
-    retryAfterMs === undefined ? { errorClass, message } : { errorClass, message, retryAfterMs };
+  const decide = (errorClass: ErrorClass): Decision => ({ errorClass, message, retryAfterMs });
 
   if (status === 403 || status === 429) {
-    const limited = githubRateLimit(facts, now, message);
+    // "API rate limit exceeded" without the x-ratelimit headers (stripped by a proxy) is still one.
+    const fallbackMs = facts.source === 'github' ? GITHUB_SECONDARY_DEFAULT_MS : undefined;
+    const known = status === 403 && RATE_LIMIT_TEXT.test(text) ? { fallbackMs } : undefined;
+    const limited = githubRateLimit(facts, now, message, known);
     if (limited) return limited;
-    // "API rate limit exceeded" without the x-ratelimit headers (stripped by a proxy): still a rate limit.
-    if (status === 403 && RATE_LIMIT_TEXT.test(text)) {
-      const wait = retryAfterMs ?? (facts.source === 'github' ? GITHUB_SECONDARY_DEFAULT_MS : undefined);
-      const decision: Decision = { errorClass: 'rate_limit', rateLimit: 'primary', message };
-      if (wait !== undefined) decision.retryAfterMs = wait;
-      return decision;
-    }
   }
   switch (status) {
     case 400:
@@ -167,10 +169,10 @@ export function fromStatus(facts: ErrorFacts, now: number | undefined): Decision
     case 413:
       return decide('context_overflow');
     case 429:
-      if (facts.source === 'github' && retryAfterMs === undefined) {
-        return { errorClass: 'rate_limit', message, retryAfterMs: GITHUB_SECONDARY_DEFAULT_MS };
-      }
-      return decide('rate_limit');
+      // GitHub documents at least a minute when it gives no wait.
+      return facts.source === 'github' && retryAfterMs === undefined
+        ? { errorClass: 'rate_limit', message, retryAfterMs: GITHUB_SECONDARY_DEFAULT_MS }
+        : decide('rate_limit');
     case 451:
       return decide('content_filter');
     case 504:

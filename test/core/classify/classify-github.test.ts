@@ -292,6 +292,21 @@ describe('classifyError on GitHub GraphQL errors (HTTP 200 with errors[])', () =
     expect([result.errorClass, result.retryAfterMs]).toEqual(['rate_limit', GITHUB_SECONDARY_DEFAULT_MS]);
   });
 
+  it('a secondary limit reported as a GraphQL error without a type → secondary rate limit', async () => {
+    const err = await graphqlError(
+      [{ message: 'You have exceeded a secondary rate limit. Please wait a few minutes.' }],
+      {
+        'retry-after': '45',
+      },
+    );
+    const result = classifyError(err, { now: NOW });
+    expect([result.errorClass, result.rateLimit, result.retryAfterMs]).toEqual([
+      'rate_limit',
+      'secondary',
+      45_000,
+    ]);
+  });
+
   it('NOT_FOUND (a wrong project number) → not_found with a GitHub hint', async () => {
     const err = await graphqlError([
       {
