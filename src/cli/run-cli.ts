@@ -39,9 +39,10 @@ function collect(value: string, previous: string[] | undefined): string[] {
 }
 
 function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Command {
+  const version = readVersion();
   const program = new Command('issueloop')
     .description('Drain a GitHub issue backlog with autonomous Claude agent sessions.')
-    .version(readVersion(), '-V, --version', 'print the version')
+    .version(version, '-V, --version', 'print the version')
     .addOption(
       new Option(
         '-c, --config <path>',
@@ -72,7 +73,7 @@ function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Command {
         env: io.env,
         sets: globals.set ?? [],
         flags: { repo: globals.repo === undefined ? undefined : { value: globals.repo, flag: '--repo' } },
-        version: readVersion(),
+        version,
         nodeVersion: io.nodeVersion,
         ...(globals.config === undefined ? {} : { configPath: globals.config }),
       });
@@ -80,9 +81,7 @@ function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Command {
       setExit(doctorExitCode(report));
     });
 
-  // Commands arrive with their issues; `--help` lists only what works.
-  for (const command of program.commands)
-    command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  // Subcommands inherit exitOverride and the output streams from the program when created after them.
   return program;
 }
 

@@ -53,10 +53,6 @@ export function parseValue(text: string, kind: ValueKind): unknown {
       return trimmed === '' ? [] : trimmed.split(',').map((item) => item.trim());
     case 'object':
       return trimmed.startsWith('{') ? parseFlow(trimmed) : text;
-    case 'unknown':
-      if (/^-?\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
-      if (trimmed === 'true' || trimmed === 'false') return trimmed === 'true';
-      return trimmed.startsWith('[') || trimmed.startsWith('{') ? parseFlow(trimmed) : text;
   }
 }
 

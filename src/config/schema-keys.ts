@@ -59,15 +59,15 @@ export function keysAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): str
   return def?.type === 'object' && def.shape ? Object.keys(def.shape) : undefined;
 }
 
-export type ValueKind = 'string' | 'number' | 'boolean' | 'array' | 'object' | 'unknown';
+export type ValueKind = 'string' | 'number' | 'boolean' | 'array' | 'object';
 
-/** What kind of value a setting takes (durations and enums are strings). */
+/**
+ * What kind of value a setting takes (durations and enums are strings). Anything else is read as
+ * text, which validation then reports against the field.
+ */
 export function kindAt(schema: z.ZodType, path: readonly string[]): ValueKind {
   const found = schemaAt(schema, path);
   switch (found ? defOf(found).type : undefined) {
-    case 'string':
-    case 'enum':
-      return 'string';
     case 'number':
       return 'number';
     case 'boolean':
@@ -78,7 +78,7 @@ export function kindAt(schema: z.ZodType, path: readonly string[]): ValueKind {
     case 'record':
       return 'object';
     default:
-      return 'unknown';
+      return 'string';
   }
 }
 
