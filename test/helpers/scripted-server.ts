@@ -37,6 +37,11 @@ export async function startServer(
   };
 }
 
+/** A server that accepts every request and never answers: for timeouts and aborts. */
+export function startSilentServer(): Promise<ScriptedServer> {
+  return startServer(() => {});
+}
+
 /** Answers every request with one status, JSON body and headers. */
 export function jsonReply(status: number, body: unknown, headers: Record<string, string> = {}) {
   return (_req: IncomingMessage, res: ServerResponse): void => {

@@ -2,7 +2,13 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { classifyError } from '../../../src/core/classify/classify-error.js';
 import { RetryExhaustedError } from '../../../src/core/retry.js';
-import { closedPort, jsonReply, type ScriptedServer, startServer } from '../../helpers/scripted-server.js';
+import {
+  closedPort,
+  jsonReply,
+  type ScriptedServer,
+  startServer,
+  startSilentServer,
+} from '../../helpers/scripted-server.js';
 
 /**
  * Real `@anthropic-ai/sdk` errors: the SDK talks to a loopback server that answers exactly as the
@@ -254,9 +260,7 @@ describe('classifyError on Anthropic API errors (real SDK, loopback server)', ()
   });
 
   it('the SDK request timeout → timeout', async () => {
-    server = await startServer(() => {
-      /* never answers */
-    });
+    server = await startSilentServer();
     const err = await sdkError(server.url, { timeout: 100 });
     expect(err).toBeInstanceOf(Anthropic.APIConnectionTimeoutError);
     const result = classifyError(err);
@@ -268,9 +272,7 @@ describe('classifyError on Anthropic API errors (real SDK, loopback server)', ()
   });
 
   it('an aborted request → aborted, never retried', async () => {
-    server = await startServer(() => {
-      /* never answers */
-    });
+    server = await startSilentServer();
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
     const err = await sdkError(server.url, { signal: controller.signal });

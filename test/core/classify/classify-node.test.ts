@@ -2,7 +2,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { errors as undiciErrors } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { classifyError } from '../../../src/core/classify/classify-error.js';
-import { closedPort, type ScriptedServer, startServer } from '../../helpers/scripted-server.js';
+import {
+  closedPort,
+  type ScriptedServer,
+  startServer,
+  startSilentServer,
+} from '../../helpers/scripted-server.js';
 
 /** Node system errors and fetch (undici) failures, produced for real where the machine allows. */
 
@@ -46,17 +51,13 @@ describe('classifyError on Node and undici errors', () => {
   });
 
   it('AbortSignal.timeout on fetch → timeout (DOMException TimeoutError)', async () => {
-    server = await startServer(() => {
-      /* never answers */
-    });
+    server = await startSilentServer();
     const result = classifyError(await fetchError(server.url, { signal: AbortSignal.timeout(50) }));
     expect([result.errorClass, result.action, result.retryable]).toEqual(['timeout', 'retry_once', true]);
   });
 
   it('an aborted fetch → aborted, not retryable', async () => {
-    server = await startServer(() => {
-      /* never answers */
-    });
+    server = await startSilentServer();
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
     const result = classifyError(await fetchError(server.url, { signal: controller.signal }));
