@@ -6,6 +6,7 @@ import {
   ambientLayer,
   envLayer,
   flagsLayer,
+  isPlainObject,
   type Layer,
   type SourcedLayer,
   setFlagsLayer,
@@ -109,10 +110,6 @@ export function parseConfigText(text: string, file: string): Layer {
     ]);
   }
   return data as Layer;
-}
-
-function isPlainObject(value: unknown): value is Layer {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -56,6 +56,10 @@ export function parseValue(text: string, kind: ValueKind): unknown {
   }
 }
 
+export function isPlainObject(value: unknown): value is Layer {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 export function setPath(target: Layer, path: readonly string[], value: unknown): void {
   let node: Layer = target;
   path.forEach((key, index) => {
@@ -64,8 +68,8 @@ export function setPath(target: Layer, path: readonly string[], value: unknown):
       return;
     }
     const next = node[key];
-    if (typeof next === 'object' && next !== null && !Array.isArray(next)) {
-      node = next as Layer;
+    if (isPlainObject(next)) {
+      node = next;
     } else {
       const created: Layer = {};
       node[key] = created;
