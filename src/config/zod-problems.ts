@@ -1,16 +1,8 @@
 import type { z } from 'zod';
 import type { ConfigProblem } from '../core/errors.js';
+import { formatPath } from '../core/format-path.js';
 import { ConfigSchema } from './schema.js';
 import { keysAt, suggest } from './schema-keys.js';
-
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else out += out === '' ? String(segment) : `.${String(segment)}`;
-  }
-  return out;
-}
 
 function describe(value: unknown): string {
   if (value === undefined) return 'nothing';

@@ -45,3 +45,16 @@ export function formatProblems(problems: readonly ConfigProblem[]): string {
   const noun = problems.length === 1 ? 'problem' : 'problems';
   return `invalid configuration (${problems.length} ${noun}):\n${lines.join('\n')}`;
 }
+
+/**
+ * A state file (claims, board ids, ETag cache) that cannot be read back. It is never overwritten:
+ * entrypoints map it to exit code 2 and the message says how to move it aside.
+ */
+export class CorruptStateError extends IssueloopError {
+  readonly file: string;
+
+  constructor(file: string, detail: string, fix: string, options?: { cause?: unknown }) {
+    super('state_corrupt', `${file} is unreadable: ${detail}. It was left untouched. ${fix}`, options);
+    this.file = file;
+  }
+}

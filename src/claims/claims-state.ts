@@ -1,0 +1,200 @@
+import type { Redactor } from '../core/redact.js';
+import type {
+  ClaimResult,
+  ClaimView,
+  ClearSummary,
+  FailureInput,
+  Holder,
+  ReleaseOutcome,
+} from './claim-store.js';
+import {
+  type ClaimRecord,
+  type ClaimsFile,
+  emptyClaimsFile,
+  type Lease,
+  MAX_FAILURE_REASONS,
+} from './claims-schema.js';
+import { StaleLeaseError } from './errors.js';
+
+/**
+ * The claim rules as pure functions of (state, now): every store runs them inside its own
+ * transaction, so memory and file stores cannot drift apart. A function returns `next` only when
+ * the state changed; the caller writes nothing otherwise.
+ */
+export interface Transaction<T> {
+  result: T;
+  next?: ClaimsFile;
+}
+
+export interface RuleContext {
+  now: number;
+  maxFailures: number;
+  redact: Redactor;
+}
+
+const MAX_MESSAGE_LENGTH = 300;
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function isLive(lease: Lease | null, now: number): boolean {
+  return lease !== null && Date.parse(lease.expires_at) > now;
+}
+
+function holderOf(lease: Lease): Holder {
+  return { owner: lease.owner, token: lease.token, expires_at: lease.expires_at };
+}
+
+function blankRecord(issue: number): ClaimRecord {
+  return {
+    issue,
+    lease: null,
+    failure_count: 0,
+    last_failure_at: null,
+    failure_reasons: [],
+    attempts: 0,
+    last_outcome: null,
+    interrupted_at: null,
+    partial_context: null,
+  };
+}
+
+export function viewOf(record: ClaimRecord, ctx: Pick<RuleContext, 'now' | 'maxFailures'>): ClaimView {
+  return {
+    ...record,
+    lease: isLive(record.lease, ctx.now) ? record.lease : null,
+    needs_human: record.failure_count >= ctx.maxFailures,
+  };
+}
+
+/** Seed 004: stale leases are cleaned lazily, at the start of every claim. */
+export function expireLeases(state: ClaimsFile, now: number): { next: ClaimsFile; expired: Lease[] } {
+  const expired: Lease[] = [];
+  const next = structuredClone(state);
+  for (const record of Object.values(next.issues)) {
+    if (record.lease && !isLive(record.lease, now)) {
+      expired.push(record.lease);
+      record.lease = null;
+    }
+  }
+  return { next, expired };
+}
+
+export function claimIssue(
+  state: ClaimsFile,
+  issue: number,
+  owner: string,
+  ttlMs: number,
+  ctx: RuleContext,
+): Transaction<ClaimResult> {
+  const { next, expired } = expireLeases(state, ctx.now);
+  const record = next.issues[issue] ?? blankRecord(issue);
+  if (record.lease) {
+    return { result: { ok: false, heldBy: holderOf(record.lease) }, ...(expired.length ? { next } : {}) };
+  }
+  const lease: Lease = {
+    issue,
+    owner,
+    token: next.next_token,
+    claimed_at: iso(ctx.now),
+    expires_at: iso(ctx.now + ttlMs),
+    ttl_ms: ttlMs,
+  };
+  next.next_token += 1;
+  next.issues[issue] = { ...record, lease, attempts: record.attempts + 1 };
+  return { result: { ok: true, lease }, next };
+}
+
+/** The record whose live lease is exactly `lease`, or a `StaleLeaseError` saying why not. */
+function heldRecord(state: ClaimsFile, lease: Lease, now: number): ClaimRecord {
+  const record = state.issues[lease.issue];
+  const current = record?.lease ?? null;
+  if (!current) throw new StaleLeaseError(lease.issue, lease.token, undefined, 'the issue is not claimed');
+  if (current.token !== lease.token || current.owner !== lease.owner) {
+    throw new StaleLeaseError(lease.issue, lease.token, holderOf(current), 'another lease replaced it');
+  }
+  if (!isLive(current, now)) {
+    throw new StaleLeaseError(lease.issue, lease.token, undefined, `it expired at ${current.expires_at}`);
+  }
+  return record as ClaimRecord;
+}
+
+export function renewLease(state: ClaimsFile, lease: Lease, ctx: RuleContext): Transaction<Lease> {
+  heldRecord(state, lease, ctx.now);
+  const next = structuredClone(state);
+  const renewed: Lease = { ...lease, expires_at: iso(ctx.now + lease.ttl_ms) };
+  (next.issues[lease.issue] as ClaimRecord).lease = renewed;
+  return { result: renewed, next };
+}
+
+function addFailure(record: ClaimRecord, failure: FailureInput, ctx: RuleContext): void {
+  const at = iso(ctx.now);
+  const line =
+    ctx
+      .redact(failure.message)
+      .split(/\r?\n/)
+      .find((l) => l.trim() !== '') ?? '';
+  record.failure_count += 1;
+  record.last_failure_at = at;
+  record.failure_reasons = [
+    ...record.failure_reasons,
+    { at, error_class: failure.errorClass, message: line.trim().slice(0, MAX_MESSAGE_LENGTH) },
+  ].slice(-MAX_FAILURE_REASONS);
+}
+
+export function releaseLease(
+  state: ClaimsFile,
+  lease: Lease,
+  outcome: ReleaseOutcome,
+  ctx: RuleContext,
+): Transaction<void> {
+  heldRecord(state, lease, ctx.now);
+  const next = structuredClone(state);
+  const record = next.issues[lease.issue] as ClaimRecord;
+  record.lease = null;
+  record.last_outcome = outcome.outcome;
+  if (outcome.failure) addFailure(record, outcome.failure, ctx);
+  // The resume context is for the next attempt only; any other ending has used it up.
+  const interrupted = outcome.outcome === 'interrupted';
+  record.interrupted_at = interrupted ? iso(ctx.now) : null;
+  record.partial_context = interrupted ? ctx.redact(outcome.partialContext ?? '') : null;
+  return { result: undefined, next };
+}
+
+export function recordFailure(
+  state: ClaimsFile,
+  issue: number,
+  failure: FailureInput,
+  ctx: RuleContext,
+): Transaction<ClaimView> {
+  const next = structuredClone(state);
+  const record = next.issues[issue] ?? blankRecord(issue);
+  addFailure(record, failure, ctx);
+  next.issues[issue] = record;
+  return { result: viewOf(record, ctx), next };
+}
+
+export function resetFailures(state: ClaimsFile, issue: number): Transaction<boolean> {
+  const record = state.issues[issue];
+  if (!record || (record.failure_count === 0 && record.failure_reasons.length === 0)) {
+    return { result: false };
+  }
+  const next = structuredClone(state);
+  next.issues[issue] = { ...record, failure_count: 0, last_failure_at: null, failure_reasons: [] };
+  return { result: true, next };
+}
+
+export function forceRelease(state: ClaimsFile, issue: number, now: number): Transaction<Lease | undefined> {
+  const record = state.issues[issue];
+  if (!record?.lease) return { result: undefined };
+  const next = structuredClone(state);
+  (next.issues[issue] as ClaimRecord).lease = null;
+  return { result: isLive(record.lease, now) ? record.lease : undefined, next };
+}
+
+export function clearAll(state: ClaimsFile, now: number): Transaction<ClearSummary> {
+  const records = Object.values(state.issues);
+  const leases = records.filter((r) => isLive(r.lease, now)).length;
+  return { result: { leases, issues: records.length }, next: emptyClaimsFile(state.next_token) };
+}

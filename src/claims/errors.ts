@@ -1,0 +1,43 @@
+import { IssueloopError } from '../core/errors.js';
+import type { Holder } from './claim-store.js';
+
+/**
+ * A renew or release with a lease the store no longer honours: it expired, was force-released, or
+ * another worker holds the issue now. The holder must stop working on the issue.
+ */
+export class StaleLeaseError extends IssueloopError {
+  readonly issue: number;
+  readonly token: number;
+  readonly current: Holder | undefined;
+
+  constructor(issue: number, token: number, current: Holder | undefined, why: string) {
+    const now = current ? `; #${issue} is now held by ${current.owner} (token ${current.token})` : '';
+    super('lease_stale', `lease on #${issue} with token ${token} is no longer valid: ${why}${now}`);
+    this.issue = issue;
+    this.token = token;
+    this.current = current;
+  }
+}
+
+/** The file lock was lost mid-transaction (removed, or stale and possibly taken): nothing was written. */
+export class LockCompromisedError extends IssueloopError {
+  constructor(lockPath: string, detail: string, options?: { cause?: unknown }) {
+    super(
+      'lock_compromised',
+      `lost the lock ${lockPath} (${detail}); the transaction was not written`,
+      options,
+    );
+  }
+}
+
+/** The lock stayed busy for longer than the store waits. */
+export class LockTimeoutError extends IssueloopError {
+  constructor(lockPath: string, waitedMs: number, options?: { cause?: unknown }) {
+    super(
+      'lock_timeout',
+      `could not lock ${lockPath} within ${Math.round(waitedMs / 1000)} s: another issueloop process holds it. ` +
+        'If none is running, the lock is released by itself once it is stale, or remove that directory.',
+      options,
+    );
+  }
+}

@@ -1,0 +1,286 @@
+import { describe, expect, it } from 'vitest';
+import type { ClaimStore, Lease } from '../../src/claims/claim-store.js';
+import { StaleLeaseError } from '../../src/claims/errors.js';
+import { IssueloopError } from '../../src/core/errors.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+
+export interface ContractStore {
+  store: ClaimStore;
+  /** Every lease the store still keeps, live or expired; absent where expiry is the engine's own. */
+  persistedLeases?: () => Promise<Lease[]>;
+}
+
+/** Builds a fresh, empty store on the given clock with `claims.max_failures: 3`. */
+export type ContractFactory = (clock: FakeClock) => Promise<ContractStore>;
+
+const TTL = 30 * 60_000;
+const MAX_FAILURES = 3;
+export const CONTRACT_MAX_FAILURES = MAX_FAILURES;
+
+function leaseOf(result: Awaited<ReturnType<ClaimStore['claim']>>): Lease {
+  if (!result.ok) throw new Error(`expected a lease, the issue is held by ${result.heldBy.owner}`);
+  return result.lease;
+}
+
+/** The behaviour every ClaimStore must have; each implementation runs this suite unchanged. */
+export function describeClaimStoreContract(name: string, factory: ContractFactory): void {
+  describe(`ClaimStore contract: ${name}`, () => {
+    async function setup() {
+      const clock = new FakeClock();
+      return { clock, ...(await factory(clock)) };
+    }
+
+    it('grants a lease with owner, times, TTL and a token, and counts the attempt', async () => {
+      const { clock, store } = await setup();
+      const lease = leaseOf(await store.claim(7, 'host-a:1', TTL));
+      expect(lease).toMatchObject({ issue: 7, owner: 'host-a:1', ttl_ms: TTL });
+      expect(Date.parse(lease.claimed_at)).toBe(clock.now());
+      expect(Date.parse(lease.expires_at)).toBe(clock.now() + TTL);
+      expect(lease.token).toBeGreaterThan(0);
+      const view = await store.get(7);
+      expect(view?.lease).toEqual(lease);
+      expect(view?.attempts).toBe(1);
+    });
+
+    it('refuses a held issue and says who holds it until when, also to the holder itself', async () => {
+      const { store } = await setup();
+      const lease = leaseOf(await store.claim(7, 'a', TTL));
+      const other = await store.claim(7, 'b', TTL);
+      expect(other).toEqual({
+        ok: false,
+        heldBy: { owner: 'a', token: lease.token, expires_at: lease.expires_at },
+      });
+      expect((await store.claim(7, 'a', TTL)).ok).toBe(false);
+      expect((await store.get(7))?.attempts).toBe(1);
+    });
+
+    it('renews a live lease from now with the same token', async () => {
+      const { clock, store } = await setup();
+      const lease = leaseOf(await store.claim(7, 'a', TTL));
+      clock.advance(TTL - 1000);
+      const renewed = await store.renew(lease);
+      expect(renewed.token).toBe(lease.token);
+      expect(Date.parse(renewed.expires_at)).toBe(clock.now() + TTL);
+      clock.advance(TTL - 1000);
+      expect((await store.claim(7, 'b', TTL)).ok).toBe(false);
+    });
+
+    it('releases a lease, records the outcome, and the next claim gets a larger token', async () => {
+      const { store } = await setup();
+      const first = leaseOf(await store.claim(7, 'a', TTL));
+      await store.release(first, { outcome: 'no_changes' });
+      const view = await store.get(7);
+      expect(view?.lease).toBeNull();
+      expect(view?.last_outcome).toBe('no_changes');
+      const second = leaseOf(await store.claim(7, 'b', TTL));
+      expect(second.token).toBeGreaterThan(first.token);
+      expect((await store.get(7))?.attempts).toBe(2);
+    });
+
+    it('lets anyone claim an issue once its lease expired', async () => {
+      const { clock, store } = await setup();
+      const first = leaseOf(await store.claim(7, 'a', TTL));
+      clock.advance(TTL - 1);
+      expect((await store.claim(7, 'b', TTL)).ok).toBe(false);
+      clock.advance(1);
+      expect((await store.get(7))?.lease).toBeNull();
+      const second = leaseOf(await store.claim(7, 'b', TTL));
+      expect(second.owner).toBe('b');
+      expect(second.token).toBeGreaterThan(first.token);
+    });
+
+    it('removes expired leases lazily, at the start of any claim', async (ctx) => {
+      const { clock, store, persistedLeases } = await setup();
+      if (!persistedLeases) ctx.skip();
+      const lease = leaseOf(await store.claim(7, 'a', TTL));
+      leaseOf(await store.claim(8, 'a', 2 * TTL));
+      clock.advance(TTL);
+      // Nothing runs in the background: the expired lease is still on disk until someone claims.
+      expect((await persistedLeases?.())?.map((l) => l.token)).toContain(lease.token);
+      leaseOf(await store.claim(9, 'b', TTL));
+      const left = (await persistedLeases?.())?.map((l) => l.issue).sort();
+      expect(left).toEqual([8, 9]);
+    });
+
+    it('rejects renew and release with a stale fencing token and leaves the new holder alone', async () => {
+      const { clock, store } = await setup();
+      const stale = leaseOf(await store.claim(7, 'a', TTL));
+      clock.advance(TTL);
+      const current = leaseOf(await store.claim(7, 'b', TTL));
+      await expect(store.renew(stale)).rejects.toBeInstanceOf(StaleLeaseError);
+      const error = await store.release(stale, { outcome: 'resolved' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StaleLeaseError);
+      expect(error).toMatchObject({ code: 'lease_stale', issue: 7, token: stale.token });
+      expect((error as StaleLeaseError).current).toMatchObject({ owner: 'b', token: current.token });
+      const view = await store.get(7);
+      expect(view?.lease).toEqual(current);
+      expect(view?.last_outcome).toBeNull();
+    });
+
+    it('rejects renewing a lease that expired even when nobody took the issue', async () => {
+      const { clock, store } = await setup();
+      const lease = leaseOf(await store.claim(7, 'a', TTL));
+      clock.advance(TTL);
+      await expect(store.renew(lease)).rejects.toThrow(/no longer valid/);
+      await expect(store.release(lease, { outcome: 'resolved' })).rejects.toBeInstanceOf(StaleLeaseError);
+    });
+
+    it('rejects a forged lease: right token, wrong owner', async () => {
+      const { store } = await setup();
+      const lease = leaseOf(await store.claim(7, 'a', TTL));
+      await expect(store.renew({ ...lease, owner: 'mallory' })).rejects.toBeInstanceOf(StaleLeaseError);
+      await expect(
+        store.release({ ...lease, token: lease.token + 1 }, { outcome: 'x' }),
+      ).rejects.toBeInstanceOf(StaleLeaseError);
+    });
+
+    it('hands out strictly increasing tokens across issues, also after clear()', async () => {
+      const { store } = await setup();
+      const tokens: number[] = [];
+      for (const issue of [3, 1, 2, 3]) {
+        const lease = leaseOf(await store.claim(issue, 'a', TTL));
+        tokens.push(lease.token);
+        await store.release(lease, { outcome: 'resolved' });
+      }
+      expect(await store.clear()).toEqual({ leases: 0, issues: 3 });
+      expect(await store.list()).toEqual([]);
+      tokens.push(leaseOf(await store.claim(1, 'a', TTL)).token);
+      for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBeGreaterThan(tokens[i - 1] as number);
+    });
+
+    it('grants exactly one of many simultaneous claims on one issue', async () => {
+      const { store } = await setup();
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => store.claim(7, `worker-${i}`, TTL)),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+    });
+
+    it('counts failures, stores the class and one redacted line, and keeps them after release', async () => {
+      const { clock, store } = await setup();
+      const lease = leaseOf(await store.claim(7, 'a', TTL));
+      await store.release(lease, {
+        outcome: 'error:auth',
+        failure: {
+          errorClass: 'auth',
+          message:
+            '401 Bad credentials for token ghp_abcdefghijklmnopqrstuvwxyz0123456789\n    at stack frame',
+        },
+      });
+      const view = await store.get(7);
+      expect(view?.failure_count).toBe(1);
+      expect(view?.last_failure_at).toBe(new Date(clock.now()).toISOString());
+      expect(view?.failure_reasons).toHaveLength(1);
+      const [reason] = view?.failure_reasons ?? [];
+      expect(reason?.error_class).toBe('auth');
+      expect(reason?.message).toMatch(/^401 Bad credentials for token /);
+      expect(reason?.message).not.toContain('ghp_');
+      expect(reason?.message).not.toContain('stack frame');
+      expect(view?.last_outcome).toBe('error:auth');
+    });
+
+    it('shortens a failure message to 300 characters', async () => {
+      const { store } = await setup();
+      const view = await store.recordFailure(7, { errorClass: 'unknown', message: 'x'.repeat(1000) });
+      expect(view.failure_reasons[0]?.message).toHaveLength(300);
+    });
+
+    it('says an issue needs a human after max_failures, and resetFailures clears it', async () => {
+      const { store } = await setup();
+      for (let i = 1; i <= MAX_FAILURES; i++) {
+        expect(await store.needsHuman(7)).toBe(false);
+        const view = await store.recordFailure(7, { errorClass: 'verify_failed', message: `attempt ${i}` });
+        expect(view.failure_count).toBe(i);
+      }
+      expect(await store.needsHuman(7)).toBe(true);
+      expect((await store.get(7))?.needs_human).toBe(true);
+      expect(await store.resetFailures(7)).toBe(true);
+      expect(await store.needsHuman(7)).toBe(false);
+      expect(await store.get(7)).toMatchObject({
+        failure_count: 0,
+        failure_reasons: [],
+        last_failure_at: null,
+      });
+      expect(await store.resetFailures(7)).toBe(false);
+      expect(await store.resetFailures(99)).toBe(false);
+      expect(await store.needsHuman(99)).toBe(false);
+    });
+
+    it('keeps only the last 10 failure reasons but counts them all', async () => {
+      const { store } = await setup();
+      for (let i = 1; i <= 12; i++)
+        await store.recordFailure(7, { errorClass: 'timeout', message: `failure ${i}` });
+      const view = await store.get(7);
+      expect(view?.failure_count).toBe(12);
+      expect(view?.failure_reasons.map((r) => r.message)).toEqual(
+        Array.from({ length: 10 }, (_, i) => `failure ${i + 3}`),
+      );
+    });
+
+    it('keeps the resume context of an interrupted attempt until the next attempt ends', async () => {
+      const { clock, store } = await setup();
+      const first = leaseOf(await store.claim(7, 'a', TTL));
+      await store.release(first, {
+        outcome: 'interrupted',
+        partialContext: 'edited src/a.ts; tests pending; key sk-ant-api03-abcdefghijklmnopqrstuvwxyz',
+      });
+      const interrupted = await store.get(7);
+      expect(interrupted?.interrupted_at).toBe(new Date(clock.now()).toISOString());
+      expect(interrupted?.partial_context).toMatch(/^edited src\/a\.ts; tests pending; key /);
+      expect(interrupted?.partial_context).not.toContain('sk-ant-');
+      const second = leaseOf(await store.claim(7, 'a', TTL));
+      expect((await store.get(7))?.partial_context).not.toBeNull();
+      await store.release(second, { outcome: 'resolved' });
+      expect(await store.get(7)).toMatchObject({
+        interrupted_at: null,
+        partial_context: null,
+        last_outcome: 'resolved',
+      });
+    });
+
+    it('lets an operator force-release a lease; the old holder is then rejected', async () => {
+      const { store } = await setup();
+      const lease = leaseOf(await store.claim(7, 'a', TTL));
+      expect(await store.forceRelease(7)).toEqual(lease);
+      expect(await store.forceRelease(7)).toBeUndefined();
+      expect(await store.forceRelease(8)).toBeUndefined();
+      await expect(store.renew(lease)).rejects.toBeInstanceOf(StaleLeaseError);
+      expect((await store.claim(7, 'b', TTL)).ok).toBe(true);
+    });
+
+    it('lists every known issue in number order with the live lease and the needs-human verdict', async () => {
+      const { clock, store } = await setup();
+      leaseOf(await store.claim(12, 'a', TTL));
+      leaseOf(await store.claim(3, 'a', 2 * TTL));
+      for (let i = 0; i < MAX_FAILURES; i++)
+        await store.recordFailure(5, { errorClass: 'refused', message: 'no' });
+      clock.advance(TTL);
+      const list = await store.list();
+      expect(list.map((v) => [v.issue, v.lease?.owner ?? null, v.needs_human])).toEqual([
+        [3, 'a', false],
+        [5, null, true],
+        [12, null, false],
+      ]);
+      expect(await store.get(404)).toBeUndefined();
+    });
+
+    it('clear() forgets leases and history and reports what it cleared', async () => {
+      const { store } = await setup();
+      leaseOf(await store.claim(1, 'a', TTL));
+      await store.recordFailure(2, { errorClass: 'network', message: 'ECONNRESET' });
+      expect(await store.clear()).toEqual({ leases: 1, issues: 2 });
+      expect(await store.list()).toEqual([]);
+      expect((await store.claim(1, 'b', TTL)).ok).toBe(true);
+    });
+
+    it('rejects an issue that is not a positive integer and a non-positive TTL', async () => {
+      const { store } = await setup();
+      for (const issue of [0, -1, 1.5, Number.NaN]) {
+        await expect(store.claim(issue, 'a', TTL)).rejects.toThrow(IssueloopError);
+        await expect(store.get(issue)).rejects.toThrow(/issue must be a positive integer/);
+      }
+      await expect(store.claim(1, 'a', 0)).rejects.toThrow(/ttl must be a positive/);
+      await expect(store.claim(1, ' ', TTL)).rejects.toThrow(/owner must not be empty/);
+    });
+  });
+}

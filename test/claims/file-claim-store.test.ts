@@ -1,0 +1,229 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseClaimsFile } from '../../src/claims/claims-file.js';
+import { createClaimStore } from '../../src/claims/create-claim-store.js';
+import { LockCompromisedError, LockTimeoutError } from '../../src/claims/errors.js';
+import {
+  createFileBackend,
+  createFileClaimStore,
+  moveClaimsFileAside,
+} from '../../src/claims/file-claim-store.js';
+import { CorruptStateError } from '../../src/core/errors.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { CONTRACT_MAX_FAILURES, describeClaimStoreContract } from './claim-store-contract.js';
+
+const dirs: string[] = [];
+async function stateDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'issueloop-claims-'));
+  dirs.push(dir);
+  return join(dir, '.issueloop');
+}
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+describeClaimStoreContract('file', async (clock) => {
+  const file = join(await stateDir(), 'claims.json');
+  const backend = createFileBackend(file);
+  return {
+    store: createClaimStore(backend, { clock, maxFailures: CONTRACT_MAX_FAILURES }),
+    persistedLeases: async () =>
+      Object.values((await backend.read()).issues).flatMap((r) => (r.lease ? [r.lease] : [])),
+  };
+});
+
+const TTL = 60_000;
+
+describe('FileClaimStore', () => {
+  it('persists across store instances, as another process would see it', async () => {
+    const file = join(await stateDir(), 'claims.json');
+    const clock = new FakeClock();
+    const a = createFileClaimStore({ file, clock, maxFailures: 3 });
+    const result = await a.claim(7, 'a', TTL);
+    const b = createFileClaimStore({ file, clock, maxFailures: 3 });
+    expect(await b.claim(7, 'b', TTL)).toMatchObject({ ok: false, heldBy: { owner: 'a' } });
+    const state = JSON.parse(await readFile(file, 'utf8'));
+    expect(state.version).toBe(1);
+    expect(state.issues['7'].lease).toEqual(result.ok ? result.lease : undefined);
+    expect(state.next_token).toBe(2);
+  });
+
+  it('creates the state directory with a .gitignore so state is never committed', async () => {
+    const dir = await stateDir();
+    await createFileClaimStore({
+      file: join(dir, 'claims.json'),
+      clock: new FakeClock(),
+      maxFailures: 3,
+    }).claim(1, 'a', TTL);
+    expect(await readFile(join(dir, '.gitignore'), 'utf8')).toMatch(/^\*$/m);
+  });
+
+  it('does not create the file for a read-only operation on an empty store', async () => {
+    const dir = await stateDir();
+    const store = createFileClaimStore({
+      file: join(dir, 'claims.json'),
+      clock: new FakeClock(),
+      maxFailures: 3,
+    });
+    expect(await store.list()).toEqual([]);
+    expect(await store.resetFailures(3)).toBe(false);
+    expect(await readdir(dir)).not.toContain('claims.json');
+  });
+
+  describe('a corrupt or hand-broken file', () => {
+    const cases: Array<[string, string, RegExp]> = [
+      ['truncated JSON', '{"version": 1, "next_token": 4, "issues": {', /invalid JSON: /],
+      ['an empty file', '', /the file is empty/],
+      [
+        'a field of the wrong type',
+        JSON.stringify({ version: 1, next_token: 2, issues: { '7': { issue: 7, failure_count: 'two' } } }),
+        /not a claims file: issues\.7\.lease: .*; issues\.7\.failure_count: /,
+      ],
+      [
+        'a record under the wrong key',
+        JSON.stringify({
+          version: 1,
+          next_token: 2,
+          issues: {
+            '8': {
+              issue: 7,
+              lease: null,
+              failure_count: 0,
+              last_failure_at: null,
+              failure_reasons: [],
+              attempts: 0,
+              last_outcome: null,
+              interrupted_at: null,
+              partial_context: null,
+            },
+          },
+        }),
+        /issues\.8\.issue: must be 8/,
+      ],
+      [
+        'a newer format version',
+        JSON.stringify({ version: 2, shards: [] }),
+        /format version 2 was written by a newer issueloop .* upgrade issueloop/,
+      ],
+    ];
+
+    it.each(cases)(
+      '%s stops the transaction, names the file and the error, and is never overwritten',
+      async (_, text, detail) => {
+        const file = join(await stateDir(), 'claims.json');
+        await mkdir(join(file, '..'), { recursive: true });
+        await writeFile(file, text);
+        const store = createFileClaimStore({ file, clock: new FakeClock(), maxFailures: 3 });
+        const error = await store.claim(7, 'a', TTL).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(CorruptStateError);
+        expect((error as CorruptStateError).file).toBe(file);
+        expect((error as Error).message).toContain(file);
+        expect((error as Error).message).toMatch(detail);
+        expect((error as Error).message).toMatch(/issueloop reset --claims/);
+        await expect(store.list()).rejects.toBeInstanceOf(CorruptStateError);
+        await expect(store.recordFailure(7, { errorClass: 'x', message: 'y' })).rejects.toBeInstanceOf(
+          CorruptStateError,
+        );
+        expect(await readFile(file, 'utf8')).toBe(text);
+      },
+    );
+
+    it('is moved aside, byte for byte, by moveClaimsFileAside; the store then starts empty', async () => {
+      const file = join(await stateDir(), 'claims.json');
+      await mkdir(join(file, '..'), { recursive: true });
+      await writeFile(file, '{ broken');
+      const now = Date.UTC(2026, 10, 21, 9, 30, 15, 250);
+      const moved = await moveClaimsFileAside(file, now);
+      expect(moved).toBe(`${file}.corrupt-2026-11-21T09-30-15-250Z`);
+      expect(await readFile(moved, 'utf8')).toBe('{ broken');
+      const store = createFileClaimStore({ file, clock: new FakeClock(), maxFailures: 3 });
+      expect((await store.claim(7, 'a', TTL)).ok).toBe(true);
+    });
+  });
+
+  it('parses what it writes (round trip through the schema)', async () => {
+    const file = join(await stateDir(), 'claims.json');
+    const store = createFileClaimStore({ file, clock: new FakeClock(), maxFailures: 3 });
+    const claimed = await store.claim(4, 'a', TTL);
+    if (!claimed.ok) throw new Error('expected a lease');
+    await store.release(claimed.lease, {
+      outcome: 'interrupted',
+      partialContext: 'half done',
+      failure: { errorClass: 'aborted', message: 'SIGTERM' },
+    });
+    const parsed = parseClaimsFile(file, await readFile(file, 'utf8'));
+    expect(parsed.issues['4']).toMatchObject({ partial_context: 'half done', failure_count: 1 });
+  });
+
+  describe('the lock', () => {
+    async function seeded() {
+      const file = join(await stateDir(), 'claims.json');
+      const backend = createFileBackend(file, { staleMs: 2_000, waitMs: 400 });
+      const store = createClaimStore(backend, { clock: new FakeClock(), maxFailures: 3 });
+      await store.claim(1, 'a', TTL);
+      return { file, backend, store, lockPath: `${file}.lock`, before: await readFile(file, 'utf8') };
+    }
+
+    it('lives in its own directory next to the data file and is gone after a transaction', async () => {
+      const { file, lockPath } = await seeded();
+      await expect(stat(lockPath)).rejects.toMatchObject({ code: 'ENOENT' });
+      expect((await stat(file)).isFile()).toBe(true);
+    });
+
+    it('aborts without writing when the lock directory is removed mid-transaction', async () => {
+      const { file, backend, lockPath, before } = await seeded();
+      const tx = backend.transact(async (current) => {
+        await rm(lockPath, { recursive: true });
+        return { result: 'written', next: { ...current, next_token: current.next_token + 100 } };
+      });
+      await expect(tx).rejects.toBeInstanceOf(LockCompromisedError);
+      await expect(tx).rejects.toThrow(/was removed.*not written/);
+      expect(await readFile(file, 'utf8')).toBe(before);
+    });
+
+    it('regression: a transaction that finds its lock stale writes nothing and leaves the lock to its new owner', async () => {
+      const { file, backend, lockPath, before } = await seeded();
+      const tx = backend.transact(async (current) => {
+        const old = new Date(Date.now() - 60_000);
+        await utimes(lockPath, old, old);
+        return { result: 'written', next: { ...current, next_token: current.next_token + 100 } };
+      });
+      await expect(tx).rejects.toThrow(LockCompromisedError);
+      await expect(tx).rejects.toThrow(/stale/);
+      expect(await readFile(file, 'utf8')).toBe(before);
+      // Whoever takes the stale lock over owns that directory now: the loser must not remove it.
+      expect((await stat(lockPath)).isDirectory()).toBe(true);
+    });
+
+    it('gives up with LockTimeoutError while a live process holds the lock', async () => {
+      const { store, lockPath } = await seeded();
+      await mkdir(lockPath);
+      const error = await store.claim(2, 'a', TTL).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LockTimeoutError);
+      expect((error as Error).message).toContain(lockPath);
+      await rm(lockPath, { recursive: true });
+      expect((await store.claim(2, 'a', TTL)).ok).toBe(true);
+    });
+
+    it('takes over a stale lock left by a crashed process', async () => {
+      const { store, lockPath } = await seeded();
+      await mkdir(lockPath);
+      const old = new Date(Date.now() - 60_000);
+      await utimes(lockPath, old, old);
+      expect((await store.claim(2, 'a', TTL)).ok).toBe(true);
+    });
+
+    it('writes nothing when the rule throws', async () => {
+      const { file, backend, before } = await seeded();
+      await expect(
+        backend.transact(() => {
+          throw new Error('rule failed');
+        }),
+      ).rejects.toThrow('rule failed');
+      expect(await readFile(file, 'utf8')).toBe(before);
+      expect((await readdir(join(file, '..'))).filter((f) => f.startsWith('claims.json.'))).toEqual([]);
+    });
+  });
+});
