@@ -5,6 +5,17 @@ import module from 'node:module';
 // Cache compiled code between runs (Node >= 22.1): most of a CLI's start-up is parsing JavaScript.
 module.enableCompileCache?.();
 
+/** A yes/no question on the terminal; the prompt goes to stderr so stdout stays the command's output. */
+async function confirm(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
 const { runCli } = await import('./run-cli.js');
 process.exitCode = await runCli({
   argv: process.argv.slice(2),
@@ -13,4 +24,5 @@ process.exitCode = await runCli({
   nodeVersion: process.version,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  ...(process.stdin.isTTY ? { confirm } : {}),
 });

@@ -1,4 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
+import type { OpenedClaimStore } from '../claims/open-claim-store.js';
+import type { LoadConfigOptions } from '../config/load-config.js';
+import type { Config } from '../config/schema.js';
+import { systemClock } from '../core/clock.js';
 import { createRedactor } from '../core/redact.js';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
 import { secretsFromEnv } from './secrets.js';
@@ -12,6 +16,13 @@ export interface CliIo {
   nodeVersion: string;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Asks a yes/no question of a person at a terminal; absent when stdin is not a terminal. */
+  confirm?: (question: string) => Promise<boolean>;
+}
+
+/** The CLI's io plus a way for a command to widen output redaction once it has read the config. */
+interface CommandIo extends CliIo {
+  redactAlso(envNames: readonly string[]): void;
 }
 
 interface GlobalOptions {
@@ -38,7 +49,94 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Command {
+function loadOptions(io: CommandIo, command: Command): LoadConfigOptions {
+  const globals = command.optsWithGlobals<GlobalOptions>();
+  return {
+    cwd: io.cwd,
+    env: io.env,
+    sets: globals.set ?? [],
+    flags: { repo: globals.repo === undefined ? undefined : { value: globals.repo, flag: '--repo' } },
+    ...(globals.config === undefined ? {} : { configPath: globals.config }),
+  };
+}
+
+/** The configured claim store; a bad configuration throws ConfigError (exit 2) before anything is read. */
+async function openStore(
+  io: CommandIo,
+  command: Command,
+): Promise<{ opened: OpenedClaimStore; config: Config }> {
+  // Loaded on demand, like every command's code: `issueloop --help` stays fast.
+  const [{ loadConfig }, { openClaimStore }] = await Promise.all([
+    import('../config/load-config.js'),
+    import('../claims/open-claim-store.js'),
+  ]);
+  const { config } = await loadConfig(loadOptions(io, command));
+  io.redactAlso(config.redact_env);
+  const opened = openClaimStore({
+    kind: config.claims.store,
+    stateDir: config.state_dir,
+    cwd: io.cwd,
+    maxFailures: config.claims.max_failures,
+    clock: systemClock,
+    redact: createRedactor(secretsFromEnv(io.env, config.redact_env)),
+  });
+  return { opened, config };
+}
+
+function addClaimsCommands(program: Command, io: CommandIo): void {
+  const claims = program
+    .command('claims')
+    .description('show and manage leases and failure history (default: list them)');
+  claims
+    .command('list', { isDefault: true })
+    .description('list claimed and failing issues: owner, time left, failures, last reason')
+    .option('--json', 'print the records as JSON')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const { opened, config } = await openStore(io, command);
+      const { renderClaims } = await import('./claims-commands.js');
+      const views = await opened.store.list();
+      io.stdout(
+        options.json
+          ? `${JSON.stringify({ location: opened.location, max_failures: config.claims.max_failures, claims: views }, null, 2)}\n`
+          : renderClaims(views, systemClock.now(), opened.location, config.claims.max_failures),
+      );
+    });
+  claims
+    .command('release <issue>')
+    .description("end an issue's lease now (its worker stops at its next renewal)")
+    .action(async (issue: string, _options: unknown, command: Command) => {
+      const { parseIssueArg, releaseClaim } = await import('./claims-commands.js');
+      const number = parseIssueArg(issue);
+      io.stdout(await releaseClaim((await openStore(io, command)).opened, number));
+    });
+  claims
+    .command('reset-failures <issue>')
+    .description('forget the failures of an issue so it is worked again (clears "needs human")')
+    .action(async (issue: string, _options: unknown, command: Command) => {
+      const { parseIssueArg, resetFailures } = await import('./claims-commands.js');
+      const number = parseIssueArg(issue);
+      io.stdout(await resetFailures((await openStore(io, command)).opened, number));
+    });
+  program
+    .command('reset')
+    .description('clear all leases and failure history, after a confirmation')
+    .option('--claims', 'reset only the claim store (today the only state reset clears)')
+    .option('-y, --yes', 'do not ask (for scripts)')
+    .action(async (options: { claims?: boolean; yes?: boolean }, command: Command) => {
+      const { opened } = await openStore(io, command);
+      const { resetClaims } = await import('./claims-commands.js');
+      io.stdout(
+        await resetClaims({
+          opened,
+          now: systemClock.now(),
+          yes: options.yes === true,
+          ...(io.confirm ? { confirm: io.confirm } : {}),
+        }),
+      );
+    });
+}
+
+function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command {
   const version = readVersion();
   const program = new Command('issueloop')
     .description('Drain a GitHub issue backlog with autonomous Claude agent sessions.')
@@ -66,20 +164,13 @@ function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Command {
     .description('check Node, git, the configuration and which credentials are set (never their values)')
     .option('--json', 'print the report as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
-      const globals = command.optsWithGlobals<GlobalOptions>();
       const { runDoctor, renderDoctor, doctorExitCode } = await import('./doctor.js');
-      const report = await runDoctor({
-        cwd: io.cwd,
-        env: io.env,
-        sets: globals.set ?? [],
-        flags: { repo: globals.repo === undefined ? undefined : { value: globals.repo, flag: '--repo' } },
-        version,
-        nodeVersion: io.nodeVersion,
-        ...(globals.config === undefined ? {} : { configPath: globals.config }),
-      });
+      const report = await runDoctor({ ...loadOptions(io, command), version, nodeVersion: io.nodeVersion });
       io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderDoctor(report));
       setExit(doctorExitCode(report));
     });
+
+  addClaimsCommands(program, io);
 
   // Subcommands inherit exitOverride and the output streams from the program when created after them.
   return program;
@@ -88,11 +179,14 @@ function buildProgram(io: CliIo, setExit: (code: ExitCode) => void): Command {
 /** Runs one CLI invocation and returns its exit code; never throws, never calls process.exit. */
 export async function runCli(rawIo: CliIo): Promise<ExitCode> {
   // Defence in depth: whatever a command prints, the tokens it was given are never part of it.
-  const redact = createRedactor(secretsFromEnv(rawIo.env));
-  const io: CliIo = {
+  let redact = createRedactor(secretsFromEnv(rawIo.env));
+  const io: CommandIo = {
     ...rawIo,
     stdout: (text) => rawIo.stdout(redact(text)),
     stderr: (text) => rawIo.stderr(redact(text)),
+    redactAlso: (names) => {
+      redact = createRedactor(secretsFromEnv(rawIo.env, names));
+    },
   };
   let exitCode: ExitCode = EXIT.ok;
   const program = buildProgram(io, (code) => {

@@ -1,0 +1,266 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ClaimStore } from '../../src/claims/claim-store.js';
+import { createFileClaimStore } from '../../src/claims/file-claim-store.js';
+import { humanDuration, parseIssueArg } from '../../src/cli/claims-commands.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
+
+const GITHUB_TOKEN = `ghp_${'S3cr3t'.repeat(6)}`;
+const HOUR = 3_600_000;
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** A checkout whose claims file holds: #7 leased by host-a:1, #5 failed three times, #9 interrupted. */
+async function checkout(config = ''): Promise<{ cwd: string; file: string; store: ClaimStore }> {
+  const cwd = await mkdtemp(join(tmpdir(), 'issueloop-claims-cli-'));
+  dirs.push(cwd);
+  if (config) await writeFile(join(cwd, 'issueloop.config.yaml'), config);
+  const stateDir = /state_dir: (.+)/.exec(config)?.[1] ?? '.issueloop';
+  const file = join(cwd, stateDir, 'claims.json');
+  const store = createFileClaimStore({ file, clock: { now: () => Date.now() }, maxFailures: 3 });
+  const claimed = await store.claim(7, 'host-a:1', HOUR);
+  if (!claimed.ok) throw new Error('seeding failed');
+  for (const n of [1, 2, 3]) {
+    await store.recordFailure(5, { errorClass: 'verify_failed', message: `npm test failed (attempt ${n})` });
+  }
+  const nine = await store.claim(9, 'host-b:2', HOUR);
+  if (nine.ok) await store.release(nine.lease, { outcome: 'interrupted', partialContext: 'half way' });
+  return { cwd, file, store };
+}
+
+describe('issueloop claims', () => {
+  it('lists leases, time left, failures against the limit and the last reason', async () => {
+    const { cwd, file } = await checkout();
+    const result = await runBuiltCli(['claims'], { cwd });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(/^ISSUE\s+OWNER\s+EXPIRES IN\s+FAILURES\s+LAST OUTCOME\s+LAST REASON$/);
+    expect(lines.find((l) => l.startsWith('#5'))).toMatch(
+      /^#5\s+-\s+-\s+3\/3 needs human\s+-\s+verify_failed: npm test failed \(attempt 3\)$/,
+    );
+    expect(lines.find((l) => l.startsWith('#7'))).toMatch(
+      /^#7\s+host-a:1\s+(59m \d\ds|1h 00m)\s+0\/3\s+-\s+-$/,
+    );
+    expect(lines.find((l) => l.startsWith('#9'))).toMatch(/^#9\s+-\s+-\s+0\/3\s+interrupted\s+-$/);
+    expect(result.stdout).toContain(`1 leased, 1 needing a human, 3 known (${file})`);
+  });
+
+  it('--json prints the records, the limit and where they live', async () => {
+    const { cwd, file } = await checkout();
+    const result = await runBuiltCli(['claims', 'list', '--json'], { cwd });
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      location: string;
+      max_failures: number;
+      claims: Array<{
+        issue: number;
+        needs_human: boolean;
+        lease: { owner: string } | null;
+        partial_context: string | null;
+      }>;
+    };
+    expect(report.location).toBe(file);
+    expect(report.max_failures).toBe(3);
+    expect(report.claims.map((c) => [c.issue, c.lease?.owner ?? null, c.needs_human])).toEqual([
+      [5, null, true],
+      [7, 'host-a:1', false],
+      [9, null, false],
+    ]);
+    expect(report.claims[2]?.partial_context).toBe('half way');
+  });
+
+  it('reads the store under the configured state_dir and max_failures', async () => {
+    const { cwd, file } = await checkout('state_dir: var/issueloop\nclaims:\n  max_failures: 5\n');
+    const result = await runBuiltCli(['claims'], { cwd });
+    expect(result.stdout).toContain(file);
+    expect(file).toContain(join('var', 'issueloop'));
+    expect(result.stdout).toMatch(/#5\s+-\s+-\s+3\/5\s/);
+  });
+
+  it('an empty store says so', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'issueloop-claims-cli-'));
+    dirs.push(cwd);
+    const result = await runBuiltCli(['claims'], { cwd });
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: `no claims or failure history in ${join(cwd, '.issueloop', 'claims.json')}\n`,
+    });
+  });
+
+  it('release ends a lease at once; the old holder is rejected at its next renewal', async () => {
+    const { cwd, store } = await checkout();
+    const lease = (await store.get(7))?.lease;
+    const result = await runBuiltCli(['claims', 'release', '#7'], { cwd });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(/^released #7 \(was held by host-a:1, token \d+\)/);
+    expect((await store.get(7))?.lease).toBeNull();
+    if (lease) await expect(store.renew(lease)).rejects.toThrow(/no longer valid/);
+    const again = await runBuiltCli(['claims', 'release', '7'], { cwd });
+    expect(again).toMatchObject({ code: 0, stdout: '#7 is not claimed; nothing to release\n' });
+  });
+
+  it('reset-failures makes a needs-human issue eligible again', async () => {
+    const { cwd, store } = await checkout();
+    expect(await store.needsHuman(5)).toBe(true);
+    const result = await runBuiltCli(['claims', 'reset-failures', '5'], { cwd });
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: 'cleared the failure history of #5; it is eligible again\n',
+    });
+    expect(await store.needsHuman(5)).toBe(false);
+  });
+
+  it.each([['abc'], ['0'], ['-3'], ['4.5'], ['#']])(
+    'rejects the issue argument %s with exit 2',
+    async (arg) => {
+      const { cwd, file } = await checkout();
+      const before = await readFile(file, 'utf8');
+      const result = await runBuiltCli(['claims', 'release', arg], { cwd });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('issue must be an issue number such as 42 or #42');
+      expect(await readFile(file, 'utf8')).toBe(before);
+    },
+  );
+
+  it('never prints a token that reached the file', async () => {
+    const { cwd, store } = await checkout('redact_env: [DEPLOY_KEY]\n');
+    await store.recordFailure(3, { errorClass: 'auth', message: 'raw value leaked: deploy-key-value-123' });
+    const result = await runBuiltCli(['claims', '--json'], {
+      cwd,
+      env: { GITHUB_TOKEN, DEPLOY_KEY: 'deploy-key-value-123' },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('raw value leaked: [REDACTED]');
+  });
+});
+
+describe('a corrupt claims file', () => {
+  async function corrupt() {
+    const { cwd, file } = await checkout();
+    const text = '{"version": 1, "next_token": 7, "issues": {"7": {"issue": 7,, }}}';
+    await writeFile(file, text);
+    return { cwd, file, text };
+  }
+
+  it('stops every claims command with exit 2, the file name and the parse error, and is left as it was', async () => {
+    const { cwd, file, text } = await corrupt();
+    for (const args of [['claims'], ['claims', 'release', '7'], ['claims', 'reset-failures', '7']]) {
+      const result = await runBuiltCli(args, { cwd });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain(file);
+      expect(result.stderr).toMatch(/invalid JSON: .*position/);
+      expect(result.stderr).toContain('issueloop reset --claims');
+      expect(result.stderr).not.toMatch(STACK_FRAME);
+    }
+    expect(await readFile(file, 'utf8')).toBe(text);
+  });
+
+  it('reset --claims --yes moves it aside byte for byte and the store starts empty', async () => {
+    const { cwd, file, text } = await corrupt();
+    const result = await runBuiltCli(['reset', '--claims', '--yes'], { cwd });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^moved the unreadable claims file to claims\.json\.corrupt-\d{4}-\d\d-\d\dT[\d-]+Z;/,
+    );
+    const aside = (await readdir(join(file, '..'))).filter((f) => f.startsWith('claims.json.corrupt-'));
+    expect(aside).toHaveLength(1);
+    expect(await readFile(join(file, '..', aside[0] as string), 'utf8')).toBe(text);
+    expect(await runBuiltCli(['claims'], { cwd })).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^no claims/),
+    });
+  });
+});
+
+describe('issueloop reset', () => {
+  it('refuses to clear without a terminal to ask and without --yes (exit 2), changing nothing', async () => {
+    const { cwd, file } = await checkout();
+    const before = await readFile(file, 'utf8');
+    const result = await runBuiltCli(['reset'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('reset needs a confirmation: run it in a terminal, or pass --yes');
+    expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
+  it('--yes clears leases and history but fencing tokens keep growing', async () => {
+    const { cwd, file, store } = await checkout();
+    const result = await runBuiltCli(['reset', '--yes'], { cwd });
+    expect(result).toMatchObject({ code: 0, stdout: 'cleared 1 lease(s) and the history of 3 issue(s)\n' });
+    const state = JSON.parse(await readFile(file, 'utf8')) as { issues: object; next_token: number };
+    expect(state.issues).toEqual({});
+    expect(state.next_token).toBe(3);
+    const claimed = await store.claim(7, 'host-c:3', HOUR);
+    expect(claimed.ok && claimed.lease.token).toBe(3);
+  });
+
+  async function inProcess(cwd: string, answer: boolean) {
+    const questions: string[] = [];
+    let stdout = '';
+    const code = await runCli({
+      argv: ['reset'],
+      env: {},
+      cwd,
+      nodeVersion: process.version,
+      stdout: (t) => {
+        stdout += t;
+      },
+      stderr: () => undefined,
+      confirm: async (q) => {
+        questions.push(q);
+        return answer;
+      },
+    });
+    return { code, stdout, questions };
+  }
+
+  it('asks at a terminal, naming what it clears, and changes nothing on "no"', async () => {
+    const { cwd, file } = await checkout();
+    const before = await readFile(file, 'utf8');
+    const { code, stdout, questions } = await inProcess(cwd, false);
+    expect(code).toBe(0);
+    expect(questions).toEqual([
+      `Clear 1 active lease(s) (held by host-a:1) and the history of 3 issue(s) in ${file}? [y/N] `,
+    ]);
+    expect(stdout).toBe('reset cancelled; nothing was changed\n');
+    expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
+  it('clears on "yes"', async () => {
+    const { cwd, store } = await checkout();
+    const { code, stdout } = await inProcess(cwd, true);
+    expect(code).toBe(0);
+    expect(stdout).toBe('cleared 1 lease(s) and the history of 3 issue(s)\n');
+    expect(await store.list()).toEqual([]);
+  });
+});
+
+describe('argument and display helpers', () => {
+  it('parseIssueArg accepts 42 and #42 only', () => {
+    expect(parseIssueArg('42')).toBe(42);
+    expect(parseIssueArg(' #42 ')).toBe(42);
+    expect(() => parseIssueArg('042')).toThrow(/such as 42 or #42, got "042"/);
+    expect(() => parseIssueArg('99999999999')).toThrow(/such as 42/);
+  });
+
+  it('humanDuration shows the two largest units', () => {
+    expect(humanDuration(0)).toBe('0s');
+    expect(humanDuration(-5_000)).toBe('0s');
+    expect(humanDuration(59_400)).toBe('59s');
+    expect(humanDuration(95_000)).toBe('1m 35s');
+    expect(humanDuration(HOUR + 5 * 60_000)).toBe('1h 05m');
+  });
+});
+
+it('keeps the claims file when the state directory is given as a path', async () => {
+  const cwd = await mkdtemp(join(tmpdir(), 'issueloop-claims-cli-'));
+  dirs.push(cwd);
+  await mkdir(join(cwd, 'custom'));
+  const result = await runBuiltCli(['--set', 'state_dir=custom/state', 'claims', 'release', '3'], { cwd });
+  expect(result).toMatchObject({ code: 0, stdout: '#3 is not claimed; nothing to release\n' });
+});
