@@ -16,6 +16,17 @@ function corrupt(file: string, detail: string, cause?: unknown): CorruptStateErr
   return new CorruptStateError(file, detail, fix, cause === undefined ? undefined : { cause });
 }
 
+/**
+ * The smallest safe next fencing token for a file that no longer parses: above its `next_token`
+ * and every `token` still legible in the text; undefined when none is.
+ */
+export function salvageNextToken(text: string): number | undefined {
+  const next = [...text.matchAll(/"next_token"\s*:\s*(\d{1,15})/g)].map((m) => Number(m[1]));
+  const tokens = [...text.matchAll(/"token"\s*:\s*(\d{1,15})/g)].map((m) => Number(m[1]) + 1);
+  const all = [...next, ...tokens];
+  return all.length === 0 ? undefined : Math.max(1, ...all);
+}
+
 /** Parses and validates the claims file's text; anything else is a `CorruptStateError` naming the file. */
 export function parseClaimsFile(file: string, text: string): ClaimsFile {
   if (text.trim() === '') throw corrupt(file, 'the file is empty');
@@ -27,9 +38,11 @@ export function parseClaimsFile(file: string, text: string): ClaimsFile {
   }
   const version = (data as { version?: unknown } | null)?.version;
   if (typeof version === 'number' && version > CLAIMS_FORMAT_VERSION) {
-    throw corrupt(
+    throw new CorruptStateError(
       file,
-      `format version ${version} was written by a newer issueloop (this one reads version ${CLAIMS_FORMAT_VERSION}); upgrade issueloop`,
+      `format version ${version} was written by a newer issueloop (this one reads version ${CLAIMS_FORMAT_VERSION})`,
+      'Upgrade issueloop to read it.',
+      { reason: 'newer_version' },
     );
   }
   const parsed = ClaimsFileSchema.safeParse(data);

@@ -106,25 +106,28 @@ export function claimIssue(
   return { result: { ok: true, lease }, next };
 }
 
-/** The record whose live lease is exactly `lease`, or a `StaleLeaseError` saying why not. */
-function heldRecord(state: ClaimsFile, lease: Lease, now: number): ClaimRecord {
-  const record = state.issues[lease.issue];
-  const current = record?.lease ?? null;
-  if (!current) throw new StaleLeaseError(lease.issue, lease.token, undefined, 'the issue is not claimed');
+/** Why `lease` is no longer the issue's live lease, or undefined when it still is. */
+function staleness(state: ClaimsFile, lease: Lease, now: number): StaleLeaseError | undefined {
+  const current = state.issues[lease.issue]?.lease ?? null;
+  if (!current) return new StaleLeaseError(lease.issue, lease.token, undefined, 'the issue is not claimed');
   if (current.token !== lease.token || current.owner !== lease.owner) {
-    throw new StaleLeaseError(lease.issue, lease.token, holderOf(current), 'another lease replaced it');
+    return new StaleLeaseError(lease.issue, lease.token, holderOf(current), 'another lease replaced it');
   }
   if (!isLive(current, now)) {
-    throw new StaleLeaseError(lease.issue, lease.token, undefined, `it expired at ${current.expires_at}`);
+    return new StaleLeaseError(lease.issue, lease.token, undefined, `it expired at ${current.expires_at}`);
   }
-  return record as ClaimRecord;
+  return undefined;
 }
 
 export function renewLease(state: ClaimsFile, lease: Lease, ctx: RuleContext): Transaction<Lease> {
-  heldRecord(state, lease, ctx.now);
+  const stale = staleness(state, lease, ctx.now);
+  if (stale) throw stale;
   const next = structuredClone(state);
-  const renewed: Lease = { ...lease, expires_at: iso(ctx.now + lease.ttl_ms) };
-  (next.issues[lease.issue] as ClaimRecord).lease = renewed;
+  const record = next.issues[lease.issue] as ClaimRecord;
+  // Built from the stored lease, not the caller's copy: a renewal changes nothing but the expiry.
+  const stored = record.lease as Lease;
+  const renewed: Lease = { ...stored, expires_at: iso(ctx.now + stored.ttl_ms) };
+  record.lease = renewed;
   return { result: renewed, next };
 }
 
@@ -143,14 +146,27 @@ function addFailure(record: ClaimRecord, failure: FailureInput, ctx: RuleContext
   ].slice(-MAX_FAILURE_REASONS);
 }
 
+/**
+ * Ends a live lease and records how the attempt ended. With a stale lease nothing about the lease
+ * or the outcome changes (the issue may be someone else's now) and the result is the error to
+ * throw, but a failure is still counted: it describes the issue, and losing it would let an issue
+ * whose sessions always overrun their lease escape `max_failures`.
+ */
 export function releaseLease(
   state: ClaimsFile,
   lease: Lease,
   outcome: ReleaseOutcome,
   ctx: RuleContext,
-): Transaction<void> {
-  heldRecord(state, lease, ctx.now);
+): Transaction<StaleLeaseError | undefined> {
+  const stale = staleness(state, lease, ctx.now);
   const next = structuredClone(state);
+  if (stale) {
+    if (!outcome.failure) return { result: stale };
+    const record = next.issues[lease.issue] ?? blankRecord(lease.issue);
+    addFailure(record, outcome.failure, ctx);
+    next.issues[lease.issue] = record;
+    return { result: stale, next };
+  }
   const record = next.issues[lease.issue] as ClaimRecord;
   record.lease = null;
   record.last_outcome = outcome.outcome;

@@ -23,6 +23,9 @@ export interface ClaimStoreOptions {
   redact?: Redactor;
 }
 
+/** Far above `claims.ttl`'s 24 h limit; it only keeps expiry times representable. */
+const MAX_TTL_MS = 7 * 86_400_000;
+
 function checkIssue(issue: number): void {
   if (!Number.isSafeInteger(issue) || issue <= 0) {
     throw new IssueloopError('invalid_argument', `issue must be a positive integer, got ${String(issue)}`);
@@ -46,13 +49,16 @@ export function createClaimStore(backend: ClaimsBackend, options: ClaimStoreOpti
     async claim(issue, owner, ttlMs) {
       checkIssue(issue);
       if (owner.trim() === '') throw new IssueloopError('invalid_argument', 'owner must not be empty');
-      if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
-        throw new IssueloopError('invalid_argument', `ttl must be a positive number of ms, got ${ttlMs}`);
+      if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0 || ttlMs > MAX_TTL_MS) {
+        throw new IssueloopError('invalid_argument', `ttl must be between 1 ms and 7 days, got ${ttlMs} ms`);
       }
       return run((s, c) => rules.claimIssue(s, issue, owner, ttlMs, c));
     },
     renew: (lease) => run((s, c) => rules.renewLease(s, lease, c)),
-    release: (lease, outcome) => run((s, c) => rules.releaseLease(s, lease, outcome, c)),
+    async release(lease, outcome) {
+      const stale = await run((s, c) => rules.releaseLease(s, lease, outcome, c));
+      if (stale) throw stale;
+    },
     async recordFailure(issue, failure) {
       checkIssue(issue);
       return run((s, c) => rules.recordFailure(s, issue, failure, c));

@@ -1,101 +1,53 @@
-import { rename, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import lockfile from 'proper-lockfile';
-import writeFileAtomic from 'write-file-atomic';
 import { ensureStateDir } from '../core/state-dir.js';
+import { writeFileDurably } from '../core/write-file-durably.js';
 import type { ClaimStore } from './claim-store.js';
-import { readClaimsFile, serializeClaimsFile } from './claims-file.js';
+import { readClaimsFile, salvageNextToken, serializeClaimsFile } from './claims-file.js';
+import { emptyClaimsFile } from './claims-schema.js';
 import { type ClaimStoreOptions, type ClaimsBackend, createClaimStore } from './create-claim-store.js';
-import { LockCompromisedError, LockTimeoutError } from './errors.js';
+import { createFileLock, type FileLockOptions } from './file-lock.js';
 
-export interface FileLockOptions {
-  /** A lock whose mtime is older than this is stale and may be taken over (proper-lockfile, min 2000). */
-  staleMs?: number;
-  /** How often a held lock's mtime is refreshed (min 1000, at most staleMs / 2). */
-  updateMs?: number;
-  /** How long a transaction waits for the lock before giving up with `LockTimeoutError`. */
-  waitMs?: number;
-}
-
-const DEFAULT_STALE_MS = 10_000;
-const DEFAULT_WAIT_MS = 30_000;
-
-function lockPathOf(file: string): string {
-  return `${file}.lock`;
-}
+export type { FileLockOptions } from './file-lock.js';
 
 /**
- * A JSON file plus a separate lock directory (proper-lockfile). Every transaction takes the lock,
- * reads and validates the file, runs the rule, checks the lock is still ours, and replaces the file
- * atomically (write-file-atomic: temp file, fsync, rename). A compromised lock aborts before writing.
+ * A JSON file plus a separate lock directory. Every transaction takes the lock, reads and
+ * validates the file, runs the rule, and replaces the file (temp file, fsync, rename) only after
+ * checking, between the fsync and the rename, that the lock is still its own.
  */
-export function createFileBackend(file: string, lock: FileLockOptions = {}): ClaimsBackend {
-  const lockPath = lockPathOf(file);
-  const staleMs = Math.max(lock.staleMs ?? DEFAULT_STALE_MS, 2_000);
-  const waitMs = lock.waitMs ?? DEFAULT_WAIT_MS;
-
-  async function acquire(compromised: { error?: Error }): Promise<() => Promise<void>> {
-    try {
-      return await lockfile.lock(file, {
-        lockfilePath: lockPath,
-        // The data file may not exist yet; the lock directory sits next to where it will be.
-        realpath: false,
-        stale: staleMs,
-        ...(lock.updateMs === undefined ? {} : { update: lock.updateMs }),
-        retries: {
-          retries: 20,
-          forever: true,
-          maxRetryTime: waitMs,
-          factor: 1.5,
-          minTimeout: 1,
-          maxTimeout: 50,
-          randomize: true,
-        },
-        onCompromised: (err) => {
-          compromised.error = err;
-        },
-      });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ELOCKED')
-        throw new LockTimeoutError(lockPath, waitMs, { cause: err });
+export function createFileBackend(file: string, lockOptions: FileLockOptions = {}): ClaimsBackend {
+  const lock = createFileLock(file, lockOptions);
+  // Created once per store, again if creating it failed or it was removed under a running store.
+  let dirReady: Promise<void> | undefined;
+  const ensureDir = (): Promise<void> => {
+    dirReady ??= ensureStateDir(dirname(file)).catch((err: unknown) => {
+      dirReady = undefined;
       throw err;
-    }
-  }
-
-  /**
-   * proper-lockfile notices a compromise only on its next refresh; a write needs proof now. A lock
-   * found lost is marked compromised, so the transaction does not remove a directory it may not own.
-   */
-  async function assertStillHeld(compromised: { error?: Error }): Promise<void> {
-    if (!compromised.error) {
-      try {
-        if ((await stat(lockPath)).mtimeMs < Date.now() - staleMs) {
-          compromised.error = new Error('the lock went stale, another process may own it now');
-        }
-      } catch (err) {
-        compromised.error = Object.assign(new Error('the lock directory was removed'), { cause: err });
-      }
-    }
-    if (compromised.error) {
-      throw new LockCompromisedError(lockPath, compromised.error.message, { cause: compromised.error });
-    }
-  }
+    });
+    return dirReady;
+  };
 
   return {
     async transact(fn) {
-      await ensureStateDir(dirname(file));
-      const compromised: { error?: Error } = {};
-      const release = await acquire(compromised);
+      await ensureDir();
+      const attempt = () =>
+        lock.withLock(async (held) => {
+          const tx = await fn(await readClaimsFile(file));
+          if (tx.next) {
+            await held.assertHeld();
+            await writeFileDurably(file, serializeClaimsFile(tx.next), {
+              beforeRename: () => held.assertHeld(),
+            });
+          }
+          return tx.result;
+        });
       try {
-        const tx = await fn(await readClaimsFile(file));
-        if (tx.next) {
-          await assertStillHeld(compromised);
-          await writeFileAtomic(file, serializeClaimsFile(tx.next), { fsync: true });
-        }
-        return tx.result;
-      } finally {
-        // After a compromise the lock directory may be someone else's now: never remove it.
-        if (!compromised.error) await release().catch(() => undefined);
+        return await attempt();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        dirReady = undefined;
+        await ensureDir();
+        return attempt();
       }
     },
     read: () => readClaimsFile(file),
@@ -112,26 +64,22 @@ export function createFileClaimStore(options: FileClaimStoreOptions): ClaimStore
 }
 
 /**
- * Moves an unreadable claims file aside as `<file>.corrupt-<time>` (under the lock, so no
- * transaction sees it half-moved) and returns the new path. The copy is kept for a post-mortem.
+ * Moves an unreadable claims file aside as `<file>.corrupt-<time>`, byte for byte, and starts a new
+ * one whose fencing tokens continue above the old file's (read from its text when possible,
+ * otherwise from the clock), all under the lock. Returns the path of the kept copy.
  */
 export async function moveClaimsFileAside(
   file: string,
   now: number,
-  lock: FileLockOptions = {},
+  lockOptions: FileLockOptions = {},
 ): Promise<string> {
   const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
   const target = `${file}.corrupt-${stamp}`;
-  const release = await lockfile.lock(file, {
-    lockfilePath: lockPathOf(file),
-    realpath: false,
-    stale: Math.max(lock.staleMs ?? DEFAULT_STALE_MS, 2_000),
-    retries: { retries: 50, factor: 1.5, minTimeout: 10, maxTimeout: 500, randomize: true },
+  return createFileLock(file, lockOptions).withLock(async (held) => {
+    const bytes = await readFile(file);
+    await writeFileDurably(target, bytes, { beforeRename: () => held.assertHeld() });
+    const fresh = emptyClaimsFile(salvageNextToken(bytes.toString('utf8')) ?? now);
+    await writeFileDurably(file, serializeClaimsFile(fresh), { beforeRename: () => held.assertHeld() });
+    return target;
   });
-  try {
-    await rename(file, target);
-  } finally {
-    await release().catch(() => undefined);
-  }
-  return target;
 }

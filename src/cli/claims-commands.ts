@@ -98,7 +98,8 @@ export async function resetClaims(input: ResetInput): Promise<string> {
       `Clear ${live.length} active lease(s)${live.length ? ` (held by ${owners})` : ''} and the history ` +
       `of ${views.length} issue(s) in ${opened.location}?`;
   } catch (err) {
-    if (!(err instanceof CorruptStateError) || !opened.file) throw err;
+    // A file from a newer issueloop is not broken: upgrading is the fix, never moving it aside.
+    if (!(err instanceof CorruptStateError) || err.reason !== 'unreadable' || !opened.file) throw err;
     corrupt = err;
     question = `${opened.location} is unreadable. Move it aside and start with no claims?`;
   }

@@ -52,9 +52,17 @@ export function formatProblems(problems: readonly ConfigProblem[]): string {
  */
 export class CorruptStateError extends IssueloopError {
   readonly file: string;
+  /** `newer_version`: the file is fine but from a newer issueloop; never move such a file aside. */
+  readonly reason: 'unreadable' | 'newer_version';
 
-  constructor(file: string, detail: string, fix: string, options?: { cause?: unknown }) {
+  constructor(
+    file: string,
+    detail: string,
+    fix: string,
+    options?: { cause?: unknown; reason?: 'unreadable' | 'newer_version' },
+  ) {
     super('state_corrupt', `${file} is unreadable: ${detail}. It was left untouched. ${fix}`, options);
     this.file = file;
+    this.reason = options?.reason ?? 'unreadable';
   }
 }

@@ -117,6 +117,43 @@ export function describeClaimStoreContract(name: string, factory: ContractFactor
       expect(view?.last_outcome).toBeNull();
     });
 
+    it('still counts the failure of a stale release, without touching the lease or the outcome', async () => {
+      const { clock, store } = await setup();
+      const stale = leaseOf(await store.claim(7, 'a', TTL));
+      clock.advance(TTL);
+      const current = leaseOf(await store.claim(7, 'b', TTL));
+      await expect(
+        store.release(stale, {
+          outcome: 'error:timeout',
+          failure: { errorClass: 'timeout', message: 'overran' },
+        }),
+      ).rejects.toBeInstanceOf(StaleLeaseError);
+      const view = await store.get(7);
+      expect(view).toMatchObject({ lease: current, last_outcome: null, failure_count: 1 });
+      expect(view?.failure_reasons.map((r) => r.message)).toEqual(['overran']);
+    });
+
+    it('regression: an issue whose sessions always overrun the lease still reaches needs-human', async () => {
+      const { clock, store } = await setup();
+      for (let i = 0; i < MAX_FAILURES; i++) {
+        const lease = leaseOf(await store.claim(7, 'a', TTL));
+        clock.advance(TTL + 1);
+        const failure = { errorClass: 'timeout', message: `overran ${i}` };
+        await expect(store.release(lease, { outcome: 'error:timeout', failure })).rejects.toThrow(/expired/);
+      }
+      expect(await store.needsHuman(7)).toBe(true);
+    });
+
+    it('renews from the stored lease: a caller cannot change its TTL or claim time', async () => {
+      const { clock, store } = await setup();
+      const lease = leaseOf(await store.claim(7, 'a', TTL));
+      clock.advance(1000);
+      const renewed = await store.renew({ ...lease, ttl_ms: 1, claimed_at: new Date(0).toISOString() });
+      expect(renewed.claimed_at).toBe(lease.claimed_at);
+      expect(renewed.ttl_ms).toBe(TTL);
+      expect(Date.parse(renewed.expires_at)).toBe(clock.now() + TTL);
+    });
+
     it('rejects renewing a lease that expired even when nobody took the issue', async () => {
       const { clock, store } = await setup();
       const lease = leaseOf(await store.claim(7, 'a', TTL));
@@ -279,7 +316,8 @@ export function describeClaimStoreContract(name: string, factory: ContractFactor
         await expect(store.claim(issue, 'a', TTL)).rejects.toThrow(IssueloopError);
         await expect(store.get(issue)).rejects.toThrow(/issue must be a positive integer/);
       }
-      await expect(store.claim(1, 'a', 0)).rejects.toThrow(/ttl must be a positive/);
+      await expect(store.claim(1, 'a', 0)).rejects.toThrow(/ttl must be between 1 ms and 7 days/);
+      await expect(store.claim(1, 'a', Number.MAX_SAFE_INTEGER)).rejects.toThrow(/ttl must be between/);
       await expect(store.claim(1, ' ', TTL)).rejects.toThrow(/owner must not be empty/);
     });
   });

@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -102,11 +103,6 @@ describe('FileClaimStore', () => {
         }),
         /issues\.8\.issue: must be 8/,
       ],
-      [
-        'a newer format version',
-        JSON.stringify({ version: 2, shards: [] }),
-        /format version 2 was written by a newer issueloop .* upgrade issueloop/,
-      ],
     ];
 
     it.each(cases)(
@@ -130,16 +126,49 @@ describe('FileClaimStore', () => {
       },
     );
 
-    it('is moved aside, byte for byte, by moveClaimsFileAside; the store then starts empty', async () => {
+    it('from a newer issueloop says to upgrade, and is not offered to reset', async () => {
       const file = join(await stateDir(), 'claims.json');
       await mkdir(join(file, '..'), { recursive: true });
-      await writeFile(file, '{ broken');
+      await writeFile(file, JSON.stringify({ version: 2, shards: [] }));
+      const error = await createFileClaimStore({ file, clock: new FakeClock(), maxFailures: 3 })
+        .list()
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ reason: 'newer_version' });
+      expect((error as Error).message).toMatch(
+        /format version 2 was written by a newer issueloop.*Upgrade issueloop/,
+      );
+      expect((error as Error).message).not.toContain('reset');
+    });
+
+    it('is moved aside byte for byte by moveClaimsFileAside; fencing tokens continue above the old ones', async () => {
+      const file = join(await stateDir(), 'claims.json');
+      await mkdir(join(file, '..'), { recursive: true });
+      const broken = Buffer.concat([
+        Buffer.from('{"next_token": 41, "issues": {"3": {"lease": {"token": 57,'),
+        Buffer.from([0xff, 0xfe]),
+      ]);
+      await writeFile(file, broken);
       const now = Date.UTC(2026, 10, 21, 9, 30, 15, 250);
       const moved = await moveClaimsFileAside(file, now);
       expect(moved).toBe(`${file}.corrupt-2026-11-21T09-30-15-250Z`);
-      expect(await readFile(moved, 'utf8')).toBe('{ broken');
+      expect(Buffer.compare(await readFile(moved), broken)).toBe(0);
       const store = createFileClaimStore({ file, clock: new FakeClock(), maxFailures: 3 });
-      expect((await store.claim(7, 'a', TTL)).ok).toBe(true);
+      const claimed = await store.claim(7, 'a', TTL);
+      expect(claimed.ok && claimed.lease.token).toBe(58);
+    });
+
+    it('with no legible token at all, moveClaimsFileAside continues tokens from the clock', async () => {
+      const file = join(await stateDir(), 'claims.json');
+      await mkdir(join(file, '..'), { recursive: true });
+      await writeFile(file, 'garbage');
+      const now = Date.UTC(2026, 10, 21);
+      await moveClaimsFileAside(file, now);
+      const claimed = await createFileClaimStore({ file, clock: new FakeClock(), maxFailures: 3 }).claim(
+        1,
+        'a',
+        TTL,
+      );
+      expect(claimed.ok && claimed.lease.token).toBe(now);
     });
   });
 
@@ -183,18 +212,37 @@ describe('FileClaimStore', () => {
       expect(await readFile(file, 'utf8')).toBe(before);
     });
 
-    it('regression: a transaction that finds its lock stale writes nothing and leaves the lock to its new owner', async () => {
+    it("regression: a transaction whose lock was taken over writes nothing and leaves the new owner's lock", async () => {
+      const { file, backend, lockPath, before } = await seeded();
+      const tx = backend.transact(async (current) => {
+        // What a process that judged the lock stale does: remove it and make its own.
+        await rm(lockPath, { recursive: true });
+        await mkdir(lockPath);
+        return { result: 'written', next: { ...current, next_token: current.next_token + 100 } };
+      });
+      await expect(tx).rejects.toThrow(LockCompromisedError);
+      await expect(tx).rejects.toThrow(/another process took the lock over/);
+      expect(await readFile(file, 'utf8')).toBe(before);
+      expect((await stat(lockPath)).isDirectory()).toBe(true);
+    });
+
+    it('regression: a lock found stale mid-transaction aborts the write and is not refreshed afterwards', async () => {
       const { file, backend, lockPath, before } = await seeded();
       const tx = backend.transact(async (current) => {
         const old = new Date(Date.now() - 60_000);
         await utimes(lockPath, old, old);
         return { result: 'written', next: { ...current, next_token: current.next_token + 100 } };
       });
-      await expect(tx).rejects.toThrow(LockCompromisedError);
       await expect(tx).rejects.toThrow(/stale/);
       expect(await readFile(file, 'utf8')).toBe(before);
-      // Whoever takes the stale lock over owns that directory now: the loser must not remove it.
-      expect((await stat(lockPath)).isDirectory()).toBe(true);
+      // proper-lockfile forgets the lock (no refresh timer, no removal at exit), so the stale
+      // directory is simply taken over by the next transaction, here or in another process.
+      const internals = createRequire(import.meta.url)('proper-lockfile/lib/lockfile.js') as {
+        getLocks(): object;
+      };
+      expect(Object.keys(internals.getLocks())).toEqual([]);
+      const next = await backend.transact((current) => ({ result: current.next_token, next: current }));
+      expect(next).toBe(2);
     });
 
     it('gives up with LockTimeoutError while a live process holds the lock', async () => {

@@ -135,9 +135,10 @@ export function tokenRegressions(held: readonly Held[]): Array<[Held, Held]> {
 /** Calls `onGrant(n)` each time a contender started with HOLD_MS reports its n-th grant. */
 export function onGrants(contender: Contender, onGrant: (n: number) => void): void {
   let grants = 0;
+  let partial = '';
   contender.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    for (const line of chunk.split('\n')) {
-      if (line === 'grant') onGrant(++grants);
-    }
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (line === 'grant') onGrant(++grants);
   });
 }

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -161,6 +161,17 @@ describe('a corrupt claims file', () => {
     expect(await readFile(file, 'utf8')).toBe(text);
   });
 
+  it('from a newer issueloop is not moved aside by reset: exit 2, upgrade', async () => {
+    const { cwd, file } = await checkout();
+    const text = JSON.stringify({ version: 9, anything: true });
+    await writeFile(file, text);
+    const result = await runBuiltCli(['reset', '--claims', '--yes'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/format version 9 was written by a newer issueloop.*Upgrade issueloop/);
+    expect(await readFile(file, 'utf8')).toBe(text);
+    expect((await readdir(join(file, '..'))).some((f) => f.includes('corrupt'))).toBe(false);
+  });
+
   it('reset --claims --yes moves it aside byte for byte and the store starts empty', async () => {
     const { cwd, file, text } = await corrupt();
     const result = await runBuiltCli(['reset', '--claims', '--yes'], { cwd });
@@ -257,10 +268,22 @@ describe('argument and display helpers', () => {
   });
 });
 
-it('keeps the claims file when the state directory is given as a path', async () => {
+it('finds the claims file under a state_dir given with --set', async () => {
   const cwd = await mkdtemp(join(tmpdir(), 'issueloop-claims-cli-'));
   dirs.push(cwd);
-  await mkdir(join(cwd, 'custom'));
-  const result = await runBuiltCli(['--set', 'state_dir=custom/state', 'claims', 'release', '3'], { cwd });
-  expect(result).toMatchObject({ code: 0, stdout: '#3 is not claimed; nothing to release\n' });
+  const file = join(cwd, 'custom', 'state', 'claims.json');
+  await createFileClaimStore({ file, clock: { now: () => Date.now() }, maxFailures: 3 }).claim(
+    3,
+    'host-a:1',
+    HOUR,
+  );
+  const result = await runBuiltCli(['--set', 'state_dir=custom/state', 'claims', '--json'], { cwd });
+  expect(result.code).toBe(0);
+  const report = JSON.parse(result.stdout) as { location: string; claims: Array<{ issue: number }> };
+  expect(report.location).toBe(file);
+  expect(report.claims.map((c) => c.issue)).toEqual([3]);
+  expect(await runBuiltCli(['claims', 'release', '3'], { cwd })).toMatchObject({
+    code: 0,
+    stdout: '#3 is not claimed; nothing to release\n',
+  });
 });

@@ -1,0 +1,107 @@
+// Throughput of the file claim store: claim+release operations per second with 1, 4 and 16
+// processes, against the cost, measured in the same run, of a bare write + fsync + rename of a file
+// of the same size (the least any durable store must pay per change). Prints ops/s per process
+// count, the single-process ratio (target <= 3x) and claim latency p50/p99 under 16 processes.
+// Options: --dir <path> (default: a temporary directory; point it at the disk your state_dir uses),
+// --seconds <n> per measurement (default 3).
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const worker = fileURLToPath(new URL('./claims-worker.mjs', import.meta.url));
+if (!existsSync(fileURLToPath(new URL('../dist/claims/file-claim-store.js', import.meta.url)))) {
+  console.error('bench/claims: dist/ is missing; run `npm run build` first');
+  process.exit(1);
+}
+
+const { values } = parseArgs({
+  options: { dir: { type: 'string' }, seconds: { type: 'string', default: '3' } },
+});
+const seconds = Number(values.seconds);
+const TARGET = 3;
+const root = await mkdtemp(join(values.dir ?? tmpdir(), 'issueloop-bench-claims-'));
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function runWorker(file, issue, start, end) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [worker, file, String(issue), String(start), String(end)], (err, stdout) =>
+      err ? reject(err) : resolve(JSON.parse(stdout)),
+    );
+  });
+}
+
+/** `processes` workers, each on its own issue so every claim succeeds: this measures the store. */
+async function measureStore(processes) {
+  const file = join(root, `claims-${processes}.json`);
+  // Leave time for every process to start before the shared window opens.
+  const start = Date.now() + 500 + 40 * processes;
+  const end = start + seconds * 1000;
+  const results = await Promise.all(
+    Array.from({ length: processes }, (_, i) => runWorker(file, i + 1, start, end)),
+  );
+  const ops = results.reduce((sum, r) => sum + r.ops, 0);
+  const claimMs = results.flatMap((r) => r.claimMs).sort((a, b) => a - b);
+  return { processes, opsPerSecond: ops / seconds, claimMs, bytes: (await stat(file)).size };
+}
+
+/** What the store pays for the write itself (temp file, fsync, rename), without lock, read or checks. */
+async function measureBareWrite(bytes) {
+  const file = join(root, 'bare.json');
+  const data = Buffer.alloc(bytes, 'x');
+  let ops = 0;
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    const tmp = `${file}.${ops}`;
+    const handle = await open(tmp, 'w');
+    await handle.write(data);
+    await handle.sync();
+    await handle.close();
+    await rename(tmp, file);
+    ops += 1;
+  }
+  return { opsPerSecond: ops / seconds };
+}
+
+try {
+  const runs = [];
+  for (const processes of [1, 4, 16]) runs.push(await measureStore(processes));
+  const bytes = runs[0].bytes;
+  const bare = await measureBareWrite(bytes);
+  const fsType = await readFile('/proc/mounts', 'utf8')
+    .then(
+      (m) =>
+        m
+          .split('\n')
+          .find((l) => l.split(' ')[1] === '/')
+          ?.split(' ')[2] ?? '?',
+    )
+    .catch(() => '?');
+  console.log(`claims bench: file store in ${root} (root fs ${fsType}), ${seconds} s per measurement`);
+  console.log(
+    `  bare write+fsync+rename   ${bare.opsPerSecond.toFixed(0).padStart(6)} ops/s   ${(1000 / bare.opsPerSecond).toFixed(2)} ms/op (${bytes} bytes)`,
+  );
+  for (const r of runs) {
+    const ratio = bare.opsPerSecond / r.opsPerSecond;
+    console.log(
+      `  ${String(r.processes).padStart(2)} process${r.processes === 1 ? ' ' : 'es'}             ${r.opsPerSecond.toFixed(0).padStart(6)} ops/s   ${(1000 / r.opsPerSecond).toFixed(2)} ms/op   ${ratio.toFixed(2)}x bare write`,
+    );
+  }
+  const contended = runs.at(-1).claimMs;
+  console.log(
+    `  claim latency under 16 processes: p50 ${percentile(contended, 50).toFixed(1)} ms, p99 ${percentile(contended, 99).toFixed(1)} ms (${contended.length} claims)`,
+  );
+  const ratio = bare.opsPerSecond / runs[0].opsPerSecond;
+  const verdict = ratio <= TARGET ? 'ok' : 'over target';
+  console.log(
+    `single-process ratio (one claim or release / bare write): ${ratio.toFixed(2)}x (target <= ${TARGET}x) ${verdict}`,
+  );
+} finally {
+  await rm(root, { recursive: true, force: true });
+}
