@@ -58,7 +58,7 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
         // The data file may not exist yet; the lock directory sits next to where it will be.
         realpath: false,
         stale: staleMs,
-        ...(options.updateMs === undefined ? {} : { update: options.updateMs }),
+        update: options.updateMs ?? staleMs / 2,
         fs: lockFs,
         // Short jittered waits: a transaction holds the lock for about a millisecond.
         retries: {
