@@ -16,8 +16,7 @@ export type { FileLockOptions } from './file-lock.js';
  * checking, between the fsync and the rename, that the lock is still its own.
  */
 export function createFileBackend(file: string, lockOptions: FileLockOptions = {}): ClaimsBackend {
-  const lock = createFileLock(file, lockOptions);
-  // Created once per store, again if creating it failed or it was removed under a running store.
+  // Created once per store, and again whenever the lock finds it gone (or creating it failed).
   let dirReady: Promise<void> | undefined;
   const ensureDir = (): Promise<void> => {
     dirReady ??= ensureStateDir(dirname(file)).catch((err: unknown) => {
@@ -26,29 +25,27 @@ export function createFileBackend(file: string, lockOptions: FileLockOptions = {
     });
     return dirReady;
   };
+  const lock = createFileLock(file, {
+    ...lockOptions,
+    prepareDir: () => {
+      dirReady = undefined;
+      return ensureDir();
+    },
+  });
 
   return {
     async transact(fn) {
       await ensureDir();
-      const attempt = () =>
-        lock.withLock(async (held) => {
-          const tx = await fn(await readClaimsFile(file));
-          if (tx.next) {
-            await held.assertHeld();
-            await writeFileDurably(file, serializeClaimsFile(tx.next), {
-              beforeRename: () => held.assertHeld(),
-            });
-          }
-          return tx.result;
-        });
-      try {
-        return await attempt();
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        dirReady = undefined;
-        await ensureDir();
-        return attempt();
-      }
+      return lock.withLock(async (held) => {
+        const tx = await fn(await readClaimsFile(file));
+        if (tx.next) {
+          await held.assertHeld();
+          await writeFileDurably(file, serializeClaimsFile(tx.next), {
+            beforeRename: () => held.assertHeld(),
+          });
+        }
+        return tx.result;
+      });
     },
     read: () => readClaimsFile(file),
   };

@@ -1,15 +1,20 @@
-import fs from 'node:fs';
-import { stat } from 'node:fs/promises';
+import type fs from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { LockCompromisedError, LockTimeoutError } from './errors.js';
+import { createLockDirFs } from './lock-dir-fs.js';
 
 export interface FileLockOptions {
   /** A lock whose mtime is older than this is stale and may be taken over (proper-lockfile, min 2000). */
   staleMs?: number;
   /** How often a held lock's mtime is refreshed (min 1000, at most staleMs / 2). */
   updateMs?: number;
-  /** How long to wait for the lock before giving up with `LockTimeoutError`. */
+  /** How long one `withLock` call waits for the lock before giving up with `LockTimeoutError`. */
   waitMs?: number;
+  /** Recreates the lock's parent directory when it has gone missing. */
+  prepareDir?: () => Promise<void>;
 }
 
 /** Inside `withLock`: proof, just before a write, that the lock is still this holder's. */
@@ -25,11 +30,25 @@ export interface FileLock {
 const DEFAULT_STALE_MS = 10_000;
 const DEFAULT_WAIT_MS = 30_000;
 
+// proper-lockfile's own record of each held lock, including the mtime it last gave the directory:
+// the test it uses itself to decide whether a lock is still its own. Read-only use.
+const lockRecords = (() => {
+  try {
+    const internals = createRequire(import.meta.url)('proper-lockfile/lib/lockfile.js') as {
+      getLocks?: () => Record<string, { mtime?: Date; released?: boolean }>;
+    };
+    return internals.getLocks;
+  } catch {
+    return undefined;
+  }
+})();
+
 /**
  * The lock of one data file: a directory `<file>.lock` managed by proper-lockfile, which refreshes
  * its mtime while held and lets others take it over once it is stale. proper-lockfile notices a
  * lost lock only on its next refresh, so `assertHeld` checks now: the directory must still be the
- * one this holder created (inode and birth time) and not close to stale.
+ * one this holder created (inode, birth time, and the mtime proper-lockfile last set) and not
+ * close to stale.
  */
 export function createFileLock(file: string, options: FileLockOptions = {}): FileLock {
   const lockPath = `${file}.lock`;
@@ -37,21 +56,18 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
   const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
   // A lock this close to stale may be taken over while we rename: treat it as lost already.
   const marginMs = Math.min(1_000, staleMs / 4);
-  // proper-lockfile removes the directory through this fs on release. After a loss found by
-  // assertHeld the directory may be another process's, so that one removal is skipped; release()
-  // still runs, which stops proper-lockfile's refresh timer and its exit-time cleanup.
-  let skipRemoval = false;
-  const lockFs = {
-    ...fs,
-    rmdir: (path: fs.PathLike, callback: (err: NodeJS.ErrnoException | null) => void) => {
-      if (skipRemoval) callback(null);
-      else fs.rmdir(path, callback);
-    },
-  };
+  const dirFs = createLockDirFs({
+    staleMs,
+    onMissingParent:
+      options.prepareDir ?? (() => mkdir(dirname(lockPath), { recursive: true }).then(() => undefined)),
+  });
   // Transactions of one process queue here rather than polling the lock directory against each other.
   let queue: Promise<unknown> = Promise.resolve();
 
-  async function acquire(onCompromised: (err: Error) => void): Promise<() => Promise<void>> {
+  async function acquire(
+    deadline: number,
+    onCompromised: (err: Error) => void,
+  ): Promise<() => Promise<void>> {
     try {
       return await lockfile.lock(file, {
         lockfilePath: lockPath,
@@ -59,12 +75,12 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
         realpath: false,
         stale: staleMs,
         update: options.updateMs ?? staleMs / 2,
-        fs: lockFs,
+        fs: dirFs.fs,
         // Short jittered waits: a transaction holds the lock for about a millisecond.
         retries: {
           retries: 20,
           forever: true,
-          maxRetryTime: waitMs,
+          maxRetryTime: Math.max(0, deadline - Date.now()),
           factor: 1.5,
           minTimeout: 1,
           maxTimeout: 10,
@@ -82,23 +98,34 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
     }
   }
 
-  async function locked<T>(fn: (held: HeldLock) => Promise<T>): Promise<T> {
+  /** Why the lock directory is no longer this holder's, or undefined while it is. */
+  async function lossOf(mine: fs.Stats | undefined): Promise<string | undefined> {
+    const now = await stat(lockPath).catch(() => undefined);
+    if (!now) return 'the lock directory was removed';
+    if (now.mtimeMs < Date.now() - staleMs + marginMs)
+      return 'the lock went stale, another process may take it over';
+    const record = lockRecords?.()[resolve(file)];
+    const recordedMtime = record && !record.released ? record.mtime?.getTime() : undefined;
+    if (
+      now.ino !== mine?.ino ||
+      now.birthtimeMs !== mine.birthtimeMs ||
+      (lockRecords !== undefined && recordedMtime !== now.mtime.getTime())
+    ) {
+      return 'another process took the lock over';
+    }
+    return undefined;
+  }
+
+  async function locked<T>(deadline: number, fn: (held: HeldLock) => Promise<T>): Promise<T> {
     let lost: { error: Error; ours: boolean } | undefined;
-    const release = await acquire((err) => {
+    const release = await acquire(deadline, (err) => {
       lost ??= { error: err, ours: false };
     });
     const mine = await stat(lockPath).catch(() => undefined);
     const held: HeldLock = {
       async assertHeld() {
         if (!lost) {
-          const now = await stat(lockPath).catch(() => undefined);
-          const why = !now
-            ? 'the lock directory was removed'
-            : now.ino !== mine?.ino || now.birthtimeMs !== mine.birthtimeMs
-              ? 'another process took the lock over'
-              : now.mtimeMs < Date.now() - staleMs + marginMs
-                ? 'the lock went stale, another process may take it over'
-                : undefined;
+          const why = await lossOf(mine);
           if (why) lost = { error: new Error(why), ours: true };
         }
         if (lost) throw new LockCompromisedError(lockPath, lost.error.message, { cause: lost.error });
@@ -107,16 +134,23 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
     try {
       return await fn(held);
     } finally {
-      skipRemoval = lost?.ours === true;
-      await release().catch(() => undefined);
-      skipRemoval = false;
+      // Also after a read-only or failed transaction: never remove a directory that is not ours.
+      if (!lost) {
+        const why = await lossOf(mine);
+        if (why) lost = { error: new Error(why), ours: true };
+      }
+      // After a loss found here the directory may be another process's: it is left alone. release()
+      // still runs, which stops proper-lockfile's refresh timer and its exit-time cleanup.
+      await dirFs.releasing(release, { keepDirectory: lost?.ours === true }).catch(() => undefined);
     }
   }
 
   return {
     lockPath,
     withLock<T>(fn: (held: HeldLock) => Promise<T>): Promise<T> {
-      const run = queue.then(() => locked(fn));
+      // The wait is counted from the call, including time queued behind this process's own transactions.
+      const deadline = Date.now() + waitMs;
+      const run = queue.then(() => locked(deadline, fn));
       queue = run.catch(() => undefined);
       return run;
     },

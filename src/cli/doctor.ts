@@ -3,7 +3,8 @@ import { basename } from 'node:path';
 import { promisify } from 'node:util';
 import { type LoadConfigOptions, type LoadedConfig, loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
-import { ConfigError } from '../core/errors.js';
+import { systemClock } from '../core/clock.js';
+import { ConfigError, CorruptStateError } from '../core/errors.js';
 import { redact } from '../core/redact.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
@@ -172,6 +173,34 @@ function checkEndpoints(env: LoadConfigOptions['env']): Check[] {
   return checks;
 }
 
+/** The claim store opens and parses; a corrupt file fails like bad configuration (exit 2). */
+async function checkClaims(input: DoctorInput, loaded: LoadedConfig | undefined): Promise<Check | undefined> {
+  if (!loaded) return undefined;
+  const { openClaimStore } = await import('../claims/open-claim-store.js');
+  const { config } = loaded;
+  const opened = openClaimStore({
+    kind: config.claims.store,
+    stateDir: config.state_dir,
+    cwd: input.cwd,
+    maxFailures: config.claims.max_failures,
+    clock: systemClock,
+  });
+  try {
+    const views = await opened.store.list();
+    const leased = views.filter((v) => v.lease).length;
+    const blocked = views.filter((v) => v.needs_human).length;
+    const detail = `${opened.location}: ${leased} leased, ${blocked} needing a human, ${views.length} known`;
+    return { name: 'claims', status: 'ok', detail };
+  } catch (err) {
+    if (!(err instanceof CorruptStateError)) throw err;
+    const fix =
+      err.reason === 'newer_version'
+        ? 'upgrade issueloop'
+        : 'repair the file, or run `issueloop reset --claims` to move it aside';
+    return { name: 'claims', status: 'fail', detail: err.message, fix, config: true };
+  }
+}
+
 export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   const { check: configCheck, loaded } = await checkConfig(input);
   const checks: Check[] = [checkNode(input.nodeVersion), await checkGit(input.env), configCheck];
@@ -182,6 +211,8 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     checkAnthropicKey(input.env),
     ...checkEndpoints(input.env),
   );
+  const claims = await checkClaims(input, loaded);
+  if (claims) checks.push(claims);
   const report: DoctorReport = {
     version: input.version,
     ok: checks.every((c) => c.status !== 'fail'),

@@ -8,6 +8,8 @@ let sequence = 0;
  * same directory, fsync it, rename it over the target. This is write-file-atomic's core without its
  * realpath/stat/chown/chmod round trips, which doubled the cost of every claim (see bench/claims).
  * The temp file is removed when anything fails; one left by a killed process is inert.
+ * The directory is not fsynced after the rename: after a power loss the file may be the previous
+ * version, which is whole, and every process that held what the lost version recorded died too.
  */
 export async function writeFileDurably(
   file: string,

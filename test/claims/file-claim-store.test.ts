@@ -37,6 +37,11 @@ describeClaimStoreContract('file', async (clock) => {
 
 const TTL = 60_000;
 
+/** A lock directory as another live process holds it. */
+async function holdAsAnotherProcess(lockPath: string): Promise<void> {
+  await mkdir(lockPath);
+}
+
 describe('FileClaimStore', () => {
   it('persists across store instances, as another process would see it', async () => {
     const file = join(await stateDir(), 'claims.json');
@@ -217,7 +222,7 @@ describe('FileClaimStore', () => {
       const tx = backend.transact(async (current) => {
         // What a process that judged the lock stale does: remove it and make its own.
         await rm(lockPath, { recursive: true });
-        await mkdir(lockPath);
+        await holdAsAnotherProcess(lockPath);
         return { result: 'written', next: { ...current, next_token: current.next_token + 100 } };
       });
       await expect(tx).rejects.toThrow(LockCompromisedError);
@@ -235,6 +240,9 @@ describe('FileClaimStore', () => {
       });
       await expect(tx).rejects.toThrow(/stale/);
       expect(await readFile(file, 'utf8')).toBe(before);
+      // Not removed (someone may be taking it over right now) and no longer refreshed by us.
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await stat(lockPath)).mtimeMs).toBeLessThan(Date.now() - 50_000);
       // proper-lockfile forgets the lock (no refresh timer, no removal at exit), so the stale
       // directory is simply taken over by the next transaction, here or in another process.
       const internals = createRequire(import.meta.url)('proper-lockfile/lib/lockfile.js') as {
@@ -245,9 +253,39 @@ describe('FileClaimStore', () => {
       expect(next).toBe(2);
     });
 
+    it("does not remove a new owner's lock after a read-only transaction", async () => {
+      const { backend, lockPath } = await seeded();
+      const result = await backend.transact(async (current) => {
+        await rm(lockPath, { recursive: true });
+        await holdAsAnotherProcess(lockPath);
+        return { result: current.next_token };
+      });
+      expect(result).toBe(2);
+      expect((await stat(lockPath)).isDirectory()).toBe(true);
+    });
+
+    it("does not remove a new owner's lock when the rule throws", async () => {
+      const { backend, lockPath } = await seeded();
+      const tx = backend.transact(async () => {
+        await rm(lockPath, { recursive: true });
+        await holdAsAnotherProcess(lockPath);
+        throw new Error('rule failed');
+      });
+      await expect(tx).rejects.toThrow('rule failed');
+      expect((await stat(lockPath)).isDirectory()).toBe(true);
+    });
+
+    it('recreates a removed state directory at once instead of waiting for the lock to time out', async () => {
+      const { file, store } = await seeded();
+      await rm(join(file, '..'), { recursive: true });
+      // waitMs is 400: an ENOENT retried until the deadline would fail with LockTimeoutError.
+      expect((await store.claim(2, 'a', TTL)).ok).toBe(true);
+      expect(await readFile(join(file, '..', '.gitignore'), 'utf8')).toContain('*');
+    });
+
     it('gives up with LockTimeoutError while a live process holds the lock', async () => {
       const { store, lockPath } = await seeded();
-      await mkdir(lockPath);
+      await holdAsAnotherProcess(lockPath);
       const error = await store.claim(2, 'a', TTL).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(LockTimeoutError);
       expect((error as Error).message).toContain(lockPath);
@@ -257,7 +295,7 @@ describe('FileClaimStore', () => {
 
     it('takes over a stale lock left by a crashed process', async () => {
       const { store, lockPath } = await seeded();
-      await mkdir(lockPath);
+      await holdAsAnotherProcess(lockPath);
       const old = new Date(Date.now() - 60_000);
       await utimes(lockPath, old, old);
       expect((await store.claim(2, 'a', TTL)).ok).toBe(true);
@@ -272,6 +310,8 @@ describe('FileClaimStore', () => {
       ).rejects.toThrow('rule failed');
       expect(await readFile(file, 'utf8')).toBe(before);
       expect((await readdir(join(file, '..'))).filter((f) => f.startsWith('claims.json.'))).toEqual([]);
+      // The in-process queue goes on after a failed transaction.
+      expect(await backend.transact((current) => ({ result: current.next_token }))).toBe(2);
     });
   });
 });

@@ -29,6 +29,9 @@ describe('FileClaimStore across processes', () => {
     timeout: 300_000,
   }, async () => {
     const { dir, file } = await workspace();
+    // One contender stalls inside a transaction past the lock's stale time (5 s), as in a long GC
+    // pause; the others take the lock over, and its late write must be refused, not applied.
+    const staller = 7;
     const contenders = startContenders({
       dir,
       file,
@@ -36,9 +39,13 @@ describe('FileClaimStore across processes', () => {
       issues: ISSUES,
       cycles: CYCLES,
       ttlMs: TTL,
+      envFor: (i): Record<string, string> =>
+        i === staller ? { STALL_IN_TRANSACTION: '40', STALL_MS: '6500' } : {},
     });
     const exits = await Promise.all(contenders.map((c) => c.exit));
     expect(exits.map((e) => e.stderr).join('')).toBe('');
+    const stallerLog = await readFile(join(dir, `${contenders[staller]?.owner}.jsonl`), 'utf8');
+    expect(stallerLog).toContain('"type":"lock_retry","code":"lock_compromised"');
     expect(exits.map((e) => e.code)).toEqual(Array(PROCESSES).fill(0));
 
     const held = await readHeld(

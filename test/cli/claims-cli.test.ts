@@ -189,6 +189,31 @@ describe('a corrupt claims file', () => {
   });
 });
 
+describe('issueloop doctor and the claim store', () => {
+  it('reports where the claims live and what they hold', async () => {
+    const { cwd, file } = await checkout();
+    const result = await runBuiltCli(['doctor', '--json'], { cwd });
+    const report = JSON.parse(result.stdout) as {
+      checks: Array<{ name: string; status: string; detail: string }>;
+    };
+    expect(report.checks.find((c) => c.name === 'claims')).toEqual({
+      name: 'claims',
+      status: 'ok',
+      detail: `${file}: 1 leased, 1 needing a human, 3 known`,
+    });
+  });
+
+  it('fails with exit 2 on a corrupt claims file and says how to fix it', async () => {
+    const { cwd, file } = await checkout();
+    await writeFile(file, '{');
+    const result = await runBuiltCli(['doctor'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain(file);
+    expect(result.stdout).toContain('issueloop reset --claims');
+    expect(await readFile(file, 'utf8')).toBe('{');
+  });
+});
+
 describe('issueloop reset', () => {
   it('refuses to clear without a terminal to ask and without --yes (exit 2), changing nothing', async () => {
     const { cwd, file } = await checkout();

@@ -28,6 +28,21 @@ describe('writeFileDurably', () => {
     expect([...(await readFile(file))]).toEqual([0xff, 0x00, 0xfe]);
   });
 
+  it('calls beforeRename with the complete temp file beside the untouched target', async () => {
+    const file = join(dir, 'e.json');
+    await writeFile(file, 'old');
+    const seen: string[] = [];
+    await writeFileDurably(file, 'new content', {
+      beforeRename: async () => {
+        const temps = (await readdir(dir)).filter((f) => f.startsWith('e.json.') && f.endsWith('.tmp'));
+        for (const t of temps) seen.push(await readFile(join(dir, t), 'utf8'));
+        seen.push(await readFile(file, 'utf8'));
+      },
+    });
+    expect(seen).toEqual(['new content', 'old']);
+    expect(await readFile(file, 'utf8')).toBe('new content');
+  });
+
   it('leaves the old content and no temp file when beforeRename throws', async () => {
     const file = join(dir, 'c.json');
     await writeFile(file, 'old');
