@@ -31,7 +31,9 @@ const DEFAULT_STALE_MS = 10_000;
 const DEFAULT_WAIT_MS = 30_000;
 
 // proper-lockfile's own record of each held lock, including the mtime it last gave the directory:
-// the test it uses itself to decide whether a lock is still its own. Read-only use.
+// the test it uses itself to decide whether a lock is still its own. Read-only use of an internal
+// module, which is why package.json pins proper-lockfile to 4.1.x; without it the inode and birth
+// time checks remain.
 const lockRecords = (() => {
   try {
     const internals = createRequire(import.meta.url)('proper-lockfile/lib/lockfile.js') as {
