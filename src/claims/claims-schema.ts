@@ -12,7 +12,7 @@ export const MAX_FAILURE_REASONS = 10;
 const timestamp = z.iso.datetime({ offset: true });
 const issueNumber = z.int().positive();
 
-export const LeaseSchema = z.strictObject({
+const LeaseSchema = z.strictObject({
   issue: issueNumber,
   owner: z.string().min(1),
   /** Fencing token: grows with every lease the store grants, never reused. */
@@ -22,7 +22,7 @@ export const LeaseSchema = z.strictObject({
   ttl_ms: z.int().positive(),
 });
 
-export const FailureReasonSchema = z.strictObject({
+const FailureReasonSchema = z.strictObject({
   at: timestamp,
   /** An error class from classification, or a session outcome such as `verify_failed`. */
   error_class: z.string().min(1),
@@ -30,7 +30,7 @@ export const FailureReasonSchema = z.strictObject({
   message: z.string(),
 });
 
-export const ClaimRecordSchema = z.strictObject({
+const ClaimRecordSchema = z.strictObject({
   issue: issueNumber,
   lease: LeaseSchema.nullable(),
   failure_count: z.int().nonnegative(),

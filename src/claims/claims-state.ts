@@ -38,7 +38,7 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-export function isLive(lease: Lease | null, now: number): boolean {
+function isLive(lease: Lease | null, now: number): boolean {
   return lease !== null && Date.parse(lease.expires_at) > now;
 }
 
@@ -69,7 +69,7 @@ export function viewOf(record: ClaimRecord, ctx: Pick<RuleContext, 'now' | 'maxF
 }
 
 /** Seed 004: stale leases are cleaned lazily, at the start of every claim. */
-export function expireLeases(state: ClaimsFile, now: number): { next: ClaimsFile; expired: Lease[] } {
+function expireLeases(state: ClaimsFile, now: number): { next: ClaimsFile; expired: Lease[] } {
   const expired: Lease[] = [];
   const next = structuredClone(state);
   for (const record of Object.values(next.issues)) {

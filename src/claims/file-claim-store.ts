@@ -16,37 +16,19 @@ export type { FileLockOptions } from './file-lock.js';
  * checking, between the fsync and the rename, that the lock is still its own.
  */
 export function createFileBackend(file: string, lockOptions: FileLockOptions = {}): ClaimsBackend {
-  // Created once per store, and again whenever the lock finds it gone (or creating it failed).
-  let dirReady: Promise<void> | undefined;
-  const ensureDir = (): Promise<void> => {
-    dirReady ??= ensureStateDir(dirname(file)).catch((err: unknown) => {
-      dirReady = undefined;
-      throw err;
-    });
-    return dirReady;
-  };
-  const lock = createFileLock(file, {
-    ...lockOptions,
-    prepareDir: () => {
-      dirReady = undefined;
-      return ensureDir();
-    },
-  });
-
+  // The lock directory is the first thing made in the state directory: when that fails for want of
+  // the directory, the lock creates it (with its .gitignore) and carries on.
+  const lock = createFileLock(file, { ...lockOptions, prepareDir: () => ensureStateDir(dirname(file)) });
   return {
-    async transact(fn) {
-      await ensureDir();
-      return lock.withLock(async (held) => {
+    transact: (fn) =>
+      lock.withLock(async (held) => {
         const tx = await fn(await readClaimsFile(file));
         if (tx.next) {
-          await held.assertHeld();
-          await writeFileDurably(file, serializeClaimsFile(tx.next), {
-            beforeRename: () => held.assertHeld(),
-          });
+          const text = serializeClaimsFile(tx.next);
+          await writeFileDurably(file, text, { beforeRename: () => held.assertHeld() });
         }
         return tx.result;
-      });
-    },
+      }),
     read: () => readClaimsFile(file),
   };
 }

@@ -3,6 +3,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
+import { createSerialQueue } from '../core/serial-queue.js';
 import { LockCompromisedError, LockTimeoutError } from './errors.js';
 import { createLockDirFs } from './lock-dir-fs.js';
 
@@ -64,7 +65,7 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
       options.prepareDir ?? (() => mkdir(dirname(lockPath), { recursive: true }).then(() => undefined)),
   });
   // Transactions of one process queue here rather than polling the lock directory against each other.
-  let queue: Promise<unknown> = Promise.resolve();
+  const serial = createSerialQueue();
 
   async function acquire(
     deadline: number,
@@ -152,9 +153,7 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
     withLock<T>(fn: (held: HeldLock) => Promise<T>): Promise<T> {
       // The wait is counted from the call, including time queued behind this process's own transactions.
       const deadline = Date.now() + waitMs;
-      const run = queue.then(() => locked(deadline, fn));
-      queue = run.catch(() => undefined);
-      return run;
+      return serial(() => locked(deadline, fn));
     },
   };
 }

@@ -1,3 +1,4 @@
+import { createSerialQueue } from '../core/serial-queue.js';
 import type { ClaimStore } from './claim-store.js';
 import { type ClaimsFile, emptyClaimsFile } from './claims-schema.js';
 import { type ClaimStoreOptions, type ClaimsBackend, createClaimStore } from './create-claim-store.js';
@@ -8,17 +9,14 @@ import { type ClaimStoreOptions, type ClaimsBackend, createClaimStore } from './
  */
 export function createMemoryBackend(initial: ClaimsFile = emptyClaimsFile()): ClaimsBackend {
   let state = structuredClone(initial);
-  let queue: Promise<unknown> = Promise.resolve();
+  const serial = createSerialQueue();
   return {
-    transact(fn) {
-      const step = queue.then(async () => {
+    transact: (fn) =>
+      serial(async () => {
         const tx = await fn(structuredClone(state));
         if (tx.next) state = structuredClone(tx.next);
         return tx.result;
-      });
-      queue = step.catch(() => undefined);
-      return step;
-    },
+      }),
     read: async () => structuredClone(state),
   };
 }

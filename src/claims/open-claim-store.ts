@@ -4,17 +4,13 @@ import type { Redactor } from '../core/redact.js';
 import type { ClaimStore } from './claim-store.js';
 import { createFileClaimStore } from './file-claim-store.js';
 
-export const CLAIMS_FILE_NAME = 'claims.json';
+const CLAIMS_FILE_NAME = 'claims.json';
 
-export interface OpenClaimStoreOptions {
-  /** Config `claims.store`. */
-  kind: 'file';
-  /** Config `state_dir`, resolved against `cwd`. */
-  stateDir: string;
-  cwd: string;
-  maxFailures: number;
-  clock: Pick<Clock, 'now'>;
-  redact?: Redactor;
+/** The settings a store is opened from: the shape of the validated config, declared here structurally. */
+export interface ClaimStoreSettings {
+  claims: { store: 'file'; max_failures: number };
+  /** Resolved against `cwd`. */
+  state_dir: string;
 }
 
 export interface OpenedClaimStore {
@@ -26,12 +22,15 @@ export interface OpenedClaimStore {
 }
 
 /** The store the configuration names, ready to use; opening it touches nothing on disk. */
-export function openClaimStore(options: OpenClaimStoreOptions): OpenedClaimStore {
-  const file = resolve(options.cwd, options.stateDir, CLAIMS_FILE_NAME);
+export function openClaimStore(
+  settings: ClaimStoreSettings,
+  options: { cwd: string; clock: Pick<Clock, 'now'>; redact?: Redactor },
+): OpenedClaimStore {
+  const file = resolve(options.cwd, settings.state_dir, CLAIMS_FILE_NAME);
   const store = createFileClaimStore({
     file,
     clock: options.clock,
-    maxFailures: options.maxFailures,
+    maxFailures: settings.claims.max_failures,
     ...(options.redact ? { redact: options.redact } : {}),
   });
   return { store, location: file, file };

@@ -34,7 +34,7 @@ function table(rows: readonly string[][]): string {
     .join('\n');
 }
 
-export function renderClaims(
+function renderClaims(
   views: readonly ClaimView[],
   now: number,
   location: string,
@@ -56,6 +56,19 @@ export function renderClaims(
   const live = views.filter((v) => v.lease).length;
   const blocked = views.filter((v) => v.needs_human).length;
   return `${table(rows)}\n\n${live} leased, ${blocked} needing a human, ${views.length} known (${location})\n`;
+}
+
+/** `issueloop claims [--json]`: the table, or `{location, max_failures, claims}` as JSON. */
+export async function listClaims(
+  opened: OpenedClaimStore,
+  maxFailures: number,
+  now: number,
+  json: boolean,
+): Promise<string> {
+  const views = await opened.store.list();
+  return json
+    ? `${JSON.stringify({ location: opened.location, max_failures: maxFailures, claims: views }, null, 2)}\n`
+    : renderClaims(views, now, opened.location, maxFailures);
 }
 
 export async function releaseClaim(opened: OpenedClaimStore, issue: number): Promise<string> {

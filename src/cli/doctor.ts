@@ -177,14 +177,7 @@ function checkEndpoints(env: LoadConfigOptions['env']): Check[] {
 async function checkClaims(input: DoctorInput, loaded: LoadedConfig | undefined): Promise<Check | undefined> {
   if (!loaded) return undefined;
   const { openClaimStore } = await import('../claims/open-claim-store.js');
-  const { config } = loaded;
-  const opened = openClaimStore({
-    kind: config.claims.store,
-    stateDir: config.state_dir,
-    cwd: input.cwd,
-    maxFailures: config.claims.max_failures,
-    clock: systemClock,
-  });
+  const opened = openClaimStore(loaded.config, { cwd: input.cwd, clock: systemClock });
   try {
     const views = await opened.store.list();
     const leased = views.filter((v) => v.lease).length;

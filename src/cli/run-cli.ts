@@ -3,7 +3,7 @@ import type { OpenedClaimStore } from '../claims/open-claim-store.js';
 import type { LoadConfigOptions } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
-import { createRedactor } from '../core/redact.js';
+import { createRedactor, type Redactor } from '../core/redact.js';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
 import { secretsFromEnv } from './secrets.js';
 import { readVersion } from './version.js';
@@ -22,7 +22,8 @@ export interface CliIo {
 
 /** The CLI's io plus a way for a command to widen output redaction once it has read the config. */
 interface CommandIo extends CliIo {
-  redactAlso(envNames: readonly string[]): void;
+  /** Widens output redaction to these variables too, and returns the widened redactor. */
+  redactAlso(envNames: readonly string[]): Redactor;
 }
 
 interface GlobalOptions {
@@ -71,16 +72,8 @@ async function openStore(
     import('../claims/open-claim-store.js'),
   ]);
   const { config } = await loadConfig(loadOptions(io, command));
-  io.redactAlso(config.redact_env);
-  const opened = openClaimStore({
-    kind: config.claims.store,
-    stateDir: config.state_dir,
-    cwd: io.cwd,
-    maxFailures: config.claims.max_failures,
-    clock: systemClock,
-    redact: createRedactor(secretsFromEnv(io.env, config.redact_env)),
-  });
-  return { opened, config };
+  const redact = io.redactAlso(config.redact_env);
+  return { opened: openClaimStore(config, { cwd: io.cwd, clock: systemClock, redact }), config };
 }
 
 function addClaimsCommands(program: Command, io: CommandIo): void {
@@ -93,12 +86,9 @@ function addClaimsCommands(program: Command, io: CommandIo): void {
     .option('--json', 'print the records as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       const { opened, config } = await openStore(io, command);
-      const { renderClaims } = await import('./claims-commands.js');
-      const views = await opened.store.list();
+      const { listClaims } = await import('./claims-commands.js');
       io.stdout(
-        options.json
-          ? `${JSON.stringify({ location: opened.location, max_failures: config.claims.max_failures, claims: views }, null, 2)}\n`
-          : renderClaims(views, systemClock.now(), opened.location, config.claims.max_failures),
+        await listClaims(opened, config.claims.max_failures, systemClock.now(), options.json === true),
       );
     });
   claims
@@ -186,6 +176,7 @@ export async function runCli(rawIo: CliIo): Promise<ExitCode> {
     stderr: (text) => rawIo.stderr(redact(text)),
     redactAlso: (names) => {
       redact = createRedactor(secretsFromEnv(rawIo.env, names));
+      return redact;
     },
   };
   let exitCode: ExitCode = EXIT.ok;

@@ -13,6 +13,7 @@ const PROCESSES = 16;
 const CYCLES = 200;
 const ISSUES = 8;
 const TTL = 10 * 60_000;
+const CONTENTION = { count: PROCESSES, issues: ISSUES, cycles: CYCLES, ttlMs: TTL };
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -35,10 +36,7 @@ describe('FileClaimStore across processes', () => {
     const contenders = startContenders({
       dir,
       file,
-      count: PROCESSES,
-      issues: ISSUES,
-      cycles: CYCLES,
-      ttlMs: TTL,
+      ...CONTENTION,
       envFor: (i): Record<string, string> =>
         i === staller ? { STALL_IN_TRANSACTION: '40', STALL_MS: '6500' } : {},
     });
@@ -82,10 +80,7 @@ describe('FileClaimStore across processes', () => {
     const contenders = startContenders({
       dir,
       file,
-      count: PROCESSES,
-      issues: ISSUES,
-      cycles: CYCLES,
-      ttlMs: TTL,
+      ...CONTENTION,
       envFor: (i): Record<string, string> =>
         i === holder
           ? { HOLD_MS: '2000' }

@@ -1,38 +1,15 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ClaimStore } from '../../src/claims/claim-store.js';
 import { createFileClaimStore } from '../../src/claims/file-claim-store.js';
 import { humanDuration, parseIssueArg } from '../../src/cli/claims-commands.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
+import { createClaimsCheckouts, HOUR } from './claims-checkouts.js';
 
 const GITHUB_TOKEN = `ghp_${'S3cr3t'.repeat(6)}`;
-const HOUR = 3_600_000;
 
-const dirs: string[] = [];
-afterAll(async () => {
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
-
-/** A checkout whose claims file holds: #7 leased by host-a:1, #5 failed three times, #9 interrupted. */
-async function checkout(config = ''): Promise<{ cwd: string; file: string; store: ClaimStore }> {
-  const cwd = await mkdtemp(join(tmpdir(), 'issueloop-claims-cli-'));
-  dirs.push(cwd);
-  if (config) await writeFile(join(cwd, 'issueloop.config.yaml'), config);
-  const stateDir = /state_dir: (.+)/.exec(config)?.[1] ?? '.issueloop';
-  const file = join(cwd, stateDir, 'claims.json');
-  const store = createFileClaimStore({ file, clock: { now: () => Date.now() }, maxFailures: 3 });
-  const claimed = await store.claim(7, 'host-a:1', HOUR);
-  if (!claimed.ok) throw new Error('seeding failed');
-  for (const n of [1, 2, 3]) {
-    await store.recordFailure(5, { errorClass: 'verify_failed', message: `npm test failed (attempt ${n})` });
-  }
-  const nine = await store.claim(9, 'host-b:2', HOUR);
-  if (nine.ok) await store.release(nine.lease, { outcome: 'interrupted', partialContext: 'half way' });
-  return { cwd, file, store };
-}
+const { checkout, tempCwd, cleanup } = createClaimsCheckouts();
+afterAll(cleanup);
 
 describe('issueloop claims', () => {
   it('lists leases, time left, failures against the limit and the last reason', async () => {
@@ -84,8 +61,7 @@ describe('issueloop claims', () => {
   });
 
   it('an empty store says so', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'issueloop-claims-cli-'));
-    dirs.push(cwd);
+    const cwd = await tempCwd();
     const result = await runBuiltCli(['claims'], { cwd });
     expect(result).toMatchObject({
       code: 0,
@@ -214,68 +190,6 @@ describe('issueloop doctor and the claim store', () => {
   });
 });
 
-describe('issueloop reset', () => {
-  it('refuses to clear without a terminal to ask and without --yes (exit 2), changing nothing', async () => {
-    const { cwd, file } = await checkout();
-    const before = await readFile(file, 'utf8');
-    const result = await runBuiltCli(['reset'], { cwd });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('reset needs a confirmation: run it in a terminal, or pass --yes');
-    expect(await readFile(file, 'utf8')).toBe(before);
-  });
-
-  it('--yes clears leases and history but fencing tokens keep growing', async () => {
-    const { cwd, file, store } = await checkout();
-    const result = await runBuiltCli(['reset', '--yes'], { cwd });
-    expect(result).toMatchObject({ code: 0, stdout: 'cleared 1 lease(s) and the history of 3 issue(s)\n' });
-    const state = JSON.parse(await readFile(file, 'utf8')) as { issues: object; next_token: number };
-    expect(state.issues).toEqual({});
-    expect(state.next_token).toBe(3);
-    const claimed = await store.claim(7, 'host-c:3', HOUR);
-    expect(claimed.ok && claimed.lease.token).toBe(3);
-  });
-
-  async function inProcess(cwd: string, answer: boolean) {
-    const questions: string[] = [];
-    let stdout = '';
-    const code = await runCli({
-      argv: ['reset'],
-      env: {},
-      cwd,
-      nodeVersion: process.version,
-      stdout: (t) => {
-        stdout += t;
-      },
-      stderr: () => undefined,
-      confirm: async (q) => {
-        questions.push(q);
-        return answer;
-      },
-    });
-    return { code, stdout, questions };
-  }
-
-  it('asks at a terminal, naming what it clears, and changes nothing on "no"', async () => {
-    const { cwd, file } = await checkout();
-    const before = await readFile(file, 'utf8');
-    const { code, stdout, questions } = await inProcess(cwd, false);
-    expect(code).toBe(0);
-    expect(questions).toEqual([
-      `Clear 1 active lease(s) (held by host-a:1) and the history of 3 issue(s) in ${file}? [y/N] `,
-    ]);
-    expect(stdout).toBe('reset cancelled; nothing was changed\n');
-    expect(await readFile(file, 'utf8')).toBe(before);
-  });
-
-  it('clears on "yes"', async () => {
-    const { cwd, store } = await checkout();
-    const { code, stdout } = await inProcess(cwd, true);
-    expect(code).toBe(0);
-    expect(stdout).toBe('cleared 1 lease(s) and the history of 3 issue(s)\n');
-    expect(await store.list()).toEqual([]);
-  });
-});
-
 describe('argument and display helpers', () => {
   it('parseIssueArg accepts 42 and #42 only', () => {
     expect(parseIssueArg('42')).toBe(42);
@@ -294,8 +208,7 @@ describe('argument and display helpers', () => {
 });
 
 it('finds the claims file under a state_dir given with --set', async () => {
-  const cwd = await mkdtemp(join(tmpdir(), 'issueloop-claims-cli-'));
-  dirs.push(cwd);
+  const cwd = await tempCwd();
   const file = join(cwd, 'custom', 'state', 'claims.json');
   await createFileClaimStore({ file, clock: { now: () => Date.now() }, maxFailures: 3 }).claim(
     3,
