@@ -1,0 +1,101 @@
+/** The REST JSON the emulator returns (the fields it fills of GitHub's larger objects). */
+
+export interface UserJson {
+  login: string;
+  id: number;
+  node_id: string;
+  url: string;
+  html_url: string;
+  type: 'User' | 'Bot' | 'Organization';
+  site_admin: boolean;
+}
+
+export interface LabelJson {
+  id: number;
+  node_id: string;
+  url: string;
+  name: string;
+  color: string;
+  default: boolean;
+  description: string | null;
+}
+
+export interface IssueJson {
+  url: string;
+  repository_url: string;
+  comments_url: string;
+  events_url: string;
+  html_url: string;
+  id: number;
+  node_id: string;
+  number: number;
+  title: string;
+  user: UserJson;
+  labels: LabelJson[];
+  state: 'open' | 'closed';
+  state_reason: 'completed' | 'not_planned' | 'reopened' | null;
+  locked: boolean;
+  comments: number;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  author_association: string;
+  body: string | null;
+  /** Pull requests only. */
+  draft?: boolean;
+  pull_request?: { url: string; html_url: string; diff_url: string; patch_url: string; merged_at: null };
+}
+
+export interface PullRefJson {
+  label: string;
+  ref: string;
+  sha: string;
+}
+
+export interface PullJson {
+  url: string;
+  id: number;
+  node_id: string;
+  html_url: string;
+  issue_url: string;
+  number: number;
+  state: 'open' | 'closed';
+  locked: boolean;
+  title: string;
+  user: UserJson;
+  body: string | null;
+  labels: LabelJson[];
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  merged_at: null;
+  draft: boolean;
+  head: PullRefJson;
+  base: PullRefJson;
+  author_association: string;
+}
+
+export interface CommentJson {
+  url: string;
+  html_url: string;
+  issue_url: string;
+  id: number;
+  node_id: string;
+  user: UserJson;
+  created_at: string;
+  updated_at: string;
+  author_association: string;
+  body: string;
+}
+
+export interface EventJson {
+  id: number;
+  node_id: string;
+  url: string;
+  actor: UserJson;
+  event: string;
+  commit_id: null;
+  commit_url: null;
+  created_at: string;
+  label?: { name: string; color: string };
+}

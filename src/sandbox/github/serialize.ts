@@ -1,0 +1,154 @@
+import { sha1 } from './ids.js';
+import type { CommentRecord, EventRecord, IssueRecord, LabelRecord, UserRecord } from './records.js';
+import type { CommentJson, EventJson, IssueJson, LabelJson, PullJson, UserJson } from './rest-shapes.js';
+import type { Store } from './store.js';
+
+/** Where the JSON's own URLs point: the API base the request came in on, and the web host. */
+export interface Urls {
+  api: string;
+  html: string;
+}
+
+/** The web host GitHub pairs with an API host: `api.github.test` → `github.test`. */
+export function htmlBaseFor(apiBase: string): string {
+  const url = new URL(apiBase);
+  return `${url.protocol}//${url.host.replace(/^api\./, '')}`;
+}
+
+function repoApi(store: Store, urls: Urls): string {
+  return `${urls.api}/repos/${store.owner.login}/${store.repo.name}`;
+}
+
+function repoHtml(store: Store, urls: Urls): string {
+  return `${urls.html}/${store.owner.login}/${store.repo.name}`;
+}
+
+export function userJson(user: UserRecord, urls: Urls): UserJson {
+  return {
+    login: user.login,
+    id: user.id,
+    node_id: user.nodeId,
+    url: `${urls.api}/users/${user.login}`,
+    html_url: `${urls.html}/${user.login}`,
+    type: user.type,
+    site_admin: false,
+  };
+}
+
+function userOf(store: Store, login: string, urls: Urls): UserJson {
+  return userJson(store.ensureUser(login), urls);
+}
+
+export function labelJson(store: Store, label: LabelRecord, urls: Urls): LabelJson {
+  return {
+    id: label.id,
+    node_id: label.nodeId,
+    url: `${repoApi(store, urls)}/labels/${encodeURIComponent(label.name)}`,
+    name: label.name,
+    color: label.color,
+    default: false,
+    description: label.description,
+  };
+}
+
+export function issueLabelsJson(store: Store, issue: IssueRecord, urls: Urls): LabelJson[] {
+  return issue.labels.flatMap((key) => {
+    const label = store.findLabel(key);
+    return label ? [labelJson(store, label, urls)] : [];
+  });
+}
+
+export function issueJson(store: Store, issue: IssueRecord, urls: Urls): IssueJson {
+  const api = `${repoApi(store, urls)}/issues/${issue.number}`;
+  const kind = issue.pull ? 'pull' : 'issues';
+  const json: IssueJson = {
+    url: api,
+    repository_url: repoApi(store, urls),
+    comments_url: `${api}/comments`,
+    events_url: `${api}/events`,
+    html_url: `${repoHtml(store, urls)}/${kind}/${issue.number}`,
+    id: issue.id,
+    node_id: issue.nodeId,
+    number: issue.number,
+    title: issue.title,
+    user: userOf(store, issue.author, urls),
+    labels: issueLabelsJson(store, issue, urls),
+    state: issue.state,
+    state_reason: issue.stateReason,
+    locked: false,
+    comments: store.comments.filter((c) => c.issueNumber === issue.number).length,
+    created_at: issue.createdAt,
+    updated_at: issue.updatedAt,
+    closed_at: issue.closedAt,
+    author_association: issue.authorAssociation,
+    body: issue.body,
+  };
+  if (issue.pull) {
+    json.draft = issue.pull.draft;
+    json.pull_request = {
+      url: `${repoApi(store, urls)}/pulls/${issue.number}`,
+      html_url: `${repoHtml(store, urls)}/pull/${issue.number}`,
+      diff_url: `${repoHtml(store, urls)}/pull/${issue.number}.diff`,
+      patch_url: `${repoHtml(store, urls)}/pull/${issue.number}.patch`,
+      merged_at: null,
+    };
+  }
+  return json;
+}
+
+export function pullJson(store: Store, issue: IssueRecord, urls: Urls): PullJson {
+  const pull = issue.pull;
+  if (!pull) throw new Error(`emulator: #${issue.number} is not a pull request`);
+  const ref = (name: string, label: string) => ({ label, ref: name, sha: sha1(`ref:${label}`) });
+  return {
+    url: `${repoApi(store, urls)}/pulls/${issue.number}`,
+    id: pull.id,
+    node_id: issue.nodeId,
+    html_url: `${repoHtml(store, urls)}/pull/${issue.number}`,
+    issue_url: `${repoApi(store, urls)}/issues/${issue.number}`,
+    number: issue.number,
+    state: issue.state,
+    locked: false,
+    title: issue.title,
+    user: userOf(store, issue.author, urls),
+    body: issue.body,
+    labels: issueLabelsJson(store, issue, urls),
+    created_at: issue.createdAt,
+    updated_at: issue.updatedAt,
+    closed_at: issue.closedAt,
+    merged_at: null,
+    draft: pull.draft,
+    head: ref(pull.headRef, pull.headLabel),
+    base: ref(pull.baseRef, `${store.owner.login}:${pull.baseRef}`),
+    author_association: issue.authorAssociation,
+  };
+}
+
+export function commentJson(store: Store, comment: CommentRecord, urls: Urls): CommentJson {
+  return {
+    url: `${repoApi(store, urls)}/issues/comments/${comment.id}`,
+    html_url: `${repoHtml(store, urls)}/issues/${comment.issueNumber}#issuecomment-${comment.id}`,
+    issue_url: `${repoApi(store, urls)}/issues/${comment.issueNumber}`,
+    id: comment.id,
+    node_id: comment.nodeId,
+    user: userOf(store, comment.author, urls),
+    created_at: comment.createdAt,
+    updated_at: comment.updatedAt,
+    author_association: comment.authorAssociation,
+    body: comment.body,
+  };
+}
+
+export function eventJson(store: Store, event: EventRecord, urls: Urls): EventJson {
+  return {
+    id: event.id,
+    node_id: event.nodeId,
+    url: `${repoApi(store, urls)}/issues/events/${event.id}`,
+    actor: userOf(store, event.actor, urls),
+    event: event.event,
+    commit_id: null,
+    commit_url: null,
+    created_at: event.createdAt,
+    ...(event.label ? { label: event.label } : {}),
+  };
+}
