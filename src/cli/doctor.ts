@@ -30,6 +30,8 @@ export interface DoctorReport {
 export interface DoctorInput extends LoadConfigOptions {
   version: string;
   nodeVersion: string;
+  /** Injected by tests; the real fetch otherwise. */
+  fetch?: typeof fetch;
 }
 
 export const MIN_NODE = [22, 12] as const;
@@ -206,6 +208,20 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   );
   const claims = await checkClaims(input, loaded);
   if (claims) checks.push(claims);
+  if (loaded && !checks.some((c) => c.name === 'endpoint' && c.status === 'fail')) {
+    const { githubChecks } = await import('./doctor-github.js');
+    const remote = await githubChecks({
+      env: input.env,
+      cwd: input.cwd,
+      version: input.version,
+      loaded,
+      ...(input.fetch ? { fetch: input.fetch } : {}),
+    });
+    // The remote repository check supersedes the offline one.
+    const offline = checks.findIndex((c) => c.name === 'repository');
+    if (offline >= 0 && remote.some((c) => c.name === 'repository')) checks.splice(offline, 1);
+    checks.push(...remote);
+  }
   const report: DoctorReport = {
     version: input.version,
     ok: checks.every((c) => c.status !== 'fail'),

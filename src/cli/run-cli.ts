@@ -4,6 +4,7 @@ import type { LoadConfigOptions } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import { createRedactor, type Redactor } from '../core/redact.js';
+import type { BoardInitFlags } from './board-commands.js';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
 import { secretsFromEnv } from './secrets.js';
 import { readVersion } from './version.js';
@@ -126,6 +127,52 @@ function addClaimsCommands(program: Command, io: CommandIo): void {
     });
 }
 
+function addBoardCommands(
+  program: Command,
+  io: CommandIo,
+  version: string,
+  setExitCode: (code: ExitCode) => void,
+): void {
+  const board = program
+    .command('board')
+    .description('the GitHub Projects v2 board issueloop moves issues across');
+  board
+    .command('init')
+    .description('find (or create) the board and report, or add, the status options issueloop needs')
+    .option('--create', 'create the project when it does not exist')
+    .option('--title <title>', 'project title (to find or create it by title)')
+    .option('--owner <login>', 'user or organisation owning the project (default: project.owner)')
+    .option('--force', 'add missing options even when the board has items (resets their status)')
+    .option('--json', 'print the report as JSON')
+    .action(async (flags: BoardInitFlags, command: Command) => {
+      const [{ loadConfig }, { runBoardInit }, { createProcessDeps }] = await Promise.all([
+        import('../config/load-config.js'),
+        import('./board-commands.js'),
+        import('./process-deps.js'),
+      ]);
+      const { config } = await loadConfig(loadOptions(io, command));
+      const redact = io.redactAlso(config.redact_env);
+      const deps = await createProcessDeps({
+        env: io.env,
+        level: config.log_level === 'info' ? 'warn' : config.log_level,
+        isTTY: false,
+        write: io.stderr,
+        redactEnv: config.redact_env,
+      });
+      const result = await runBoardInit({
+        env: io.env,
+        cwd: io.cwd,
+        config,
+        flags,
+        log: deps.log,
+        redact,
+        version,
+      });
+      io.stdout(result.output);
+      setExitCode(result.exitCode);
+    });
+}
+
 function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command {
   const version = readVersion();
   const program = new Command('issueloop')
@@ -161,6 +208,7 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
     });
 
   addClaimsCommands(program, io);
+  addBoardCommands(program, io, version, setExit);
 
   // Subcommands inherit exitOverride and the output streams from the program when created after them.
   return program;

@@ -96,7 +96,7 @@ const StatusesSchema = z.strictObject({
   blocked: z.string().min(1).default('Needs human'),
 });
 
-const ProjectSchema = z
+export const ProjectSchema = z
   .strictObject({
     owner: login,
     number: z.int().min(1).optional(),
@@ -147,3 +147,6 @@ export const ConfigSchema = z.strictObject({
 
 /** The validated configuration; durations are milliseconds. */
 export type Config = z.output<typeof ConfigSchema>;
+
+/** The `project:` section (the Projects v2 board), when configured. */
+export type ProjectConfig = NonNullable<Config['project']>;

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { doctorExitCode, renderDoctor, runDoctor } from '../../src/cli/doctor.js';
 import { runCli } from '../../src/cli/run-cli.js';
+import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
 import { CLI, runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -15,12 +16,28 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 const GITHUB_TOKEN = `ghp_${'T0k3n'.repeat(8)}`;
 const ANTHROPIC_API_KEY = `sk-ant-api03-${'K3y_-'.repeat(16)}`;
 
+const ACTIONS_TOKEN = `ghs_${'a'.repeat(36)}`;
+
 let dir: string;
+let github: { url: string; close(): Promise<void> };
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'issueloop-cli-'));
   await writeFile(join(dir, 'issueloop.config.yaml'), 'repo: acme/widgets\nworkers: 2\n');
+  // doctor talks to GitHub: here, to the emulator on loopback.
+  const emulator = createGitHubEmulator({ owner: 'acme', repo: 'widgets' });
+  emulator.addToken(GITHUB_TOKEN, { login: 'maintainer', kind: 'classic', scopes: ['repo', 'project'] });
+  emulator.addToken(ACTIONS_TOKEN, { login: 'github-actions[bot]', kind: 'installation' });
+  emulator.setPermission('maintainer', 'admin');
+  emulator.addLabel('issueloop');
+  emulator.addProject({
+    title: 'Board',
+    number: 3,
+    statusOptions: ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'],
+  });
+  github = await emulator.listen();
 });
 afterAll(async () => {
+  await github.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -72,10 +89,19 @@ describe('the built issueloop binary', () => {
   });
 
   it('doctor passes with a valid config and both credentials, and never prints their values', async () => {
-    const result = await runBuiltCli(['doctor'], { cwd: dir, env: { GITHUB_TOKEN, ANTHROPIC_API_KEY } });
+    const result = await runBuiltCli(['doctor'], {
+      cwd: dir,
+      env: { GITHUB_TOKEN, ANTHROPIC_API_KEY, GITHUB_API_URL: github.url },
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/ok\s+config\s+issueloop\.config\.yaml is valid/);
-    expect(result.stdout).toMatch(/ok\s+repository\s+acme\/widgets/);
+    expect(result.stdout).toMatch(
+      /ok\s+repository\s+acme\/widgets is reachable \(default branch main, write access\)/,
+    );
+    expect(result.stdout).toMatch(
+      /ok\s+github api\s+token accepted; \d+ of 5000 requests left this hour; scopes: repo, project/,
+    );
+    expect(result.stdout).toMatch(/ok\s+trigger label\s+label "issueloop" exists/);
     expect(result.stdout).toContain('GITHUB_TOKEN is set (classic personal access token)');
     expect(result.stdout).toContain('ANTHROPIC_API_KEY is set (API key)');
     expect(result.stdout + result.stderr).not.toContain(GITHUB_TOKEN);
@@ -86,14 +112,18 @@ describe('the built issueloop binary', () => {
   it('doctor --json is machine-readable and token-free', async () => {
     const result = await runBuiltCli(['doctor', '--json', '--repo', 'acme/other'], {
       cwd: dir,
-      env: { GH_TOKEN: GITHUB_TOKEN },
+      env: { GH_TOKEN: GITHUB_TOKEN, GITHUB_API_URL: github.url },
     });
-    expect(result.code).toBe(0);
+    // The flag wins over the file, and that repository does not exist: a failure with its fix.
+    expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout);
-    expect(report.ok).toBe(true);
+    expect(report.ok).toBe(false);
     expect(report.version).toBe(pkg.version);
     const byName = Object.fromEntries(report.checks.map((c: { name: string }) => [c.name, c]));
-    expect(byName.repository.detail).toBe('acme/other');
+    expect(byName.repository).toMatchObject({
+      status: 'fail',
+      fix: expect.stringMatching(/repository slug/),
+    });
     expect(byName['github token'].detail).toBe('GH_TOKEN is set (classic personal access token)');
     expect(byName['anthropic key'].status).toBe('warn');
     expect(result.stdout).not.toContain(GITHUB_TOKEN);
@@ -103,10 +133,14 @@ describe('the built issueloop binary', () => {
   it('doctor warns that an Actions token cannot reach a Projects v2 board', async () => {
     const result = await runBuiltCli(['doctor', '--set', 'project.owner=acme', '--set', 'project.number=3'], {
       cwd: dir,
-      env: { GITHUB_TOKEN: `ghs_${'a'.repeat(36)}`, ANTHROPIC_API_KEY },
+      env: { GITHUB_TOKEN: ACTIONS_TOKEN, ANTHROPIC_API_KEY, GITHUB_API_URL: github.url },
     });
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /fail\s+project\s+GraphQL FORBIDDEN: Resource not accessible by integration/,
+    );
     expect(result.stdout).toContain('the Actions GITHUB_TOKEN cannot access Projects v2');
+    expect(result.stdout).not.toContain(ACTIONS_TOKEN);
   });
 
   it('regression: doctor never prints an endpoint credential or query string', async () => {

@@ -1,0 +1,68 @@
+import { resolve } from 'node:path';
+import type { Config } from '../config/schema.js';
+import { systemClock } from '../core/clock.js';
+import { UsageError } from '../core/errors.js';
+import type { Log } from '../core/logger.js';
+import type { Redactor } from '../core/redact.js';
+import { createGitHubClient, endpointsFromEnv, type GitHubClient, type RepoRef } from '../github/client.js';
+import type { Env } from './secrets.js';
+
+/** Builds the GitHub client for a command from the environment and the configuration. */
+
+export function githubToken(env: Env): string | undefined {
+  return env.GITHUB_TOKEN || env.GH_TOKEN || undefined;
+}
+
+export function requireGithubToken(env: Env): string {
+  const token = githubToken(env);
+  if (!token) {
+    throw new UsageError(
+      'no GitHub token: export GITHUB_TOKEN (or GH_TOKEN); a classic token needs the `repo` scope, plus `project` for a Projects v2 board',
+    );
+  }
+  return token;
+}
+
+export function repoRef(slug: string): RepoRef {
+  const [owner = '', name = ''] = slug.split('/');
+  return { owner, name };
+}
+
+export interface GithubDepsInput {
+  env: Env;
+  config: Config;
+  cwd: string;
+  log: Log;
+  redact: Redactor;
+  version: string;
+  /** Injected by tests; the real fetch otherwise. */
+  fetch?: typeof fetch;
+  /** A repository to fall back on when none is configured (board commands only need an owner). */
+  repoFallback?: RepoRef;
+}
+
+export function buildGitHubClient(input: GithubDepsInput): GitHubClient {
+  const token = requireGithubToken(input.env);
+  const repo = input.config.repo ? repoRef(input.config.repo) : input.repoFallback;
+  if (!repo) {
+    throw new UsageError(
+      'no repository: pass --repo owner/name, set `repo:` in issueloop.config.yaml, or ISSUELOOP_REPO',
+    );
+  }
+  const projectsToken = input.env.ISSUELOOP_PROJECTS_TOKEN || undefined;
+  return createGitHubClient({
+    ...endpointsFromEnv(input.env),
+    token,
+    ...(projectsToken ? { projectsToken } : {}),
+    repo,
+    userAgent: `issueloop/${input.version}`,
+    fetch: input.fetch ?? globalThis.fetch,
+    log: input.log,
+    clock: systemClock,
+    redact: input.redact,
+  });
+}
+
+export function stateDirOf(config: Config, cwd: string): string {
+  return resolve(cwd, config.state_dir);
+}

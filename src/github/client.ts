@@ -1,0 +1,154 @@
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
+import { Octokit } from '@octokit/rest';
+import Bottleneck from 'bottleneck';
+import type { Clock } from '../core/clock.js';
+import type { Log } from '../core/logger.js';
+import type { Redactor } from '../core/redact.js';
+import { type GitHubError, type OperationArea, toGitHubError } from './github-error.js';
+import { countingFetch, createRequestMetrics, type RequestMetrics } from './request-metrics.js';
+
+/**
+ * The one GitHub client of a process: Octokit with plugin-throttling (pacing writes, waiting out
+ * rate limits a bounded number of times), plugin-retry (5xx and 429) and pagination, `fetch`
+ * injected and counted. Every failure leaves through `call`, classified once as a `GitHubError`.
+ */
+
+export interface RepoRef {
+  owner: string;
+  name: string;
+}
+
+export interface GitHubEndpoints {
+  apiUrl: string;
+  graphqlUrl: string;
+}
+
+export const DEFAULT_API_URL = 'https://api.github.com';
+
+/** `GITHUB_API_URL` and `GITHUB_GRAPHQL_URL` as Actions and GitHub Enterprise set them. */
+export function endpointsFromEnv(env: Readonly<Record<string, string | undefined>>): GitHubEndpoints {
+  const apiUrl = (env.GITHUB_API_URL || DEFAULT_API_URL).replace(/\/+$/, '');
+  const graphqlUrl = (env.GITHUB_GRAPHQL_URL || `${apiUrl}/graphql`).replace(/\/+$/, '');
+  return { apiUrl, graphqlUrl };
+}
+
+export interface GitHubClientOptions extends GitHubEndpoints {
+  token: string;
+  /** A separate token for Projects v2 (the Actions GITHUB_TOKEN cannot reach boards). */
+  projectsToken?: string;
+  repo: RepoRef;
+  userAgent: string;
+  fetch: typeof fetch;
+  log: Log;
+  clock: Clock;
+  redact: Redactor;
+  /** Milliseconds per second of server-requested wait; tests shrink it. Default 1000. */
+  retryUnitMs?: number;
+  /** Minimum spacing of writes (GitHub asks for ≥ 1 s between mutations). Default 1000. */
+  writeSpacingMs?: number;
+  /** Longest primary-limit wait sat out inside a request; longer ones fail as rate_limit. Default 60 s. */
+  maxPrimaryWaitSeconds?: number;
+  /** Times a request is retried after a secondary rate limit. Default 2. */
+  maxSecondaryRetries?: number;
+}
+
+type GraphqlFn = Octokit['graphql'];
+
+export interface GitHubClient {
+  readonly rest: Octokit;
+  readonly graphql: GraphqlFn;
+  /** GraphQL with the Projects token when one is set. */
+  readonly projectsGraphql: GraphqlFn;
+  readonly repo: RepoRef;
+  readonly metrics: RequestMetrics;
+  readonly log: Log;
+  readonly clock: Clock;
+  readonly redact: Redactor;
+  /** Runs one GitHub operation; any failure is rethrown as a classified `GitHubError`. */
+  call<T>(operation: string, run: () => Promise<T>, area?: OperationArea): Promise<T>;
+}
+
+const IssueloopOctokit = Octokit.plugin(throttling, retry);
+
+function createOctokit(options: GitHubClientOptions, token: string, fetchImpl: typeof fetch): Octokit {
+  const unit = options.retryUnitMs ?? 1000;
+  const spacing = options.writeSpacingMs ?? 1000;
+  const maxPrimaryWait = options.maxPrimaryWaitSeconds ?? 60;
+  const maxSecondary = options.maxSecondaryRetries ?? 2;
+  const log = options.log.child({ component: 'github' });
+  return new IssueloopOctokit({
+    auth: token,
+    baseUrl: options.apiUrl,
+    userAgent: options.userAgent,
+    request: { fetch: fetchImpl },
+    // Octokit's own request log would print at info level; ours is structured and redacted.
+    log: {
+      debug: () => {},
+      info: () => {},
+      warn: (message: string) => log.warn({}, options.redact(message)),
+      error: (message: string) => log.error({}, options.redact(message)),
+    },
+    retry: { retryAfterBaseValue: unit, retries: 2 },
+    throttle: {
+      retryAfterBaseValue: unit,
+      // Own groups, so the pacing (and its test setting) belongs to this client, not the module.
+      write: new Bottleneck.Group({ maxConcurrent: 1, minTime: spacing }),
+      notifications: new Bottleneck.Group({ maxConcurrent: 1, minTime: spacing * 3 }),
+      onRateLimit: (retryAfter, request, _octokit, retryCount) => {
+        const wait = retryCount < 1 && retryAfter <= maxPrimaryWait;
+        log.warn(
+          { method: request.method, url: request.url, retryAfterSeconds: retryAfter, retryCount },
+          wait
+            ? `github: rate limit exhausted, waiting ${retryAfter}s for the reset`
+            : `github: rate limit exhausted until the reset in ${retryAfter}s; not waiting inside the request`,
+        );
+        return wait;
+      },
+      onSecondaryRateLimit: (retryAfter, request, _octokit, retryCount) => {
+        const wait = retryCount < maxSecondary;
+        log.warn(
+          { method: request.method, url: request.url, retryAfterSeconds: retryAfter, retryCount },
+          wait
+            ? `github: secondary rate limit, retrying in ${retryAfter}s (retry ${retryCount + 1} of ${maxSecondary})`
+            : `github: secondary rate limit again after ${maxSecondary} retries; giving up on this request`,
+        );
+        return wait;
+      },
+    },
+  });
+}
+
+export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
+  const metrics = createRequestMetrics();
+  const fetchImpl = countingFetch(options.fetch, metrics);
+  const rest = createOctokit(options, options.token, fetchImpl);
+  const graphql = rest.graphql.defaults({ url: options.graphqlUrl });
+  const projectsGraphql =
+    options.projectsToken && options.projectsToken !== options.token
+      ? createOctokit(options, options.projectsToken, fetchImpl).graphql.defaults({ url: options.graphqlUrl })
+      : graphql;
+  const { clock, redact } = options;
+  return {
+    rest,
+    graphql,
+    projectsGraphql,
+    repo: options.repo,
+    metrics,
+    log: options.log,
+    clock,
+    redact,
+    async call<T>(operation: string, run: () => Promise<T>, area?: OperationArea): Promise<T> {
+      try {
+        return await run();
+      } catch (err) {
+        const error: GitHubError = toGitHubError(operation, err, {
+          now: clock.now(),
+          redact,
+          ...(area ? { area } : {}),
+        });
+        throw error;
+      }
+    },
+  };
+}

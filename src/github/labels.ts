@@ -1,0 +1,64 @@
+import type { GitHubClient } from './client.js';
+import { getConditional } from './conditional-get.js';
+import type { EtagCache } from './etag-cache.js';
+import { httpStatusOf } from './github-error.js';
+
+/** The labels issueloop itself puts on issues, created on first use with a colour and a description. */
+export const OWN_LABELS: Readonly<Record<string, { color: string; description: string }>> = {
+  'issueloop:in-progress': { color: '1d76db', description: 'issueloop is working on this issue' },
+  'issueloop:needs-human': { color: 'd93f0b', description: 'issueloop gave up after repeated failures' },
+};
+
+export function createLabelOperations(gh: GitHubClient, cache: EtagCache) {
+  const { owner, name: repo } = gh.repo;
+  const ensured = new Set<string>();
+
+  return {
+    /**
+     * Creates one of issueloop's own labels when the repository lacks it (GitHub would otherwise
+     * create it grey on first use). The existence check is conditional: free after the first run.
+     */
+    async ensureLabel(name: string): Promise<void> {
+      const own = OWN_LABELS[name];
+      if (!own || ensured.has(name)) return;
+      const url = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/labels/${encodeURIComponent(name)}`;
+      const exists = await getConditional(gh, cache, url, () => true, `read label ${name}`).then(
+        () => true,
+        (err: unknown) => {
+          if (httpStatusOf(err) === 404) return false;
+          throw err;
+        },
+      );
+      if (!exists) {
+        await gh.call(`create label ${name}`, async () => {
+          try {
+            await gh.rest.issues.createLabel({ owner, repo, name, ...own });
+          } catch (err) {
+            // 422 already_exists: another run made it in between.
+            if (httpStatusOf(err) !== 422) throw err;
+          }
+        });
+      }
+      ensured.add(name);
+    },
+
+    async addLabels(issue: number, labels: string[]): Promise<void> {
+      await gh.call(`label #${issue}`, () =>
+        gh.rest.issues.addLabels({ owner, repo, issue_number: issue, labels }),
+      );
+    },
+
+    /** Removes a label; one that is not on the issue is already removed. */
+    async removeLabel(issue: number, name: string): Promise<void> {
+      await gh.call(`unlabel #${issue}`, async () => {
+        try {
+          await gh.rest.issues.removeLabel({ owner, repo, issue_number: issue, name });
+        } catch (err) {
+          if (httpStatusOf(err) !== 404) throw err;
+        }
+      });
+    },
+  };
+}
+
+export type LabelOperations = ReturnType<typeof createLabelOperations>;
