@@ -2,37 +2,42 @@ import { z } from 'zod';
 
 /**
  * The body of the one comment issueloop keeps on each issue: a short status a person reads, and a
- * hidden machine record (attempts, failures, last outcome) so history survives the loss of the
- * state directory. The record is base64url JSON inside an HTML comment: no text in it can close
- * the comment early, and nothing in it renders.
+ * hidden machine record (attempts, failures, last outcome) so that history survives the loss of the
+ * state directory. The record is base64url JSON inside an HTML comment: no text in it can close the
+ * comment early, and nothing in it renders. Everything shown is redacted, one line, capped, and
+ * escaped, so no failure message can break the table, open HTML, or ping anyone.
  */
 export const TRACKING_MARKER = '<!-- issueloop:tracking -->';
-const RECORD_PATTERN = /<!-- issueloop:record ([A-Za-z0-9_-]*) -->/g;
+const RECORD_OPEN = '<!-- issueloop:record ';
+const RECORD_LINE = /^<!-- issueloop:record ([A-Za-z0-9_-]+) -->\r?$/;
+
+/** GitHub rejects comment bodies of more than 65,536 characters. */
+export const MAX_COMMENT_LENGTH = 65_536;
+/** How many failure reasons the record keeps: enough to see a pattern, small enough to read. */
+export const MAX_TRACKED_FAILURES = 10;
 const MAX_TEXT = 300;
-const MAX_REASONS = 10;
-/** GitHub rejects comment bodies over 65,536 characters. */
-export const MAX_COMMENT = 65_536;
+const MAX_ERROR_CLASS = 100;
+/** A record is a few KiB; anything that decodes to more than this is not ours. */
 const MAX_RECORD_BYTES = 64 * 1024;
+const MAX_ENCODED_RECORD = Math.ceil(MAX_RECORD_BYTES / 3) * 4;
 
-const timestamp = z.iso.datetime({ offset: true });
+export interface TrackingFailure {
+  /** ISO 8601. */
+  at: string;
+  error_class: string;
+  message: string;
+}
 
-const TrackingFailureSchema = z.strictObject({
-  at: timestamp,
-  error_class: z.string().min(1).max(100),
-  message: z.string().max(MAX_TEXT),
-});
+export interface TrackingRecord {
+  version: 1;
+  attempts: number;
+  failure_count: number;
+  /** Newest last, at most MAX_TRACKED_FAILURES. */
+  failure_reasons: TrackingFailure[];
+  last_outcome: string | null;
+  updated_at: string;
+}
 
-const TrackingRecordSchema = z.strictObject({
-  version: z.literal(1),
-  attempts: z.int().nonnegative(),
-  failure_count: z.int().nonnegative(),
-  failure_reasons: z.array(TrackingFailureSchema).max(MAX_REASONS),
-  last_outcome: z.string().max(100).nullable(),
-  updated_at: timestamp,
-});
-
-export type TrackingFailure = z.infer<typeof TrackingFailureSchema>;
-export type TrackingRecord = z.infer<typeof TrackingRecordSchema>;
 export type TrackingPhase = 'queued' | 'working' | 'verifying' | 'review' | 'done' | 'failed' | 'blocked';
 
 export interface TrackingView {
@@ -45,14 +50,35 @@ export interface TrackingView {
   record: TrackingRecord;
 }
 
+type Redact = (text: string) => string;
+
+const timestamp = z.iso.datetime({ offset: true });
+
+const TrackingRecordSchema: z.ZodType<TrackingRecord> = z.strictObject({
+  version: z.literal(1),
+  attempts: z.int().nonnegative(),
+  failure_count: z.int().nonnegative(),
+  failure_reasons: z
+    .array(
+      z.strictObject({
+        at: timestamp,
+        error_class: z.string().min(1).max(MAX_ERROR_CLASS),
+        message: z.string().max(MAX_TEXT),
+      }),
+    )
+    .max(MAX_TRACKED_FAILURES),
+  last_outcome: z.string().max(MAX_TEXT).nullable(),
+  updated_at: timestamp,
+});
+
 const PHASE_TEXT: Readonly<Record<TrackingPhase, string>> = {
   queued: 'queued',
   working: 'working on it',
   verifying: 'verifying the change',
-  review: 'draft pull request open for review',
+  review: 'draft pull request ready for review',
   done: 'done',
-  failed: 'attempt failed; will retry',
-  blocked: 'needs a human',
+  failed: 'attempt failed',
+  blocked: 'blocked, needs a human',
 };
 
 export function emptyTrackingRecord(now: string): TrackingRecord {
@@ -66,74 +92,70 @@ export function emptyTrackingRecord(now: string): TrackingRecord {
   };
 }
 
-function cap(text: string, max = MAX_TEXT): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-/** One line, redacted, capped, with nothing that can break a table cell or open HTML. */
-function cell(text: string, redact: (text: string) => string): string {
-  const flat = cap(redact(text).replace(/\s+/g, ' ').trim());
-  return flat.replace(/[&<>|`\\[\]]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function safeUrl(url: string): string | undefined {
-  return /^https?:\/\/[^\s<>()]+$/.test(url) ? url : undefined;
-}
-
-function encodeRecord(record: TrackingRecord, redact: (text: string) => string): string {
-  const clean: TrackingRecord = {
-    ...record,
-    failure_reasons: record.failure_reasons.slice(-MAX_REASONS).map((r) => ({
-      ...r,
-      message: cap(redact(r.message).replace(/\s+/g, ' ').trim()),
-    })),
-  };
-  return Buffer.from(JSON.stringify(clean), 'utf8').toString('base64url');
-}
-
-export function renderTrackingComment(view: TrackingView, redact: (text: string) => string): string {
-  const rows: Array<[string, string]> = [
-    ['Phase', PHASE_TEXT[view.phase]],
-    ['Attempt', String(view.attempt)],
-  ];
-  if (view.model) rows.push(['Model', cell(view.model, redact)]);
-  if (view.costUsd !== undefined) rows.push(['Cost so far', `$${view.costUsd.toFixed(2)}`]);
-  const pr = view.prUrl ? safeUrl(view.prUrl) : undefined;
-  if (pr) rows.push(['Pull request', pr]);
-  if (view.lastFailure) rows.push(['Last failure', cell(view.lastFailure, redact)]);
-  const lines = [
+export function renderTrackingComment(view: TrackingView, redact: Redact): string {
+  const record = storedRecord(view.record, redact);
+  const rows: Array<[string, string]> = [['Attempt', count(view.attempt)]];
+  if (view.model !== undefined) rows.push(['Model', shown(view.model, redact)]);
+  if (view.costUsd !== undefined) rows.push(['Cost so far', dollars(view.costUsd)]);
+  if (view.prUrl !== undefined) rows.push(['Pull request', pullRequestLink(view.prUrl, redact)]);
+  if (view.lastFailure !== undefined) rows.push(['Last failure', shown(view.lastFailure, redact)]);
+  const head = [
     TRACKING_MARKER,
     `**issueloop** · ${PHASE_TEXT[view.phase]}`,
     '',
-    '| | |',
-    '|---|---|',
-    ...rows.map(([k, v]) => `| ${k} | ${v} |`),
-  ];
-  const reasons = view.record.failure_reasons.slice(-MAX_REASONS).reverse();
-  if (reasons.length > 0) {
-    lines.push('', `<details><summary>${view.record.failure_count} failure(s)</summary>`, '');
-    for (const r of reasons)
-      lines.push(`- ${cell(r.at, redact)} · ${cell(r.error_class, redact)}: ${cell(r.message, redact)}`);
-    lines.push('', '</details>');
+    `| Phase | ${PHASE_TEXT[view.phase]} |`,
+    '| --- | --- |',
+    ...rows.map(([name, value]) => `| ${name} | ${value} |`),
+  ].join('\n');
+  const tail = [
+    '',
+    '',
+    `<sub>Updated ${shown(record.updated_at, redact)}. issueloop rewrites this comment; edits are lost.</sub>`,
+    '',
+    `${RECORD_OPEN}${Buffer.from(JSON.stringify(record), 'utf8').toString('base64url')} -->`,
+  ].join('\n');
+  return `${head}${failureList(record, MAX_COMMENT_LENGTH - 1 - head.length - tail.length)}${tail}`;
+}
+
+/** The reasons, newest first, as many as fit in `budget` characters (all of them, short of a pathological redactor). */
+function failureList(record: TrackingRecord, budget: number): string {
+  const reasons = [...record.failure_reasons].reverse();
+  if (reasons.length === 0) return '';
+  const open = `\n\n<details><summary>Failures: ${count(record.failure_count)}, newest first</summary>\n\n`;
+  const close = '\n\n</details>';
+  const items: string[] = [];
+  let used = open.length + close.length + 40;
+  for (const [i, reason] of reasons.entries()) {
+    const item = `- ${shown(reason.at, identity)} · **${shown(reason.error_class, identity)}**: ${shown(reason.message, identity)}`;
+    if (used + item.length + 1 > budget) {
+      items.push(`- … and ${reasons.length - i} older`);
+      break;
+    }
+    items.push(item);
+    used += item.length + 1;
   }
-  lines.push('', `<!-- issueloop:record ${encodeRecord(view.record, redact)} -->`);
-  // Bounded by construction (≤ 10 reasons of ≤ 300 chars); the slice is a last guard.
-  return lines.join('\n').slice(0, MAX_COMMENT);
+  return used > budget ? '' : `${open}${items.join('\n')}${close}`;
 }
 
 export function isTrackingComment(body: string): boolean {
-  return body.split(/\r?\n/).some((line) => line.trim() === TRACKING_MARKER);
+  return body.startsWith(TRACKING_MARKER) || body.includes(`\n${TRACKING_MARKER}`);
 }
 
 /**
- * The record of a tracking comment, or undefined for anything else. A body with more than one
- * record is not trusted at all: which one is real cannot be told, and a guess could erase history.
+ * The machine record of a tracking comment, or undefined for anything else; never throws. A body
+ * with more than one record marker is not trusted at all: issueloop writes exactly one, so a second
+ * means someone edited the comment or pasted a record into it, and which one is genuine cannot be
+ * told. A wrong guess would invent or erase history; no record only means starting the count again.
  */
 export function parseTrackingRecord(body: string): TrackingRecord | undefined {
-  const matches = [...body.matchAll(RECORD_PATTERN)];
-  if (matches.length !== 1) return undefined;
-  const encoded = matches[0]?.[1] ?? '';
-  if (encoded.length === 0 || encoded.length > (MAX_RECORD_BYTES * 4) / 3) return undefined;
+  const at = body.indexOf(RECORD_OPEN);
+  if (at === -1 || body.indexOf(RECORD_OPEN, at + 1) !== -1) return undefined;
+  if (at > 0 && body[at - 1] !== '\n') return undefined;
+  const eol = body.indexOf('\n', at);
+  const line = body.slice(at, eol === -1 ? body.length : eol);
+  if (line.length > MAX_ENCODED_RECORD + RECORD_OPEN.length + 5) return undefined;
+  const encoded = RECORD_LINE.exec(line)?.[1];
+  if (encoded === undefined) return undefined;
   try {
     const parsed = TrackingRecordSchema.safeParse(
       JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')),
@@ -142,4 +164,78 @@ export function parseTrackingRecord(body: string): TrackingRecord | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The record as written: newest reasons only, every text redacted, one line and capped. */
+function storedRecord(record: TrackingRecord, redact: Redact): TrackingRecord {
+  return {
+    version: 1,
+    attempts: nonNegative(record.attempts),
+    failure_count: nonNegative(record.failure_count),
+    failure_reasons: record.failure_reasons.slice(-MAX_TRACKED_FAILURES).map((reason) => ({
+      at: reason.at,
+      error_class: clip(oneLine(redact(reason.error_class)), MAX_ERROR_CLASS) || 'unknown',
+      message: clip(oneLine(redact(reason.message)), MAX_TEXT),
+    })),
+    last_outcome: record.last_outcome === null ? null : clip(oneLine(redact(record.last_outcome)), MAX_TEXT),
+    updated_at: record.updated_at,
+  };
+}
+
+const identity: Redact = (text) => text;
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '|': '&#124;',
+  '`': '&#96;',
+  '\\': '&#92;',
+  '[': '&#91;',
+  ']': '&#93;',
+};
+
+// `@user` and `@org/team` notify; in a code span they do not.
+const MENTION = /(^|[^A-Za-z0-9_`])@([A-Za-z0-9][A-Za-z0-9-]*(?:\/[A-Za-z0-9][A-Za-z0-9_.-]*)?)/g;
+
+/**
+ * Free text as shown: redacted before anything is cut (so no secret survives as a prefix), one line,
+ * capped, then with every character that could end a table cell, open HTML or a link, start code or
+ * escape our own delimiter written as an entity. Backslash too: `\|` would merge two table cells.
+ */
+function shown(text: string, redact: Redact): string {
+  const escaped = clip(oneLine(redact(text)), MAX_TEXT).replace(/[&<>|`\\[\]]/g, (c) => ESCAPES[c] ?? c);
+  return escaped.replace(MENTION, '$1`@$2`');
+}
+
+function oneLine(text: string): string {
+  return text.replace(/[\s\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim();
+}
+
+/** At most `max` UTF-16 units, never splitting a surrogate pair, with an ellipsis when cut. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 2] ?? '') ? max - 2 : max - 1;
+  return `${text.slice(0, end)}…`;
+}
+
+function nonNegative(value: number): number {
+  return Number.isSafeInteger(value) && value > 0 ? value : 0;
+}
+
+function count(value: number): string {
+  return Number.isSafeInteger(value) && value >= 0 ? String(value) : '?';
+}
+
+function dollars(value: number): string {
+  return Number.isFinite(value) && value >= 0 && value < 1e9 ? `$${value.toFixed(2)}` : 'unknown';
+}
+
+/** A link only for a plain https URL; `#123` as its text when it is a pull request's. */
+function pullRequestLink(url: string, redact: Redact): string {
+  if (!/^https:\/\/[A-Za-z0-9.-]+(?::\d+)?\/[A-Za-z0-9._~/%-]*$/.test(url) || url.length > MAX_TEXT) {
+    return shown(url, redact);
+  }
+  const number = /\/pull\/(\d+)$/.exec(url)?.[1];
+  return `[${number === undefined ? 'open' : `#${number}`}](${url})`;
 }

@@ -1,0 +1,216 @@
+/**
+ * Title and body of the draft pull request issueloop opens for an issue. The summary, the verify
+ * output, the command and the file names are untrusted (the agent wrote or caused them, and the
+ * agent read the issue), so all of them are redacted, and nothing in them may close another issue,
+ * ping anyone, hide the rest of the body behind an HTML comment, or break out of its code block. The
+ * one closing keyword in the body is ours.
+ */
+
+/** Marks a pull request body as issueloop's. */
+export const PR_MARKER = '<!-- issueloop:pr -->';
+/** GitHub rejects pull request bodies of more than 65,536 characters. */
+export const MAX_PR_BODY_LENGTH = 65_536;
+const MAX_TITLE = 256;
+const MAX_FILES_LISTED = 100;
+const MAX_FILE_NAME = 300;
+const MAX_COMMAND = 1_000;
+const MAX_MODEL = 100;
+/** Room kept for the notes that say how much was trimmed. */
+const TRIM_NOTE_ROOM = 200;
+
+export interface PullRequestReport {
+  issue: { number: number; title: string };
+  /** The agent's own summary of its change: untrusted text. */
+  summary: string;
+  filesChanged: string[];
+  verify?: {
+    command: string;
+    exitCode: number | null;
+    passed: boolean;
+    outputTail: string;
+    durationMs?: number;
+  };
+  costUsd: number;
+  model?: string;
+  modelCalls?: number;
+  toolCalls?: number;
+}
+
+type Redact = (text: string) => string;
+
+/**
+ * GitHub's closing keywords followed by an issue reference: `#12`, `owner/repo#12`, `GH-12`, or an
+ * issue URL. Each part is unambiguous, so matching stays linear.
+ */
+const CLOSING_REFERENCE =
+  /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*(?::\s*)?)((?:[\w.-]+\/[\w.-]+)?#\d+|GH-\d+|https?:\/\/github\.com\/[\w.-]+\/[\w.-]+\/(?:issues|pull)\/\d+)/gi;
+// `@user` and `@org/team` notify; in a code span they do not.
+const MENTION = /(^|[^\w`])@([A-Za-z0-9][A-Za-z0-9-]*(?:\/[A-Za-z0-9][\w.-]*)?)/g;
+
+export function renderPullRequestTitle(issue: { number: number; title: string }): string {
+  const title = oneLine(issue.title);
+  return clip(`Fix #${issueNumber(issue.number)}${title === '' ? '' : `: ${title}`}`, MAX_TITLE);
+}
+
+export function renderPullRequestBody(report: PullRequestReport, redact: Redact): string {
+  // When over the limit, aim lower by the room the "trimmed" notes take.
+  const target = MAX_PR_BODY_LENGTH - 1 - TRIM_NOTE_ROOM;
+  let summary = untrustedProse(redact(report.summary));
+  let tail = report.verify ? neutraliseClosingKeywords(redact(report.verify.outputTail)) : '';
+  let body = composeBody(report, redact, summary, tail);
+  // Over the limit: the output tail gives way first (keeping its end), then the summary (keeping its start).
+  if (body.length >= MAX_PR_BODY_LENGTH) {
+    tail = keepEnd(tail, tail.length - (body.length - target));
+    body = composeBody(report, redact, summary, tail);
+  }
+  if (body.length >= MAX_PR_BODY_LENGTH) {
+    summary = keepStart(summary, summary.length - (body.length - target));
+    body = composeBody(report, redact, summary, tail);
+  }
+  // Unreachable with the caps above; a last guard all the same.
+  return body.length < MAX_PR_BODY_LENGTH ? body : body.slice(0, MAX_PR_BODY_LENGTH - 1);
+}
+
+function composeBody(report: PullRequestReport, redact: Redact, summary: string, tail: string): string {
+  const files = report.filesChanged;
+  const listed = files
+    .slice(0, MAX_FILES_LISTED)
+    .map((file) => `- ${codeSpan(clip(oneLine(redact(file)), MAX_FILE_NAME))}`);
+  if (files.length > MAX_FILES_LISTED) listed.push(`- … and ${files.length - MAX_FILES_LISTED} more`);
+  return [
+    `Closes #${issueNumber(report.issue.number)}`,
+    '',
+    'Drafted by issueloop. The summary below is the agent’s own account; review the change like any other.',
+    '',
+    '## Summary',
+    '',
+    summary.trim() === '' ? '_No summary given._' : closeOpenFence(summary),
+    '',
+    `## Files changed (${files.length})`,
+    '',
+    ...(listed.length > 0 ? listed : ['_None._']),
+    '',
+    '## Verification',
+    '',
+    ...verification(report.verify, redact, tail),
+    '',
+    '---',
+    '',
+    footer(report, redact),
+    PR_MARKER,
+  ].join('\n');
+}
+
+function verification(verify: PullRequestReport['verify'], redact: Redact, tail: string): string[] {
+  if (!verify) return ['_No verify command is configured: nothing was run._'];
+  const exit =
+    verify.exitCode === null ? 'no exit code: killed or timed out' : `exit code ${verify.exitCode}`;
+  const ms = verify.durationMs;
+  const took = ms !== undefined && Number.isFinite(ms) && ms >= 0 ? ` in ${(ms / 1000).toFixed(1)} s` : '';
+  const lines = [
+    `Command: ${codeSpan(clip(oneLine(redact(verify.command)), MAX_COMMAND))}`,
+    '',
+    `Result: ${verify.passed ? '✅ **passed**' : '❌ **failed**'} (${exit})${took}`,
+  ];
+  if (tail.trim() === '') return [...lines, '', '_No output._'];
+  // Longer than any run of backticks in the output, so no line of it can close the block.
+  const fence = '`'.repeat(Math.max(3, longestRun(tail, '`') + 1));
+  const open = verify.passed ? '<details>' : '<details open>';
+  return [...lines, '', `${open}<summary>Output (end)</summary>`, '', fence, tail, fence, '', '</details>'];
+}
+
+function footer(report: PullRequestReport, redact: Redact): string {
+  const cost =
+    Number.isFinite(report.costUsd) && report.costUsd >= 0 ? `$${report.costUsd.toFixed(2)}` : 'unknown';
+  const parts = [`issueloop · cost ${cost}`];
+  if (report.model !== undefined)
+    parts.push(`model ${codeSpan(clip(oneLine(redact(report.model)), MAX_MODEL))}`);
+  if (isCount(report.modelCalls)) parts.push(`${report.modelCalls} model calls`);
+  if (isCount(report.toolCalls)) parts.push(`${report.toolCalls} tool calls`);
+  return parts.join(' · ');
+}
+
+/**
+ * Agent prose as Markdown, minus what it could abuse: closing keywords, mentions, and raw HTML (an
+ * unterminated `<!--` would hide everything after it, the real verification result included).
+ */
+function untrustedProse(text: string): string {
+  return neutraliseClosingKeywords(text)
+    .replace(MENTION, '$1`@$2`')
+    .replace(/<(?=[!?/A-Za-z])/g, '&lt;');
+}
+
+/** `Fixes #12` becomes ``Fixes `#12` ``: the reference in a code span is neither linked nor acted on. */
+export function neutraliseClosingKeywords(text: string): string {
+  return text.replace(
+    CLOSING_REFERENCE,
+    (_match, keyword: string, gap: string, ref: string) => `${keyword}${gap}\`${ref}\``,
+  );
+}
+
+/** Closes a fenced code block the summary left open, which would otherwise swallow the rest of the body. */
+function closeOpenFence(text: string): string {
+  let open: string | undefined;
+  for (const line of text.split('\n')) {
+    const match = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    if (!match) continue;
+    const [, fence = '', rest = ''] = match;
+    if (open === undefined && !(fence.startsWith('`') && rest.includes('`'))) open = fence;
+    else if (open && fence[0] === open[0] && fence.length >= open.length && rest.trim() === '')
+      open = undefined;
+  }
+  return open === undefined ? text : `${text}\n${open}`;
+}
+
+/** Inline code that shows `text` verbatim, however many backticks it contains. */
+function codeSpan(text: string): string {
+  if (text === '') return '_(empty)_';
+  const ticks = '`'.repeat(longestRun(text, '`') + 1);
+  const pad = /^[` ]|[` ]$/.test(text) ? ' ' : '';
+  return `${ticks}${pad}${text}${pad}${ticks}`;
+}
+
+function longestRun(text: string, char: string): number {
+  let longest = 0;
+  let run = 0;
+  for (const c of text) {
+    run = c === char ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  return longest;
+}
+
+function keepEnd(text: string, keep: number): string {
+  if (keep >= text.length) return text;
+  let kept = text.slice(text.length - Math.max(0, keep));
+  const firstBreak = kept.indexOf('\n');
+  // Start at a whole line when one begins soon; never at the second half of a surrogate pair.
+  if (firstBreak !== -1 && firstBreak < 200) kept = kept.slice(firstBreak + 1);
+  else if (/^[\uDC00-\uDFFF]/.test(kept)) kept = kept.slice(1);
+  return `[… ${text.length - kept.length} earlier characters trimmed]\n${kept}`;
+}
+
+function keepStart(text: string, keep: number): string {
+  if (keep >= text.length) return text;
+  return `${clip(text, Math.max(1, keep))}\n\n_[… ${text.length - Math.max(1, keep)} more characters trimmed]_`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/[\s\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim();
+}
+
+/** At most `max` UTF-16 units, never splitting a surrogate pair, with an ellipsis when cut. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 2] ?? '') ? max - 2 : max - 1;
+  return `${text.slice(0, end)}…`;
+}
+
+function isCount(value: number | undefined): value is number {
+  return value !== undefined && Number.isSafeInteger(value) && value >= 0;
+}
+
+function issueNumber(value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`not an issue number: ${value}`);
+  return value;
+}

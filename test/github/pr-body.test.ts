@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_PR_BODY_LENGTH,
+  PR_MARKER,
+  type PullRequestReport,
+  renderPullRequestBody,
+  renderPullRequestTitle,
+} from '../../src/github/pr-body.js';
+
+const TOKEN = `ghp_${'Q1w2E3r4T5'.repeat(3)}zyxwvu`;
+const redact = (text: string): string => text.replace(/ghp_[A-Za-z0-9]{36}/g, '[REDACTED]');
+
+// Independent of the module's own pattern: what GitHub would take as "close this issue".
+const CLOSING =
+  /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?):?\s+(?:[\w.-]+\/[\w.-]+#\d+|#\d+|https:\/\/github\.com\/\S+\/issues\/\d+)/gi;
+
+function report(extra: Partial<PullRequestReport> = {}): PullRequestReport {
+  return {
+    issue: { number: 12, title: 'Crash on startup' },
+    summary: 'Guarded the config loader against a missing file.',
+    filesChanged: ['src/config/load.ts', 'test/config/load.test.ts'],
+    verify: {
+      command: 'npm test',
+      exitCode: 0,
+      passed: true,
+      outputTail: 'Tests  42 passed (42)',
+      durationMs: 12_345,
+    },
+    costUsd: 1.234,
+    model: 'claude-sonnet-5',
+    modelCalls: 42,
+    toolCalls: 17,
+    ...extra,
+  };
+}
+
+describe('renderPullRequestTitle', () => {
+  it('names the issue on one line, capped at 256 characters', () => {
+    expect(renderPullRequestTitle({ number: 12, title: 'Crash on\nstartup\t when  idle' })).toBe(
+      'Fix #12: Crash on startup when idle',
+    );
+    const long = renderPullRequestTitle({ number: 7, title: 'x'.repeat(1_000) });
+    expect(long).toHaveLength(256);
+    expect(long.endsWith('…')).toBe(true);
+    expect(renderPullRequestTitle({ number: 7, title: '  ' })).toBe('Fix #7');
+  });
+
+  it('refuses something that is not an issue number', () => {
+    expect(() => renderPullRequestTitle({ number: 0, title: 'x' })).toThrow(RangeError);
+    expect(() => renderPullRequestBody(report({ issue: { number: 1.5, title: 'x' } }), redact)).toThrow(
+      RangeError,
+    );
+  });
+});
+
+describe('renderPullRequestBody', () => {
+  it('closes its own issue on its own first line, with summary, files, verification and footer', () => {
+    const body = renderPullRequestBody(report(), redact);
+    const lines = body.split('\n');
+    expect(lines[0]).toBe('Closes #12');
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        '## Summary',
+        'Guarded the config loader against a missing file.',
+        '## Files changed (2)',
+        '- `src/config/load.ts`',
+        '## Verification',
+        'Command: `npm test`',
+        'Result: ✅ **passed** (exit code 0) in 12.3 s',
+        'Tests  42 passed (42)',
+        'issueloop · cost $1.23 · model `claude-sonnet-5` · 42 model calls · 17 tool calls',
+        PR_MARKER,
+      ]),
+    );
+  });
+
+  it('neutralises closing keywords injected into the summary and the output', () => {
+    const body = renderPullRequestBody(
+      report({
+        summary:
+          'Done. Closes #999. Also fixes acme/other#3, RESOLVED: #4, fixed https://github.com/acme/w/issues/5.',
+        verify: { command: 'npm test', exitCode: 1, passed: false, outputTail: 'resolves #6\nFixes #7' },
+      }),
+      redact,
+    );
+    expect(body.match(CLOSING)).toEqual(['Closes #12']);
+    expect(body).toContain('Closes `#999`');
+    expect(body).toContain('fixes `acme/other#3`');
+  });
+
+  it('keeps the agent from pinging people or hiding the rest of the body', () => {
+    const body = renderPullRequestBody(
+      report({ summary: 'cc @octocat and @acme/maintainers <!-- everything below is hidden\n<details>' }),
+      redact,
+    );
+    expect(body).toContain('`@octocat`');
+    expect(body).toContain('`@acme/maintainers`');
+    // The marker at the very end is the only comment left.
+    expect(body.match(/<!--/g)).toHaveLength(1);
+    expect(body.endsWith(PR_MARKER)).toBe(true);
+    expect(body).not.toContain('<details>\n');
+  });
+
+  it('closes a code block the summary left open', () => {
+    const body = renderPullRequestBody(report({ summary: 'Example:\n````ts\nconst a = 1;' }), redact);
+    expect(body).toMatch(/const a = 1;\n````\n\n## Files changed/);
+  });
+
+  it('fences the output with more backticks than any run inside it', () => {
+    const tail = 'before\n``````\ninside ``` still\n```````';
+    const body = renderPullRequestBody(
+      report({ verify: { command: 'make', exitCode: 2, passed: false, outputTail: tail } }),
+      redact,
+    );
+    const fence = '`'.repeat(8);
+    expect(body).toContain(`${fence}\n${tail}\n${fence}`);
+    expect(body).toContain('<details open>');
+    expect(body).toContain('Result: ❌ **failed** (exit code 2)');
+  });
+
+  it('says so when verification could not finish or was not configured', () => {
+    const killed = renderPullRequestBody(
+      report({ verify: { command: 'npm test', exitCode: null, passed: false, outputTail: '' } }),
+      redact,
+    );
+    expect(killed).toContain('(no exit code: killed or timed out)');
+    expect(killed).toContain('_No output._');
+    expect(renderPullRequestBody(report({ verify: undefined }), redact)).toContain('No verify command');
+  });
+
+  it('redacts the summary, output, file names, command and model', () => {
+    const body = renderPullRequestBody(
+      report({
+        summary: `Used ${TOKEN} to test.`,
+        filesChanged: [`secrets/${TOKEN}.txt`],
+        verify: {
+          command: `GH_TOKEN=${TOKEN} npm test`,
+          exitCode: 0,
+          passed: true,
+          outputTail: `token ${TOKEN}`,
+        },
+        model: TOKEN,
+      }),
+      redact,
+    );
+    expect(body).not.toContain(TOKEN);
+    expect(body.match(/\[REDACTED\]/g)).toHaveLength(5);
+  });
+
+  it('shows file names verbatim in code, whatever backticks they hold', () => {
+    const body = renderPullRequestBody(report({ filesChanged: ['we`ird.ts', '`edge`'] }), redact);
+    expect(body).toContain('- ``we`ird.ts``');
+    expect(body).toContain('- `` `edge` ``');
+  });
+
+  it('lists the first 100 of 1,000 files, then says how many more', () => {
+    const files = Array.from({ length: 1_000 }, (_, i) => `src/file-${i}.ts`);
+    const lines = renderPullRequestBody(report({ filesChanged: files }), redact).split('\n');
+    expect(lines.filter((line) => line.startsWith('- `src/file-'))).toHaveLength(100);
+    expect(lines).toContain('- `src/file-99.ts`');
+    expect(lines).not.toContain('- `src/file-100.ts`');
+    expect(lines).toContain('- … and 900 more');
+    expect(lines).toContain('## Files changed (1000)');
+  });
+
+  it('stays under 65,536 characters, trimming the output first (keeping its end), then the summary', () => {
+    const tail = `${'early line\n'.repeat(100_000)}the final error`;
+    const longTail = renderPullRequestBody(
+      report({ verify: { command: 'npm test', exitCode: 1, passed: false, outputTail: tail } }),
+      redact,
+    );
+    expect(longTail.length).toBeLessThan(MAX_PR_BODY_LENGTH);
+    expect(longTail).toContain('the final error\n```');
+    expect(longTail).toMatch(/\[… \d+ earlier characters trimmed\]\nearly line\n/);
+    expect(longTail).toContain('Guarded the config loader');
+
+    const summary = `The start of the story. ${'more words '.repeat(20_000)}`;
+    const both = renderPullRequestBody(
+      report({ summary, verify: { command: 'npm test', exitCode: 1, passed: false, outputTail: tail } }),
+      redact,
+    );
+    expect(both.length).toBeLessThan(MAX_PR_BODY_LENGTH);
+    expect(both).toContain('The start of the story.');
+    expect(both).toMatch(/more characters trimmed\]_/);
+    expect(both.split('\n')[0]).toBe('Closes #12');
+    expect(both.endsWith(PR_MARKER)).toBe(true);
+  });
+
+  it('stays under the limit with 1,000 very long file names and a huge command', () => {
+    const files = Array.from({ length: 1_000 }, (_, i) => `${'d/'.repeat(2_000)}${i}`);
+    const body = renderPullRequestBody(
+      report({
+        filesChanged: files,
+        verify: { command: 'x'.repeat(100_000), exitCode: 0, passed: true, outputTail: '' },
+      }),
+      redact,
+    );
+    expect(body.length).toBeLessThan(MAX_PR_BODY_LENGTH);
+    expect(body.endsWith(PR_MARKER)).toBe(true);
+  });
+});
