@@ -1,3 +1,5 @@
+import { clip, oneLine } from './text-limits.js';
+
 /**
  * Title and body of the draft pull request issueloop opens for an issue. The summary, the verify
  * output, the command and the file names are untrusted (the agent wrote or caused them, and the
@@ -193,17 +195,6 @@ function keepEnd(text: string, keep: number): string {
 function keepStart(text: string, keep: number): string {
   if (keep >= text.length) return text;
   return `${clip(text, Math.max(1, keep))}\n\n_[… ${text.length - Math.max(1, keep)} more characters trimmed]_`;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/[\s\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim();
-}
-
-/** At most `max` UTF-16 units, never splitting a surrogate pair, with an ellipsis when cut. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text[max - 2] ?? '') ? max - 2 : max - 1;
-  return `${text.slice(0, end)}…`;
 }
 
 function isCount(value: number | undefined): value is number {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clip, oneLine } from './text-limits.js';
 
 /**
  * The body of the one comment issueloop keeps on each issue: a short status a person reads, and a
@@ -206,17 +207,6 @@ const MENTION = /(^|[^A-Za-z0-9_`])@([A-Za-z0-9][A-Za-z0-9-]*(?:\/[A-Za-z0-9][A-
 function shown(text: string, redact: Redact): string {
   const escaped = clip(oneLine(redact(text)), MAX_TEXT).replace(/[&<>|`\\[\]]/g, (c) => ESCAPES[c] ?? c);
   return escaped.replace(MENTION, '$1`@$2`');
-}
-
-function oneLine(text: string): string {
-  return text.replace(/[\s\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim();
-}
-
-/** At most `max` UTF-16 units, never splitting a surrogate pair, with an ellipsis when cut. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text[max - 2] ?? '') ? max - 2 : max - 1;
-  return `${text.slice(0, end)}…`;
 }
 
 function nonNegative(value: number): number {
