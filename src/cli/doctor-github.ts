@@ -93,9 +93,7 @@ async function checkProject(gh: GitHubClient, loaded: LoadedConfig): Promise<Che
   const project = loaded.config.project;
   if (!project) return undefined;
   const name = 'project';
-  const [{ resolveProject, missingStatuses }] = await Promise.all([
-    import('../github/board/resolve-project.js'),
-  ]);
+  const { resolveProject, missingStatuses } = await import('../github/board/resolve-project.js');
   try {
     const resolved = await resolveProject(gh, project);
     const missing = missingStatuses(resolved, project.statuses);

@@ -1,4 +1,4 @@
-import type { GitHubClient } from './client.js';
+import { type GitHubClient, repoPath } from './client.js';
 import { getAllPages } from './conditional-get.js';
 import type { EtagCache } from './etag-cache.js';
 import { type BacklogIssue, sameLabel, toBacklogIssue } from './issue-shape.js';
@@ -23,7 +23,6 @@ export interface Backlog {
 }
 
 export function backlogUrl(gh: GitHubClient, label: string): string {
-  const { owner, name } = gh.repo;
   const query = new URLSearchParams({
     labels: label,
     state: 'open',
@@ -31,7 +30,7 @@ export function backlogUrl(gh: GitHubClient, label: string): string {
     direction: 'asc',
     per_page: '100',
   });
-  return `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}/issues?${query}`;
+  return `${repoPath(gh.repo)}/issues?${query}`;
 }
 
 /** The index of the first priority label an issue carries; issues without one come after all. */

@@ -19,6 +19,11 @@ export interface RepoRef {
   name: string;
 }
 
+/** `/repos/<owner>/<name>`, encoded, for the requests built by hand (conditional GETs). */
+export function repoPath(repo: RepoRef): string {
+  return `/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.name)}`;
+}
+
 export interface GitHubEndpoints {
   apiUrl: string;
   graphqlUrl: string;

@@ -1,4 +1,4 @@
-import type { GitHubClient } from './client.js';
+import { type GitHubClient, repoPath } from './client.js';
 import { getConditional } from './conditional-get.js';
 import type { EtagCache } from './etag-cache.js';
 import { httpStatusOf } from './github-error.js';
@@ -21,7 +21,7 @@ export function createLabelOperations(gh: GitHubClient, cache: EtagCache) {
     async ensureLabel(name: string): Promise<void> {
       const own = OWN_LABELS[name];
       if (!own || ensured.has(name)) return;
-      const url = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/labels/${encodeURIComponent(name)}`;
+      const url = `${repoPath(gh.repo)}/labels/${encodeURIComponent(name)}`;
       const exists = await getConditional(gh, cache, url, () => true, `read label ${name}`).then(
         () => true,
         (err: unknown) => {

@@ -1,4 +1,4 @@
-import type { GitHubClient } from './client.js';
+import { type GitHubClient, repoPath } from './client.js';
 import { getConditional } from './conditional-get.js';
 import type { EtagCache } from './etag-cache.js';
 import { httpStatusOf } from './github-error.js';
@@ -62,12 +62,22 @@ export function createPullRequestOperations(gh: GitHubClient, cache: EtagCache) 
     return first ? toRef(first) : undefined;
   }
 
+  async function update(
+    number: number,
+    input: OpenPullRequestInput,
+  ): Promise<PullRequestRef & { created: boolean }> {
+    const res = await gh.call(`update pull request #${number}`, () =>
+      gh.rest.pulls.update({ owner, repo, pull_number: number, title: input.title, body: input.body }),
+    );
+    return { ...toRef(res.data), created: false };
+  }
+
   return {
     findOpen,
 
     /** The repository's default branch (conditional: free once cached). */
     async defaultBranch(): Promise<string> {
-      const url = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
+      const url = repoPath(gh.repo);
       const page = await getConditional(
         gh,
         cache,
@@ -89,16 +99,7 @@ export function createPullRequestOperations(gh: GitHubClient, cache: EtagCache) 
     async openOrUpdate(input: OpenPullRequestInput): Promise<PullRequestRef & { created: boolean }> {
       const existing = await findOpen(input.branch);
       if (existing) {
-        const res = await gh.call(`update pull request #${existing.number}`, () =>
-          gh.rest.pulls.update({
-            owner,
-            repo,
-            pull_number: existing.number,
-            title: input.title,
-            body: input.body,
-          }),
-        );
-        return { ...toRef(res.data), created: false };
+        return update(existing.number, input);
       }
       const base = input.base ?? (await this.defaultBranch());
       try {
@@ -118,16 +119,7 @@ export function createPullRequestOperations(gh: GitHubClient, cache: EtagCache) 
         // 422 "A pull request already exists": another attempt won the race; update that one.
         const raced = httpStatusOf(err) === 422 ? await findOpen(input.branch) : undefined;
         if (!raced) throw err;
-        const res = await gh.call(`update pull request #${raced.number}`, () =>
-          gh.rest.pulls.update({
-            owner,
-            repo,
-            pull_number: raced.number,
-            title: input.title,
-            body: input.body,
-          }),
-        );
-        return { ...toRef(res.data), created: false };
+        return update(raced.number, input);
       }
     },
   };

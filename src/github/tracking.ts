@@ -1,4 +1,4 @@
-import type { GitHubClient } from './client.js';
+import { type GitHubClient, repoPath } from './client.js';
 import { getAllPages } from './conditional-get.js';
 import type { EtagCache } from './etag-cache.js';
 import { httpStatusOf } from './github-error.js';
@@ -41,7 +41,7 @@ export function createTracking(gh: GitHubClient, cache: EtagCache) {
   const known = new Map<number, number>();
 
   async function find(issue: number): Promise<CommentSummary | undefined> {
-    const url = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/issues/${issue}/comments?per_page=100`;
+    const url = `${repoPath(gh.repo)}/issues/${issue}/comments?per_page=100`;
     const listing = await getAllPages(gh, cache, url, reduceComments, `read the comments of #${issue}`);
     // The oldest trusted one: if two ever existed, every run keeps editing the same one.
     const found = listing.items.find((c) => c.trusted);

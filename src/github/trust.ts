@@ -1,4 +1,4 @@
-import type { GitHubClient } from './client.js';
+import { type GitHubClient, repoPath } from './client.js';
 import { getAllPages, getConditional } from './conditional-get.js';
 import type { EtagCache } from './etag-cache.js';
 import { httpStatusOf } from './github-error.js';
@@ -78,15 +78,14 @@ function sameLogin(a: string, b: string): boolean {
 }
 
 export function createTrustGate(gh: GitHubClient, cache: EtagCache, options: TrustOptions): TrustGate {
-  const { owner, name } = gh.repo;
-  const repoPath = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
+  const repo = repoPath(gh.repo);
   // One lookup per login per gate; a gate lives for one round.
   const permissions = new Map<string, Promise<string>>();
 
   async function permissionOf(login: string): Promise<string> {
     let pending = permissions.get(login);
     if (!pending) {
-      const url = `${repoPath}/collaborators/${encodeURIComponent(login)}/permission`;
+      const url = `${repo}/collaborators/${encodeURIComponent(login)}/permission`;
       pending = getConditional(gh, cache, url, reducePermission, `read the permission of ${login}`)
         .then((page) => page.data)
         .catch((err: unknown) => {
@@ -103,7 +102,7 @@ export function createTrustGate(gh: GitHubClient, cache: EtagCache, options: Tru
     async check(issue) {
       const byAuthor = trustFromAuthor(issue, options.trustedAuthors);
       if (byAuthor) return byAuthor;
-      const url = `${repoPath}/issues/${issue.number}/events?per_page=100`;
+      const url = `${repo}/issues/${issue.number}/events?per_page=100`;
       const events = await getAllPages(gh, cache, url, reduceEvents, `read the events of #${issue.number}`);
       const labeler = events.items
         .filter((e) => e.event === 'labeled' && sameLabel(e.label, options.label))
