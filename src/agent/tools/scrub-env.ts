@@ -1,0 +1,44 @@
+/** Variables the agent's commands never see: the harness's credentials and the ssh agent that signs pushes. */
+export const SECRET_ENV_NAMES: readonly string[] = Object.freeze([
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'ANTHROPIC_API_KEY',
+  'ISSUELOOP_PROJECTS_TOKEN',
+  'SSH_AUTH_SOCK',
+  // Credential helpers hand out what the variables above would have.
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'VSCODE_GIT_IPC_HANDLE',
+]);
+
+/** Any variable whose name contains one of these (case-insensitive) is treated as a secret. */
+export const SECRET_NAME_PATTERNS: readonly string[] = Object.freeze([
+  'TOKEN',
+  'SECRET',
+  'KEY',
+  'PASSWORD',
+  'CREDENTIAL',
+]);
+
+function isSecretName(name: string, dropped: ReadonlySet<string>): boolean {
+  const upper = name.toUpperCase();
+  return dropped.has(upper) || SECRET_NAME_PATTERNS.some((pattern) => upper.includes(pattern));
+}
+
+/**
+ * The environment for the agent's commands: `env` without secrets (the names above, `extraNames`, and
+ * any name matching a pattern), without unset values, and with git unable to prompt for credentials.
+ * Over-matching (e.g. `KEYTAB_PATH`) is accepted: a missing variable fails loudly, a leaked token does not.
+ */
+export function scrubEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  extraNames: readonly string[] = [],
+): Record<string, string> {
+  // Names compare case-insensitively: a differently cased copy of a secret is still the secret.
+  const dropped = new Set([...SECRET_ENV_NAMES, ...extraNames].map((name) => name.toUpperCase()));
+  const kept = Object.entries(env).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined && !isSecretName(entry[0], dropped),
+  );
+  // fromEntries defines own properties, so a variable named `__proto__` cannot touch the prototype.
+  return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0' };
+}

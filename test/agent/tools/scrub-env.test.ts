@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { SECRET_ENV_NAMES, SECRET_NAME_PATTERNS, scrubEnv } from '../../../src/agent/tools/scrub-env.js';
+
+describe('scrubEnv', () => {
+  it('drops the named credentials and the ssh agent socket', () => {
+    const env = Object.fromEntries(SECRET_ENV_NAMES.map((name) => [name, 'x']));
+    expect(scrubEnv(env)).toEqual({ GIT_TERMINAL_PROMPT: '0' });
+    expect(SECRET_ENV_NAMES).toContain('SSH_AUTH_SOCK');
+  });
+
+  it('drops every name containing a secret pattern, whatever its case', () => {
+    const scrubbed = scrubEnv({
+      MY_API_KEY: '1',
+      npm_config__authToken: '2',
+      AWS_SECRET_ACCESS_KEY: '3',
+      DB_Password: '4',
+      GOOGLE_APPLICATION_CREDENTIALS: '5',
+      keychain: '6',
+      HOME: '/home/me',
+    });
+    expect(scrubbed).toEqual({ HOME: '/home/me', GIT_TERMINAL_PROMPT: '0' });
+    expect(SECRET_NAME_PATTERNS).toEqual(['TOKEN', 'SECRET', 'KEY', 'PASSWORD', 'CREDENTIAL']);
+  });
+
+  it('drops extra names, case-insensitively', () => {
+    expect(
+      scrubEnv({ DATABASE_URL: 'postgres://u:p@h', database_url: 'x', LANG: 'C' }, ['DATABASE_URL']),
+    ).toEqual({
+      LANG: 'C',
+      GIT_TERMINAL_PROMPT: '0',
+    });
+  });
+
+  it('keeps ordinary variables, drops unset ones, and stops git from prompting', () => {
+    const scrubbed = scrubEnv({
+      PATH: '/usr/bin:/bin',
+      HOME: '/home/me',
+      UNSET: undefined,
+      GIT_TERMINAL_PROMPT: '1',
+    });
+    expect(scrubbed).toEqual({ PATH: '/usr/bin:/bin', HOME: '/home/me', GIT_TERMINAL_PROMPT: '0' });
+    expect('UNSET' in scrubbed).toBe(false);
+  });
+
+  it('returns a new object and leaves the input alone', () => {
+    const env = { GITHUB_TOKEN: 'ghp_x', PATH: '/bin' };
+    const scrubbed = scrubEnv(env);
+    expect(scrubbed).not.toBe(env);
+    expect(env).toEqual({ GITHUB_TOKEN: 'ghp_x', PATH: '/bin' });
+  });
+});
