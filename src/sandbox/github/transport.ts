@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveOnLoopback } from '../loopback.js';
 import type { Handler, RawResponse } from './handler.js';
 import type { ListeningEmulator } from './types.js';
 
@@ -29,58 +28,11 @@ export function createEmulatorFetch(handle: Handler, base: URL): typeof globalTh
   };
 }
 
-async function readBody(message: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of message) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function toHeaders(message: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(message.headers)) {
-    if (value === undefined) continue;
-    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  return headers;
-}
-
-/**
- * Serves the handler on a free loopback port, for processes that cannot take an injected fetch. URLs
- * in responses are built from the listener's own address, whatever `host` header arrives.
- */
-export async function listenOnLoopback(handle: Handler, basePath: string): Promise<ListeningEmulator> {
-  let origin = '';
-  const server = createServer((message, response) => {
-    void (async () => {
-      try {
-        const url = new URL(message.url ?? '/', origin);
-        const bodyText = await readBody(message);
-        const raw = await handle({
-          method: message.method ?? 'GET',
-          url,
-          headers: toHeaders(message),
-          bodyText,
-        });
-        response.writeHead(raw.status, raw.headers);
-        response.end(raw.body ?? undefined);
-      } catch (error) {
-        response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-        response.end(`emulator: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    })();
+/** Serves the handler on a free loopback port, for processes that cannot take an injected fetch. */
+export function listenOnLoopback(handle: Handler, basePath: string): Promise<ListeningEmulator> {
+  return serveOnLoopback(basePath, async (request, response) => {
+    const raw = await handle(request);
+    response.writeHead(raw.status, raw.headers);
+    response.end(raw.body ?? undefined);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
-  return {
-    url: `${origin}${basePath}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
 }
