@@ -76,6 +76,10 @@ const SessionSchema = z.strictObject({
   max_tokens: z.int().min(1_000).default(10_000_000),
   max_usd: usd.default(5),
   max_duration: duration({ min: 60_000 }).prefault('45m'),
+  /** Time allowed for one of the agent's bash commands before its process group is killed. */
+  command_timeout: duration({ min: 1_000, max: 3_600_000 }).prefault('2m'),
+  /** Characters of a command's output the model sees (head and tail kept). */
+  max_tool_output: z.int().min(1_000).max(1_000_000).default(30_000),
   keep_worktrees: z.boolean().default(false),
   boot_file: z.string().min(1).default('.issueloop/boot.md'),
   identity_files: z.array(z.string().min(1)).default(['.issueloop/IDENTITY.md']),

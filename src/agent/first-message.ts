@@ -1,0 +1,25 @@
+export interface FirstMessageInputs {
+  number: number;
+  title: string;
+  /** Already sanitised ([github] sanitizeIssueText): comments, invisible characters removed. */
+  body: string;
+  /** The tail of an interrupted attempt's output (seed 000 feature 6). */
+  interruptedContext?: string | undefined;
+  /** From the diagnosis of the previous attempt's unknown failure (seed 001). */
+  hint?: string | undefined;
+}
+
+/**
+ * The session's first user message: `Issue #<n>: <title>` then the body (design.md's contract), then
+ * what earlier attempts left behind.
+ */
+export function renderFirstMessage(inputs: FirstMessageInputs): string {
+  const parts = [`Issue #${inputs.number}: ${inputs.title.trim()}`];
+  const body = inputs.body.trim();
+  parts.push(body === '' ? '(The issue has no description.)' : body);
+  if (inputs.interruptedContext?.trim()) {
+    parts.push(`CONTEXT FROM INTERRUPTED ATTEMPT: ${inputs.interruptedContext.trim()}`);
+  }
+  if (inputs.hint?.trim()) parts.push(`IMPORTANT HINT FROM PREVIOUS ATTEMPT: ${inputs.hint.trim()}`);
+  return parts.join('\n\n');
+}

@@ -1,0 +1,71 @@
+import type { Redactor } from '../core/redact.js';
+import type { ContentBlockParam, ToolResultBlockParam, ToolUseBlockParam } from '../model/types.js';
+import type { AgentObserver } from './events.js';
+import type { ToolOutput } from './tools/types.js';
+
+export interface ToolRunner {
+  run(name: string, input: unknown, signal: AbortSignal): Promise<ToolOutput>;
+}
+
+export const INTERRUPTED_RESULT = 'not run: the session was interrupted';
+
+export function toolUses(content: readonly ContentBlockParam[]): ToolUseBlockParam[] {
+  return content.filter((block): block is ToolUseBlockParam => block.type === 'tool_use');
+}
+
+export interface BatchResult {
+  results: ToolResultBlockParam[];
+  errors: number;
+}
+
+/**
+ * Runs every tool call of one assistant message, in order (a later bash command may depend on an
+ * earlier edit), and answers each — also when interrupted, so no tool_use is ever left without its
+ * tool_result. All results go back in one user message (seed 002).
+ */
+export async function runToolBatch(
+  calls: readonly ToolUseBlockParam[],
+  runner: ToolRunner,
+  context: {
+    signal: AbortSignal;
+    now: () => number;
+    observer?: AgentObserver | undefined;
+    redact?: Redactor | undefined;
+  },
+): Promise<BatchResult> {
+  const results: ToolResultBlockParam[] = [];
+  let errors = 0;
+  for (const call of calls) {
+    context.observer?.({ type: 'tool_call', id: call.id, name: call.name, input: call.input });
+    const started = context.now();
+    let output: ToolOutput;
+    if (context.signal.aborted) {
+      output = { content: INTERRUPTED_RESULT, isError: true };
+    } else {
+      try {
+        output = await runner.run(call.name, call.input, context.signal);
+      } catch (err) {
+        output = context.signal.aborted
+          ? { content: INTERRUPTED_RESULT, isError: true }
+          : { content: `tool failed: ${(err as Error).message}`, isError: true };
+      }
+    }
+    const content = context.redact ? context.redact(output.content) : output.content;
+    if (output.isError) errors++;
+    context.observer?.({
+      type: 'tool_result',
+      id: call.id,
+      name: call.name,
+      isError: output.isError,
+      chars: content.length,
+      durationMs: context.now() - started,
+    });
+    results.push({
+      type: 'tool_result',
+      tool_use_id: call.id,
+      content: content === '' ? '(no output)' : content,
+      ...(output.isError ? { is_error: true } : {}),
+    });
+  }
+  return { results, errors };
+}
