@@ -18,7 +18,7 @@ import { compactionPercent, shouldCompact } from './compaction/should-compact.js
 import type { AgentObserver, AgentStop, AgentTotals } from './events.js';
 import { type AgentLimits, exceededLimit } from './limits.js';
 import { modelFailureOf } from './model-failure.js';
-import { runToolBatch, type ToolRunner, toolUses } from './tool-batch.js';
+import { runToolBatch, type ToolRunner, toolUses, unrunResults } from './tool-batch.js';
 import type { FileOperations } from './tools/types.js';
 
 /** Seed 002: if the context still overflows after two compactions, something is fundamentally wrong. */
@@ -138,8 +138,10 @@ export function createAgent(options: AgentOptions, initial: readonly MessagePara
       keepTokens: Math.min(keepTokens, Math.floor(estimateTokens(messages) / 2)),
       signal,
     });
-    if (result.usage) account(result.usage, result.costUsd ?? 0);
-    totals.modelCalls += 1;
+    if (result.usage) {
+      account(result.usage, result.costUsd ?? 0);
+      totals.modelCalls += 1;
+    }
     if (!result.ok) {
       emit({ type: 'compaction', trigger, attempt, ok: false, beforeTokens: context, reason: result.reason });
       return `compaction failed: ${result.reason}`;
@@ -234,17 +236,17 @@ export function createAgent(options: AgentOptions, initial: readonly MessagePara
         costUsd: response.costUsd,
         contextTokens: context,
       });
+      const assistant = response.content;
+      if (response.stopReason === 'model_context_window_exceeded') {
+        // The answer was cut by the window itself: dropped, the conversation compacted and asked again.
+        // This counts towards the compactions in a row, whatever the usage says.
+        pendingCompaction = { trigger: 'overflow', context };
+        continue;
+      }
       if (shouldCompact(context, options.contextWindow, options.compactionThreshold)) {
         pendingCompaction = { trigger: 'threshold', context };
       } else {
         compactions = 0;
-      }
-
-      const assistant = response.content;
-      if (response.stopReason === 'model_context_window_exceeded') {
-        // The answer was cut by the window itself: dropped, the conversation compacted and asked again.
-        pendingCompaction = { trigger: 'overflow', context };
-        continue;
       }
       if (assistant.length > 0) append({ role: 'assistant', content: assistant });
       const text = textOf(assistant);
@@ -259,50 +261,38 @@ export function createAgent(options: AgentOptions, initial: readonly MessagePara
           );
         case 'pause_turn':
           // The API paused a long turn; sending the conversation back as it is lets the model resume.
+          // Client tool calls in a paused answer still need their results first.
+          if (calls.length > 0) break;
           if (assistant.length === 0) append({ role: 'user', content: CONTINUE_PROMPT });
           continue;
         case 'max_tokens': {
           if (calls.length > 0) {
             // A call cut off mid-input cannot be trusted: each is answered, none is run.
-            const results = calls.map((call) => ({
-              type: 'tool_result' as const,
-              tool_use_id: call.id,
-              content: CUT_TOOL_CALL,
-              is_error: true,
-            }));
-            append({ role: 'user', content: results });
+            append({ role: 'user', content: unrunResults(calls, CUT_TOOL_CALL) });
           } else {
             append({ role: 'user', content: CONTINUE_PROMPT });
           }
           continue;
         }
-        case 'tool_use': {
+        case 'tool_use':
           if (calls.length === 0)
             return finish('end_turn', 'the model stopped for tool use without a tool call');
-          const batch = await runToolBatch(calls, options.tools, {
-            signal,
-            now: () => options.clock.now(),
-            observer: options.observer,
-            redact: options.redact,
-          });
-          totals.toolCalls += calls.length;
-          totals.toolErrors += batch.errors;
-          append({ role: 'user', content: batch.results });
-          continue;
-        }
+          break;
         default:
           // end_turn, stop_sequence, or no reason at all: the model considers its turn done.
-          if (calls.length > 0) {
-            const results = calls.map((call) => ({
-              type: 'tool_result' as const,
-              tool_use_id: call.id,
-              content: 'not run: the turn ended',
-              is_error: true,
-            }));
-            append({ role: 'user', content: results });
-          }
+          if (calls.length > 0)
+            append({ role: 'user', content: unrunResults(calls, 'not run: the turn ended') });
           return finish('end_turn', 'the model ended its turn');
       }
+      const batch = await runToolBatch(calls, options.tools, {
+        signal,
+        now: () => options.clock.now(),
+        observer: options.observer,
+        redact: options.redact,
+      });
+      totals.toolCalls += calls.length;
+      totals.toolErrors += batch.errors;
+      append({ role: 'user', content: batch.results });
     }
   };
 

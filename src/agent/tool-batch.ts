@@ -13,6 +13,11 @@ export function toolUses(content: readonly ContentBlockParam[]): ToolUseBlockPar
   return content.filter((block): block is ToolUseBlockParam => block.type === 'tool_use');
 }
 
+/** Error results for calls that will not run, so each tool_use still has its tool_result. */
+export function unrunResults(calls: readonly ToolUseBlockParam[], why: string): ToolResultBlockParam[] {
+  return calls.map((call) => ({ type: 'tool_result', tool_use_id: call.id, content: why, is_error: true }));
+}
+
 export interface BatchResult {
   results: ToolResultBlockParam[];
   errors: number;

@@ -217,6 +217,29 @@ describe('agent loop: stop reasons', () => {
     });
   });
 
+  it('pause_turn with a client tool call runs it before resuming', async () => {
+    const paused = respond([{ type: 'tool_use', id: 'toolu_p', name: 'bash', input: {} }], 'pause_turn');
+    const { agent, tools } = setup([paused, text('ok')]);
+    expect((await agent.run('go')).stop).toBe('end_turn');
+    expect(tools.calls).toHaveLength(1);
+    expect(pairingProblems(agent.messages())).toEqual([]);
+  });
+
+  it('the window cutting every answer ends as context_overflow after two compactions, not a loop', async () => {
+    const cut = () =>
+      respond([{ type: 'text', text: 'cut' }], 'model_context_window_exceeded', { usage: usage(10) });
+    const summary = text('## Decisions\nd\n## Current state\ns\n## Open task\nt');
+    const steps: Step[] = [
+      toolCalls([{ name: 'bash', input: {} }]),
+      toolCalls([{ name: 'bash', input: {} }]),
+    ];
+    for (let i = 0; i < 6; i++) steps.push(cut(), summary);
+    const { agent, model } = setup(steps, { tools: bigOutput() });
+    const result = await agent.run('go');
+    expect(result.stop).toBe('context_overflow');
+    expect(model.requests.length).toBeLessThanOrEqual(8);
+  });
+
   it('max_tokens on text asks the model to continue', async () => {
     const { agent, model } = setup([
       respond([{ type: 'text', text: 'half an ans' }], 'max_tokens'),
