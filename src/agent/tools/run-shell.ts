@@ -1,0 +1,105 @@
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { createOutputCollector } from './trim-output.js';
+
+export interface ShellOptions {
+  cwd: string;
+  /** Passed exactly as given: the caller scrubs secrets out first. */
+  env: Readonly<Record<string, string>>;
+  timeoutMs: number;
+  maxOutputChars: number;
+  signal: AbortSignal;
+}
+
+export interface ShellResult {
+  /** stdout and stderr interleaved, trimmed to head and tail. */
+  output: string;
+  /** The shell's exit code; null when it was killed by a signal or never started. */
+  exitCode: number | null;
+  exitSignal?: string;
+  /** How the command was stopped by us, when it was. */
+  ended?: 'timeout' | 'aborted';
+  /** Why bash could not be started at all. */
+  spawnError?: string;
+}
+
+/** Between SIGTERM and SIGKILL: long enough for a test runner to clean up, short enough not to stall. */
+const KILL_GRACE_MS = 2_000;
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    // Negative pid: the whole process group, so `cmd &` children die with the shell.
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone. Anything else must not throw either: this runs from timers,
+    // where an exception would take the whole harness down.
+  }
+}
+
+/**
+ * Runs one command with `bash -c` in `cwd`, stdin closed, as the leader of its own process group.
+ * The group is killed on timeout or abort (SIGTERM, then SIGKILL after a grace) and, with SIGKILL,
+ * when the shell ends: nothing a command starts outlives it. Output is bounded however much there is.
+ */
+export function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
+  if (options.signal.aborted) return Promise.resolve({ output: '', exitCode: null, ended: 'aborted' });
+  return new Promise((resolve) => {
+    const output = createOutputCollector(options.maxOutputChars);
+    let child: ChildProcessByStdio<null, Readable, Readable>;
+    try {
+      // detached: the shell leads its own process group, which is what a timeout or abort kills.
+      child = spawn('bash', ['-c', command], {
+        cwd: options.cwd,
+        env: options.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+    } catch (err) {
+      // Arguments node refuses outright, e.g. a NUL byte in the command.
+      resolve({ output: '', exitCode: null, spawnError: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    let ended: 'timeout' | 'aborted' | undefined;
+    let spawnError: Error | undefined;
+    let graceTimer: NodeJS.Timeout | undefined;
+
+    const stop = (why: 'timeout' | 'aborted') => {
+      if (ended !== undefined || child.pid === undefined) return;
+      ended = why;
+      killGroup(child.pid, 'SIGTERM');
+      graceTimer = setTimeout(() => {
+        if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+      }, KILL_GRACE_MS);
+    };
+    const onAbort = () => stop('aborted');
+    const timer = setTimeout(() => stop('timeout'), options.timeoutMs);
+    options.signal.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => output.push(chunk));
+    child.stderr.on('data', (chunk: string) => output.push(chunk));
+    child.on('error', (err) => {
+      spawnError ??= err;
+    });
+    // 'close' comes after the pipes drain (and after 'error' when bash could not start at all).
+    child.on('close', (code, exitSignal) => {
+      clearTimeout(timer);
+      clearTimeout(graceTimer);
+      options.signal.removeEventListener('abort', onAbort);
+      // The shell is gone, and so goes its whole group: what ignored SIGTERM, and what was started in
+      // the background (`server &`), which would otherwise outlive the command and the session.
+      if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+      if (spawnError !== undefined && child.pid === undefined) {
+        resolve({ output: '', exitCode: null, spawnError: spawnError.message });
+        return;
+      }
+      resolve({
+        output: output.text(),
+        exitCode: code,
+        ...(exitSignal ? { exitSignal } : {}),
+        ...(ended ? { ended } : {}),
+      });
+    });
+  });
+}
