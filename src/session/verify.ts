@@ -1,0 +1,64 @@
+import { runShell } from '../agent/tools/run-shell.js';
+import type { Clock } from '../core/clock.js';
+
+/** Output kept from a verify run: enough for the agent to fix it and for the PR body to show it. */
+export const VERIFY_OUTPUT_CHARS = 8_000;
+
+export interface VerifyResult {
+  command: string;
+  passed: boolean;
+  exitCode: number | null;
+  timedOut: boolean;
+  /** Head and tail of the output, trimmed. */
+  output: string;
+  durationMs: number;
+}
+
+/**
+ * The repository's own check, run by the harness in the worktree — never trusted from the model's
+ * word. Same confinement as the agent's bash: scrubbed environment, stdin closed, process group
+ * killed at the timeout.
+ */
+export async function runVerify(
+  command: string,
+  options: {
+    cwd: string;
+    env: Readonly<Record<string, string>>;
+    timeoutMs: number;
+    signal: AbortSignal;
+    clock: Pick<Clock, 'now'>;
+  },
+): Promise<VerifyResult> {
+  const started = options.clock.now();
+  const result = await runShell(command, {
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: options.timeoutMs,
+    maxOutputChars: VERIFY_OUTPUT_CHARS,
+    signal: options.signal,
+  });
+  const timedOut = result.ended === 'timeout';
+  let output = result.output;
+  if (timedOut) output += `\n[verify timed out after ${Number((options.timeoutMs / 1000).toFixed(1))} s]`;
+  if (result.spawnError) output = `could not start bash: ${result.spawnError}`;
+  return {
+    command,
+    passed: result.exitCode === 0 && result.ended === undefined,
+    exitCode: result.exitCode,
+    timedOut,
+    output,
+    durationMs: options.clock.now() - started,
+  };
+}
+
+/** What the agent is told when the check fails, for its fix-up turn. */
+export function renderVerifyFailure(result: VerifyResult, attemptsLeft: number): string {
+  const status = result.timedOut ? 'timed out' : `failed with exit code ${result.exitCode ?? 'none'}`;
+  return [
+    `The harness ran \`${result.command}\` in the worktree and it ${status}. Output (trimmed):`,
+    '```',
+    result.output.trimEnd(),
+    '```',
+    `Fix the cause, run the check yourself, and finish with a summary. ${attemptsLeft} fix-up turn(s) left.`,
+  ].join('\n');
+}

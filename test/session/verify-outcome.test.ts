@@ -1,0 +1,103 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { failureClassOf, isFailure, outcomeOfStop, productivity } from '../../src/session/outcome.js';
+import { renderVerifyFailure, runVerify } from '../../src/session/verify.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+
+let dir = '';
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'issueloop-verify-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+const run = (command: string, timeoutMs = 10_000) =>
+  runVerify(command, {
+    cwd: dir,
+    env,
+    timeoutMs,
+    signal: new AbortController().signal,
+    clock: new FakeClock(),
+  });
+
+describe('verify', () => {
+  it('passes on exit 0, in the worktree', async () => {
+    await writeFile(join(dir, 'marker'), 'here');
+    const result = await run('cat marker');
+    expect(result).toMatchObject({ passed: true, exitCode: 0, timedOut: false, output: 'here' });
+  });
+
+  it('fails with the exit code and the output, and tells the agent what to do', async () => {
+    const result = await run('echo "1 failing test: parser"; exit 3');
+    expect(result).toMatchObject({ passed: false, exitCode: 3 });
+    const message = renderVerifyFailure(result, 1);
+    expect(message).toContain('`echo "1 failing test: parser"; exit 3`');
+    expect(message).toContain('failed with exit code 3');
+    expect(message).toContain('1 failing test: parser');
+    expect(message).toContain('1 fix-up turn(s) left');
+  });
+
+  it('a check that never ends is killed at its timeout and fails', async () => {
+    const result = await run('echo start; sleep 1000', 300);
+    expect(result.passed).toBe(false);
+    expect(result.timedOut).toBe(true);
+    expect(result.output).toContain('[verify timed out after 0.3 s]');
+    expect(renderVerifyFailure(result, 0)).toContain('timed out');
+  });
+
+  it('sees only the environment it is given', async () => {
+    const result = await run('echo "[$GITHUB_TOKEN]"');
+    expect(result.output).toBe('[]\n');
+  });
+});
+
+describe('outcome', () => {
+  it('maps each agent stop; end_turn leaves the decision to validation', () => {
+    expect(outcomeOfStop('end_turn')).toBeUndefined();
+    expect(outcomeOfStop('refusal')).toBe('refused');
+    expect(outcomeOfStop('aborted')).toBe('interrupted');
+    for (const stop of [
+      'turn_call_limit',
+      'model_call_limit',
+      'token_limit',
+      'cost_limit',
+      'time_limit',
+    ] as const) {
+      expect(outcomeOfStop(stop)).toBe('budget_exceeded');
+    }
+    expect(outcomeOfStop('context_overflow')).toBe('error:context_overflow');
+    expect(
+      outcomeOfStop('model_error', {
+        errorClass: 'auth',
+        action: 'fail_fast',
+        retryable: false,
+        failover: false,
+        source: 'anthropic',
+        message: 'x',
+      }),
+    ).toBe('error:auth');
+  });
+
+  it('interruptions and resolutions are not failures; classes come from the outcome', () => {
+    expect(isFailure('resolved')).toBe(false);
+    expect(isFailure('interrupted')).toBe(false);
+    expect(isFailure('verify_failed')).toBe(true);
+    expect(failureClassOf('error:rate_limit')).toBe('rate_limit');
+    expect(failureClassOf('no_changes')).toBe('no_changes');
+  });
+
+  it('productivity: (files × 2 + PRs × 5) / tool calls, warning at ≥ 30 calls below 0.1', () => {
+    expect(productivity(3, 1, 11)).toEqual({ score: 1 });
+    expect(productivity(0, 0, 0)).toEqual({ score: 0 });
+    expect(productivity(0, 0, 30)).toEqual({
+      score: 0,
+      warning: 'low productivity: 30 tool calls, 0 files changed',
+    });
+    expect(productivity(1, 0, 29).warning).toBeUndefined();
+    expect(productivity(2, 0, 40).warning).toBeUndefined();
+  });
+});
