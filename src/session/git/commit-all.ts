@@ -1,0 +1,71 @@
+import { IssueloopError } from '../../core/errors.js';
+import { headSha } from './head-sha.js';
+import { type GitOptions, runGit } from './run-git.js';
+
+export interface CommitAuthor {
+  name: string;
+  email: string;
+}
+
+export interface CommitAllInput {
+  message: string;
+  author: CommitAuthor;
+}
+
+// git rejects these in an ident outright, or silently strips them; either way not what was asked for.
+const BAD_IDENT = /[<>\0\r\n]/;
+
+function assertAuthor(author: CommitAuthor): void {
+  for (const value of [author.name, author.email]) {
+    if (value.trim() === '' || BAD_IDENT.test(value)) {
+      throw new IssueloopError('git_invalid_argument', `invalid commit author: ${JSON.stringify(value)}`);
+    }
+  }
+}
+
+/**
+ * Stages everything (`add -A`) and commits it as `author`, who is also the committer. Returns the
+ * new sha, or undefined when there was nothing to commit (no empty commit is made).
+ */
+export async function commitAll(
+  worktree: string,
+  input: CommitAllInput,
+  options: GitOptions = {},
+): Promise<string | undefined> {
+  assertAuthor(input.author);
+  const run = { ...options, cwd: worktree };
+  await runGit(['add', '-A'], run);
+  const staged = await runGit(['diff', '--cached', '--quiet', '--no-ext-diff'], { ...run, okExitCodes: [1] });
+  if (staged.exitCode === 0) return undefined;
+  const { name, email } = input.author;
+  // GIT_AUTHOR_*/GIT_COMMITTER_* outrank both -c and --author, so a caller's environment could
+  // otherwise sign the commit as someone else.
+  const env = {
+    ...(options.env ?? process.env),
+    GIT_AUTHOR_NAME: name,
+    GIT_AUTHOR_EMAIL: email,
+    GIT_COMMITTER_NAME: name,
+    GIT_COMMITTER_EMAIL: email,
+  };
+  await runGit(
+    [
+      '-c',
+      `user.name=${name}`,
+      '-c',
+      `user.email=${email}`,
+      // --no-verify skips pre-commit and commit-msg only; prepare-commit-msg and post-commit would
+      // still run, and a repository's hooks may be interactive. The harness runs its own verify.
+      '-c',
+      'core.hooksPath=/dev/null',
+      'commit',
+      '--no-verify',
+      '--no-gpg-sign',
+      '--quiet',
+      // From stdin: no editor, no argument-length limit; whitespace cleanup keeps `#` lines.
+      '--file=-',
+      '--cleanup=whitespace',
+    ],
+    { ...run, env, input: input.message },
+  );
+  return headSha(worktree, options);
+}

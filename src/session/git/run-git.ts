@@ -1,0 +1,130 @@
+import type { ErrorClass } from '../../core/classify/policy.js';
+import { type Redactor, redact as redactPatterns } from '../../core/redact.js';
+import { classifyGitOutput, GitError, tail } from './git-error.js';
+import { spawnGit } from './spawn-git.js';
+
+export const DEFAULT_GIT_TIMEOUT_MS = 5 * 60_000;
+
+/** Options every git operation accepts. */
+export interface GitOptions {
+  /**
+   * The whole environment of git (default: this process's). The caller scrubs what git must not see;
+   * GIT_TERMINAL_PROMPT=0 and LC_ALL=C are always added on top.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  signal?: AbortSignal;
+  /** Default DEFAULT_GIT_TIMEOUT_MS. */
+  timeoutMs?: number;
+  /** Applied to every text a GitError carries. Default: core's pattern-only `redact`. */
+  redact?: Redactor;
+}
+
+export interface RunGitOptions extends GitOptions {
+  cwd: string;
+  /** Written to stdin. Without it stdin is closed at once, so nothing can wait on it. */
+  input?: string;
+  /** Exit codes that are answers, not failures (e.g. 1 for `diff --quiet`). 0 always is. */
+  okExitCodes?: readonly number[];
+}
+
+export interface GitResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+// Far above any status or ls-remote of a real repository; only there so a runaway cannot exhaust memory.
+const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
+const MAX_COMMAND_IN_MESSAGE = 200;
+
+function describeCommand(args: readonly string[]): string {
+  const text = `git ${args.join(' ')}`;
+  return text.length > MAX_COMMAND_IN_MESSAGE ? `${text.slice(0, MAX_COMMAND_IN_MESSAGE - 1)}…` : text;
+}
+
+function lastLine(text: string): string | undefined {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .at(-1);
+}
+
+interface FailureInput {
+  args: readonly string[];
+  stdout: string;
+  stderr: string;
+  exitCode: number | undefined;
+  forced?: { errorClass: ErrorClass; reason: string };
+  redactor: Redactor;
+  cause?: unknown;
+}
+
+function toGitError(input: FailureInput): GitError {
+  const { redactor } = input;
+  const args = input.args.map((arg) => redactor(arg));
+  const stderrTail = redactor(tail(input.stderr));
+  // --porcelain puts a push's rejection on stdout; it is what explains the failure.
+  const classified = classifyGitOutput(`${input.stderr}\n${input.stdout}`);
+  const errorClass = input.forced?.errorClass ?? classified.errorClass;
+  const detail =
+    input.forced?.reason ??
+    classified.line ??
+    lastLine(input.stderr) ??
+    (input.exitCode === undefined ? 'no output' : `exit code ${input.exitCode}`);
+  const exit = input.exitCode === undefined ? '' : ` (exit ${input.exitCode})`;
+  const message = redactor(`${describeCommand(args)} failed${exit}: ${detail}`);
+  const details = { args, exitCode: input.exitCode, stderrTail, errorClass };
+  return new GitError(message, details, input.cause === undefined ? undefined : { cause: input.cause });
+}
+
+/**
+ * Runs one git command: no shell, explicit args, never interactive. Every failure
+ * becomes a redacted, classified GitError; an abort is `aborted`, our own timeout `timeout`.
+ */
+export async function runGit(args: readonly string[], options: RunGitOptions): Promise<GitResult> {
+  const redactor = options.redact ?? redactPatterns;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+  const signal = options.signal;
+  if (signal?.aborted) {
+    throw toGitError({
+      args,
+      stdout: '',
+      stderr: '',
+      exitCode: undefined,
+      forced: { errorClass: 'aborted', reason: 'aborted before git started' },
+      redactor,
+      cause: signal.reason,
+    });
+  }
+  const env: Record<string, string | undefined> = {
+    ...(options.env ?? process.env),
+    GIT_TERMINAL_PROMPT: '0',
+    LC_ALL: 'C',
+  };
+  const outcome = await spawnGit(args, {
+    cwd: options.cwd,
+    env,
+    input: options.input ?? '',
+    timeoutMs,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
+    signal,
+  });
+  const { stdout, stderr } = outcome;
+  let forced: FailureInput['forced'];
+  if (outcome.stopped === 'aborted') forced = { errorClass: 'aborted', reason: 'aborted' };
+  else if (outcome.stopped === 'timeout')
+    forced = { errorClass: 'timeout', reason: `timed out after ${timeoutMs} ms` };
+  else if (outcome.stopped === 'output_limit') {
+    forced = { errorClass: 'unknown', reason: `output exceeded ${MAX_OUTPUT_BYTES} bytes` };
+  } else if (outcome.spawnError) {
+    // ENOENT and friends: git (or the cwd) is missing; nothing git printed explains it.
+    forced = { errorClass: 'unknown', reason: `could not start git: ${outcome.spawnError.message}` };
+  } else if (
+    outcome.exitCode === 0 ||
+    (outcome.exitCode !== undefined && options.okExitCodes?.includes(outcome.exitCode))
+  ) {
+    return { stdout, stderr, exitCode: outcome.exitCode };
+  }
+  throw toGitError({ args, stdout, stderr, exitCode: outcome.exitCode, forced, redactor });
+}

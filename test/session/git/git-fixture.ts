@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+/** Only what git needs: no global or system config, fixed identities, no prompts. */
+export function isolatedEnv(home: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ['PATH', 'TMPDIR', 'SYSTEMROOT']) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return {
+    ...env,
+    HOME: home,
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'Env Author',
+    GIT_AUTHOR_EMAIL: 'env-author@example.test',
+    GIT_COMMITTER_NAME: 'Env Committer',
+    GIT_COMMITTER_EMAIL: 'env-committer@example.test',
+  };
+}
+
+export interface GitFixture {
+  root: string;
+  /** The bare repository standing in for GitHub. */
+  origin: string;
+  /** Another person's clone: pushes to origin behind issueloop's back. */
+  seed: string;
+  /** The clone issueloop works in. */
+  checkout: string;
+  env: Record<string, string>;
+  /** Runs git synchronously in `cwd` and returns trimmed stdout. */
+  git(cwd: string, ...args: string[]): string;
+  /** Writes `files` in `cwd`, commits them and returns the sha. */
+  commitFiles(cwd: string, files: Record<string, string>, message: string): string;
+  cleanup(): Promise<void>;
+}
+
+export async function createGitFixture(): Promise<GitFixture> {
+  const root = await mkdtemp(join(tmpdir(), 'issueloop-git-'));
+  const env = isolatedEnv(root);
+  const git = (cwd: string, ...args: string[]): string =>
+    execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  const origin = join(root, 'origin.git');
+  const seed = join(root, 'seed');
+  const checkout = join(root, 'checkout');
+
+  git(root, 'init', '--quiet', '--bare', '-b', 'main', origin);
+  git(root, 'clone', '--quiet', origin, seed);
+  const commitFiles = (cwd: string, files: Record<string, string>, message: string): string => {
+    for (const [name, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(cwd, name)), { recursive: true });
+      writeFileSync(join(cwd, name), content);
+    }
+    git(cwd, 'add', '-A');
+    git(cwd, 'commit', '--quiet', '-m', message);
+    return git(cwd, 'rev-parse', 'HEAD');
+  };
+  commitFiles(seed, { 'README.md': 'hello\n', 'src/app.txt': 'one\ntwo\nthree\n' }, 'initial');
+  git(seed, 'push', '--quiet', 'origin', 'main');
+  git(root, 'clone', '--quiet', origin, checkout);
+
+  return {
+    root,
+    origin,
+    seed,
+    checkout,
+    env,
+    git,
+    commitFiles,
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+}

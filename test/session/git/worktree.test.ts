@@ -1,0 +1,158 @@
+import { existsSync } from 'node:fs';
+import { mkdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { issueBranch } from '../../../src/github/pulls.js';
+import {
+  addWorktree,
+  defaultRemoteBranch,
+  fetchBranch,
+  headSha,
+  removeWorktree,
+} from '../../../src/session/git/index.js';
+import { createGitFixture, type GitFixture } from './git-fixture.js';
+
+let fx: GitFixture;
+
+beforeEach(async () => {
+  fx = await createGitFixture();
+});
+
+afterEach(async () => {
+  await fx.cleanup();
+});
+
+function worktreeList(): string {
+  return fx.git(fx.checkout, 'worktree', 'list', '--porcelain');
+}
+
+describe('fetchBranch and defaultRemoteBranch', () => {
+  it('reads the default branch the clone recorded, and undefined once it is unset', async () => {
+    expect(await defaultRemoteBranch(fx.checkout, 'origin', { env: fx.env })).toBe('main');
+    fx.git(fx.checkout, 'remote', 'set-head', 'origin', '--delete');
+    expect(await defaultRemoteBranch(fx.checkout, 'origin', { env: fx.env })).toBeUndefined();
+  });
+
+  it('returns the sha of a commit pushed by someone else after the clone', async () => {
+    const before = fx.git(fx.checkout, 'rev-parse', 'origin/main');
+    const pushed = fx.commitFiles(fx.seed, { 'later.txt': 'from someone else\n' }, 'later');
+    fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
+    const fetched = await fetchBranch(fx.checkout, 'origin', 'main', { env: fx.env });
+    expect(fetched).toBe(pushed);
+    expect(fetched).not.toBe(before);
+    expect(fx.git(fx.checkout, 'rev-parse', 'refs/remotes/origin/main')).toBe(pushed);
+  });
+
+  it('classifies a branch missing on the remote as not_found', async () => {
+    await expect(fetchBranch(fx.checkout, 'origin', 'no-such-branch', { env: fx.env })).rejects.toMatchObject(
+      {
+        code: 'git_failed',
+        errorClass: 'not_found',
+      },
+    );
+  });
+
+  it('refuses a remote name git would read as an option', async () => {
+    await expect(
+      fetchBranch(fx.checkout, '--upload-pack=touch pwned', 'main', { env: fx.env }),
+    ).rejects.toMatchObject({ code: 'git_invalid_argument' });
+    expect(existsSync(join(fx.checkout, 'pwned'))).toBe(false);
+  });
+});
+
+describe('addWorktree', () => {
+  it('starts from the freshly fetched origin/main, including a commit pushed after the clone', async () => {
+    const pushed = fx.commitFiles(fx.seed, { 'later.txt': 'from someone else\n' }, 'later');
+    fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
+    await fetchBranch(fx.checkout, 'origin', 'main', { env: fx.env });
+
+    const path = join(fx.root, 'wt', 'issue-7');
+    const sha = await addWorktree(
+      { checkout: fx.checkout, path, branch: issueBranch(7), startPoint: 'origin/main' },
+      { env: fx.env },
+    );
+    expect(sha).toBe(pushed);
+    expect(await headSha(path, { env: fx.env })).toBe(pushed);
+    expect(existsSync(join(path, 'later.txt'))).toBe(true);
+    expect(fx.git(path, 'symbolic-ref', 'HEAD')).toBe('refs/heads/issueloop/issue-7');
+    expect(worktreeList()).toContain(`worktree ${await realpath(path)}`);
+  });
+
+  it('replaces a registered worktree a crashed run left behind, dirty and locked', async () => {
+    const path = join(fx.root, 'wt', 'issue-8');
+    const input = { checkout: fx.checkout, path, branch: issueBranch(8), startPoint: 'origin/main' };
+    await addWorktree(input, { env: fx.env });
+    await writeFile(join(path, 'half-done.txt'), 'agent output\n');
+    await writeFile(join(path, 'README.md'), 'edited\n');
+    fx.git(fx.checkout, 'worktree', 'lock', '--reason', 'initializing', path);
+
+    const sha = await addWorktree(input, { env: fx.env });
+    expect(sha).toBe(fx.git(fx.checkout, 'rev-parse', 'origin/main'));
+    expect(existsSync(join(path, 'half-done.txt'))).toBe(false);
+    expect(fx.git(path, 'status', '--porcelain')).toBe('');
+    expect(worktreeList().match(/^worktree /gm)).toHaveLength(2);
+  });
+
+  it('replaces a registration whose directory is gone, on the same branch', async () => {
+    const path = join(fx.root, 'wt', 'issue-9');
+    const input = { checkout: fx.checkout, path, branch: issueBranch(9), startPoint: 'origin/main' };
+    await addWorktree(input, { env: fx.env });
+    await rm(path, { recursive: true, force: true });
+
+    await addWorktree(input, { env: fx.env });
+    expect(fx.git(path, 'symbolic-ref', 'HEAD')).toBe('refs/heads/issueloop/issue-9');
+    expect(worktreeList().match(/^worktree /gm)).toHaveLength(2);
+  });
+
+  it('replaces a plain leftover directory that was never registered', async () => {
+    const path = join(fx.root, 'wt', 'issue-10');
+    await mkdir(join(path, 'nested'), { recursive: true });
+    await writeFile(join(path, 'nested', 'junk.txt'), 'junk\n');
+
+    await addWorktree(
+      { checkout: fx.checkout, path, branch: issueBranch(10), startPoint: 'origin/main' },
+      { env: fx.env },
+    );
+    expect(existsSync(join(path, 'nested'))).toBe(false);
+    expect(existsSync(join(path, 'README.md'))).toBe(true);
+  });
+
+  it('refuses a path that is, or contains, the checkout', async () => {
+    for (const path of [fx.checkout, fx.root]) {
+      await expect(
+        addWorktree({ checkout: fx.checkout, path, branch: 'x', startPoint: 'origin/main' }, { env: fx.env }),
+      ).rejects.toMatchObject({ code: 'git_invalid_argument' });
+    }
+    expect(existsSync(join(fx.checkout, 'README.md'))).toBe(true);
+  });
+});
+
+describe('removeWorktree', () => {
+  it('unregisters and deletes the worktree', async () => {
+    const path = join(fx.root, 'wt', 'issue-11');
+    await addWorktree(
+      { checkout: fx.checkout, path, branch: issueBranch(11), startPoint: 'origin/main' },
+      { env: fx.env },
+    );
+    await writeFile(join(path, 'untracked.txt'), 'x\n');
+    const real = await realpath(path);
+    expect(worktreeList()).toContain(real);
+
+    await removeWorktree(fx.checkout, path, { env: fx.env });
+    expect(worktreeList()).not.toContain(real);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('is fine when the path is already gone, registered or not', async () => {
+    const path = join(fx.root, 'wt', 'issue-12');
+    await addWorktree(
+      { checkout: fx.checkout, path, branch: issueBranch(12), startPoint: 'origin/main' },
+      { env: fx.env },
+    );
+    await rm(path, { recursive: true, force: true });
+
+    await removeWorktree(fx.checkout, path, { env: fx.env });
+    expect(worktreeList()).not.toContain('issue-12');
+    await expect(removeWorktree(fx.checkout, path, { env: fx.env })).resolves.toBeUndefined();
+  });
+});
