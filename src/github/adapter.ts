@@ -4,6 +4,7 @@ import { type Backlog, listBacklog } from './backlog.js';
 import { type Board, openBoard } from './board/board.js';
 import type { GitHubClient } from './client.js';
 import { type EtagCache, openFileEtagCache } from './etag-cache.js';
+import { createIssueOperations, type IssueOperations } from './issues.js';
 import { createLabelOperations, type LabelOperations } from './labels.js';
 import { createPullRequestOperations, type PullRequestOperations } from './pulls.js';
 import { createTracking, type TrackingComments } from './tracking.js';
@@ -20,6 +21,7 @@ export interface GitHubAdapter {
   /** A gate for one round: permissions are looked up once per login per round. */
   trustGate(): TrustGate;
   labels: LabelOperations;
+  issues: IssueOperations;
   tracking: TrackingComments;
   pulls: PullRequestOperations;
   /** Absent when no `project:` is configured. */
@@ -54,6 +56,7 @@ export async function openGitHubAdapter(
     trustGate: () =>
       createTrustGate(client, cache, { label: config.label, trustedAuthors: config.trusted_authors }),
     labels: createLabelOperations(client, cache),
+    issues: createIssueOperations(client),
     tracking: createTracking(client, cache),
     pulls: createPullRequestOperations(client, cache),
     flush: () => cache.flush(),

@@ -1,0 +1,264 @@
+import { join } from 'node:path';
+import type { AgentResult } from '../agent/agent-loop.js';
+import { renderTranscript } from '../agent/compaction/transcript.js';
+import type { AgentEvent, AgentObserver } from '../agent/events.js';
+import { renderFirstMessage } from '../agent/first-message.js';
+import { scrubEnv } from '../agent/tools/scrub-env.js';
+import type { Config } from '../config/schema.js';
+import { classifyError } from '../core/classify/classify-error.js';
+import type { Deps } from '../core/deps.js';
+import type { Redactor } from '../core/redact.js';
+import type { GitHubAdapter } from '../github/adapter.js';
+import type { BacklogIssue } from '../github/issue-shape.js';
+import { issueBranch } from '../github/pulls.js';
+import { sanitizeIssueText } from '../github/sanitize.js';
+import { totalTokens } from '../model/types.js';
+import {
+  addWorktree,
+  changedFiles,
+  fetchBranch,
+  GitError,
+  type GitOptions,
+  removeWorktree,
+} from './git/index.js';
+import type { Ledger } from './ledger.js';
+import { type Outcome, outcomeOfStop, type Productivity, productivity } from './outcome.js';
+import { publish, ReadBackError } from './publish.js';
+import { buildSessionAgent, type ModelRuntime } from './session-agent.js';
+import { renderVerifyFailure, runVerify, type VerifyResult } from './verify.js';
+
+/** Seed 000 feature 6: the tail of the transcript an interrupted attempt leaves for the next one. */
+export const PARTIAL_CONTEXT_CHARS = 500;
+
+export type SessionPhase = 'working' | 'verifying' | 'publishing';
+
+export interface SessionInput {
+  issue: BacklogIssue;
+  attempt: number;
+  /** From an interrupted attempt, and from the diagnosis of the last unknown failure. */
+  resume?: { interruptedContext?: string; hint?: string };
+  checkout: string;
+  remote: string;
+  baseBranch: string;
+  worktreesDir: string;
+  repo: string;
+  config: Config;
+  github: Pick<GitHubAdapter, 'pulls' | 'issues'>;
+  models: ModelRuntime;
+  env: Readonly<Record<string, string | undefined>>;
+  redact: Redactor;
+  deps: Pick<Deps, 'clock' | 'random' | 'log'>;
+  ledger?: Ledger;
+  signal: AbortSignal;
+  onPhase?: (phase: SessionPhase) => void;
+  onEvent?: AgentObserver;
+}
+
+export interface SessionReport {
+  issue: number;
+  attempt: number;
+  outcome: Outcome;
+  reason: string;
+  filesChanged: string[];
+  verify?: VerifyResult;
+  verifyRuns: number;
+  commit?: string;
+  pr?: { number: number; url: string; created: boolean };
+  model: string;
+  modelCalls: number;
+  toolCalls: number;
+  tokens: number;
+  costUsd: number;
+  durationMs: number;
+  productivity: Productivity;
+  /** The last ~500 characters of the transcript, for an interrupted attempt's successor. */
+  partialContext: string;
+  /** The diagnosis hint for the next attempt, after an unknown failure. */
+  hint?: string;
+}
+
+function partialContextOf(messages: Parameters<typeof renderTranscript>[0]): string {
+  return renderTranscript(messages.slice(-6), { maxChars: 4_000 }).slice(-PARTIAL_CONTEXT_CHARS).trim();
+}
+
+/**
+ * One claimed issue end to end: a worktree on `issueloop/issue-<n>` from a freshly fetched base, the
+ * agent, then validation by the harness — a non-empty diff, the verify command (with fix-up turns),
+ * commit, push, draft PR, and a read-back from GitHub. Failures end as an outcome with evidence,
+ * never as an exception, except a broken harness (a bug) which the caller records as `error:unknown`.
+ */
+export async function runSession(input: SessionInput): Promise<SessionReport> {
+  const { config, deps, issue, signal } = input;
+  const log = deps.log.child({ issue: issue.number, attempt: input.attempt });
+  const started = deps.clock.now();
+  const branch = issueBranch(issue.number);
+  const worktree = join(input.worktreesDir, `issue-${issue.number}`);
+  const git: GitOptions = { env: input.env, signal, redact: input.redact };
+  let model = config.model.primary;
+  const observer: AgentObserver = (event: AgentEvent) => {
+    if (event.type === 'model_call') model = event.model;
+    if (event.type !== 'tool_call' && event.type !== 'tool_result') {
+      void input.ledger?.append(event.type, {
+        issue: issue.number,
+        attempt: input.attempt,
+        ...eventFields(event),
+      });
+    }
+    input.onEvent?.(event);
+  };
+
+  let result: AgentResult | undefined;
+  let messages: Parameters<typeof renderTranscript>[0] = [];
+  let filesChanged: string[] = [];
+  let verify: VerifyResult | undefined;
+  let verifyRuns = 0;
+  let keep = false;
+  const report = (outcome: Outcome, reason: string, extra: Partial<SessionReport> = {}): SessionReport => {
+    const totals = result?.totals;
+    const toolCalls = totals?.toolCalls ?? 0;
+    return {
+      issue: issue.number,
+      attempt: input.attempt,
+      outcome,
+      reason: input.redact(reason),
+      filesChanged,
+      ...(verify ? { verify } : {}),
+      verifyRuns,
+      model,
+      modelCalls: totals?.modelCalls ?? 0,
+      toolCalls,
+      tokens: totals ? totalTokens(totals.usage) : 0,
+      costUsd: totals?.costUsd ?? 0,
+      durationMs: deps.clock.now() - started,
+      productivity: productivity(filesChanged.length, extra.pr?.created ? 1 : 0, toolCalls),
+      partialContext: input.redact(partialContextOf(messages)),
+      ...extra,
+    };
+  };
+
+  try {
+    input.onPhase?.('working');
+    const base = await fetchBranch(input.checkout, input.remote, input.baseBranch, git);
+    await addWorktree({ checkout: input.checkout, path: worktree, branch, startPoint: base }, git);
+    const task = `Issue #${issue.number}: ${issue.title}`;
+    const session = await buildSessionAgent({
+      worktree,
+      repo: input.repo,
+      branch,
+      rawIssueBody: issue.body,
+      task,
+      config,
+      models: input.models,
+      env: input.env,
+      redact: input.redact,
+      clock: deps.clock,
+      log,
+      observer,
+      signal,
+    });
+    for (const warning of session.warnings) log.warn({ warning }, warning);
+    const first = renderFirstMessage({
+      number: issue.number,
+      title: issue.title,
+      body: sanitizeIssueText(issue.body).text,
+      interruptedContext: input.resume?.interruptedContext,
+      hint: input.resume?.hint,
+    });
+    result = await session.agent.run(first);
+    messages = session.agent.messages();
+    const hint = () => session.model.lastDiagnosis()?.hint || undefined;
+
+    for (;;) {
+      const stopped = outcomeOfStop(result.stop, result.error);
+      if (stopped) {
+        keep = true;
+        const h = hint();
+        return report(stopped, result.reason, h ? { hint: h } : {});
+      }
+      filesChanged = (await changedFiles(worktree, git)).map((file) => file.path);
+      if (filesChanged.length === 0)
+        return report('no_changes', 'the agent finished without changing any file');
+      if (!config.verify.command) break;
+      input.onPhase?.('verifying');
+      verifyRuns += 1;
+      verify = await runVerify(config.verify.command, {
+        cwd: worktree,
+        env: scrubEnv(input.env, config.redact_env),
+        timeoutMs: config.verify.timeout,
+        signal,
+        clock: deps.clock,
+      });
+      void input.ledger?.append('verify', {
+        issue: issue.number,
+        passed: verify.passed,
+        exitCode: verify.exitCode,
+        durationMs: verify.durationMs,
+      });
+      if (signal.aborted) return report('interrupted', 'interrupted while verifying');
+      if (verify.passed) break;
+      const left = config.verify.retries - (verifyRuns - 1);
+      if (left <= 0) {
+        keep = true;
+        return report('verify_failed', `\`${verify.command}\` failed (exit ${verify.exitCode ?? 'none'})`);
+      }
+      input.onPhase?.('working');
+      result = await session.agent.run(renderVerifyFailure(verify, left - 1));
+      messages = session.agent.messages();
+    }
+
+    input.onPhase?.('publishing');
+    const published = await publish(
+      {
+        worktree,
+        checkout: input.checkout,
+        remote: input.remote,
+        issue,
+        summary: result.finalText,
+        filesChanged,
+        ...(verify ? { verify } : {}),
+        costUsd: result.totals.costUsd,
+        model,
+        modelCalls: result.totals.modelCalls,
+        toolCalls: result.totals.toolCalls,
+        author: config.pr.author,
+        ...(config.pr.base ? { base: config.pr.base } : {}),
+        draft: config.pr.draft,
+      },
+      input.github,
+      input.redact,
+      git,
+    );
+    return report('resolved', `draft PR #${published.pr.number}`, published);
+  } catch (err) {
+    keep = true;
+    if (signal.aborted) return report('interrupted', 'interrupted');
+    if (err instanceof ReadBackError) return report('error:conflict', `read-back: ${err.message}`);
+    const failure =
+      err instanceof GitError
+        ? { errorClass: err.errorClass, message: err.message }
+        : classifyError(err, { now: deps.clock.now(), redact: input.redact });
+    log.error({ errorClass: failure.errorClass, err: failure.message }, 'session failed');
+    return report(`error:${failure.errorClass}`, failure.message);
+  } finally {
+    if (!(keep && config.session.keep_worktrees)) {
+      await removeWorktree(input.checkout, worktree, { env: input.env, redact: input.redact }).catch(
+        (err: unknown) =>
+          log.warn({ err: (err as Error).message }, `could not remove the worktree ${worktree}`),
+      );
+    }
+  }
+}
+
+/** The ledger keeps counts and classes, not conversation content. */
+function eventFields(event: AgentEvent): Record<string, unknown> {
+  switch (event.type) {
+    case 'model_call':
+      return { model: event.model, stopReason: event.stopReason, usage: event.usage, costUsd: event.costUsd };
+    case 'session_end':
+      return { stop: event.stop, reason: event.reason, totals: event.totals };
+    default: {
+      const { type: _type, ...rest } = event;
+      return rest;
+    }
+  }
+}

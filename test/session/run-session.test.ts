@@ -1,0 +1,221 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createModelRuntime } from '../../src/agent/session-model.js';
+import { createSeededRandom } from '../../src/core/random.js';
+import { createRedactor } from '../../src/core/redact.js';
+import type { BacklogIssue } from '../../src/github/issue-shape.js';
+import { createAnthropicModel } from '../../src/model/anthropic-model.js';
+import {
+  createAnthropicEmulator,
+  reply,
+  type ScriptedReply,
+  scriptQueue,
+} from '../../src/sandbox/anthropic/index.js';
+import { openLedger, readLedger } from '../../src/session/ledger.js';
+import { runSession, type SessionInput } from '../../src/session/run-session.js';
+import { type Emulated, emulated } from '../github/emulated.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
+import { createGitFixture, type GitFixture } from './git/git-fixture.js';
+
+const TOKEN = 'ghp_sessionSecret0123456789abcdefghijklmn';
+let fx: GitFixture;
+let stateDir = '';
+let gh: Emulated;
+
+beforeEach(async () => {
+  fx = await createGitFixture();
+  fx.commitFiles(fx.seed, { 'greet.js': "export const greet = () => 'helo';\n" }, 'add greet');
+  fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
+  stateDir = await mkdtemp(join(tmpdir(), 'issueloop-session-'));
+  gh = await emulated(stateDir, { config: { verify: { command: 'grep -q "\'hello\'" greet.js' } } });
+});
+afterEach(async () => {
+  await fx.cleanup();
+  await rm(stateDir, { recursive: true, force: true });
+});
+
+const view = () =>
+  reply.toolUse([{ name: 'str_replace_based_edit_tool', input: { command: 'view', path: 'greet.js' } }]);
+const edit = (from: string, to: string) =>
+  reply.toolUse([
+    {
+      name: 'str_replace_based_edit_tool',
+      input: { command: 'str_replace', path: 'greet.js', old_str: from, new_str: to },
+    },
+  ]);
+
+async function session(replies: ScriptedReply[], overrides: Partial<SessionInput> = {}) {
+  const anthropic = createAnthropicEmulator({ script: scriptQueue(replies) });
+  const clock = new FakeClock();
+  const log = createMemoryLog();
+  const redact = createRedactor([TOKEN]);
+  const deps = { clock, random: createSeededRandom(9), log };
+  const models = createModelRuntime({
+    adapter: createAnthropicModel({
+      apiKey: anthropic.apiKey,
+      baseURL: anthropic.baseUrl,
+      fetch: anthropic.fetch,
+    }),
+    settings: {
+      primary: 'claude-sonnet-5-5',
+      fallbacks: [],
+      diagnosisModel: 'claude-haiku-5-5',
+      contextWindow: 200_000,
+    },
+    deps,
+    redact,
+  });
+  const number = gh.emulator.addIssue({
+    title: 'Greeting typo',
+    body: 'greet() says helo',
+    author: 'octocat',
+    authorAssociation: 'MEMBER',
+    labels: ['issueloop'],
+  });
+  const issue = (await gh.adapter.issues.get(number)) as BacklogIssue;
+  const ledger = await openLedger({ stateDir, runId: 'run-1', clock, redact });
+  const report = await runSession({
+    issue,
+    attempt: 1,
+    checkout: fx.checkout,
+    remote: 'origin',
+    baseBranch: 'main',
+    worktreesDir: join(stateDir, 'worktrees'),
+    repo: 'octo-org/widgets',
+    config: gh.config,
+    github: gh.adapter,
+    models,
+    env: { ...fx.env, GITHUB_TOKEN: TOKEN },
+    redact,
+    deps,
+    ledger,
+    signal: new AbortController().signal,
+    ...overrides,
+  });
+  await ledger.flush();
+  return { report, anthropic, number, ledger, log };
+}
+
+describe('session: one issue end to end against a real repository and the emulators', () => {
+  it('resolved: commit on the branch in origin by the configured author, draft PR that closes the issue, worktree removed', async () => {
+    const { report, number, ledger } = await session([
+      view(),
+      edit("'helo'", "'hello'"),
+      reply.text('Fixed the typo.'),
+    ]);
+    expect(report).toMatchObject({
+      outcome: 'resolved',
+      filesChanged: ['greet.js'],
+      verifyRuns: 1,
+      modelCalls: 3,
+      toolCalls: 2,
+    });
+    expect(report.verify?.passed).toBe(true);
+    const pulls = gh.emulator.pulls();
+    expect(pulls).toHaveLength(1);
+    expect(pulls[0]).toMatchObject({ draft: true, head: { ref: `issueloop/issue-${number}` } });
+    expect(pulls[0]?.body).toContain(`Closes #${number}`);
+    expect(report.pr).toMatchObject({ number: pulls[0]?.number, created: true });
+    const remoteSha = fx.git(
+      fx.root,
+      '--git-dir',
+      fx.origin,
+      'rev-parse',
+      `refs/heads/issueloop/issue-${number}`,
+    );
+    expect(report.commit).toBe(remoteSha);
+    expect(fx.git(fx.root, '--git-dir', fx.origin, 'log', '-1', '--format=%an <%ae>', remoteSha)).toBe(
+      'issueloop <issueloop@users.noreply.github.com>',
+    );
+    expect(fx.git(fx.root, '--git-dir', fx.origin, 'show', `${remoteSha}:greet.js`)).toContain("'hello'");
+    await expect(stat(join(stateDir, 'worktrees', `issue-${number}`))).rejects.toThrow();
+    const { events } = await readLedger(ledger.file);
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['model_call', 'verify', 'session_end']),
+    );
+    expect(JSON.stringify(events)).not.toContain(TOKEN);
+    expect(report.productivity.score).toBeCloseTo((1 * 2 + 5) / 2);
+  });
+
+  it('verify fails, the agent gets its output for a fix-up turn, then it passes', async () => {
+    const { report, anthropic } = await session([
+      edit("'helo'", "'hallo'"),
+      reply.text('Done.'),
+      edit("'hallo'", "'hello'"),
+      reply.text('Fixed after the check failed.'),
+    ]);
+    expect(report).toMatchObject({ outcome: 'resolved', verifyRuns: 2 });
+    const fixTurn = JSON.stringify(anthropic.requests.filter((r) => r.path === '/v1/messages')[2]?.body);
+    expect(fixTurn).toContain('failed with exit code 1');
+  });
+
+  it('verify still failing after the fix-up turns is verify_failed, with nothing pushed', async () => {
+    const { report, number } = await session([
+      edit("'helo'", "'hallo'"),
+      reply.text('Done.'),
+      reply.text('Still done.'),
+    ]);
+    expect(report).toMatchObject({ outcome: 'verify_failed', verifyRuns: 2 });
+    expect(report.verify).toMatchObject({ passed: false, exitCode: 1 });
+    expect(gh.emulator.pulls()).toHaveLength(0);
+    expect(() =>
+      fx.git(
+        fx.root,
+        '--git-dir',
+        fx.origin,
+        'rev-parse',
+        '--verify',
+        '--quiet',
+        `refs/heads/issueloop/issue-${number}`,
+      ),
+    ).toThrow();
+  });
+
+  it('no diff is no_changes, whatever the model says', async () => {
+    const { report } = await session([view(), reply.text('All fixed!')]);
+    expect(report).toMatchObject({ outcome: 'no_changes', filesChanged: [] });
+    expect(gh.emulator.pulls()).toHaveLength(0);
+  });
+
+  it('a model failure ends as error:<class> with the evidence so far', async () => {
+    const { report } = await session([reply.error(401, 'authentication_error', 'invalid x-api-key')]);
+    expect(report.outcome).toBe('error:auth');
+  });
+
+  it('an interrupt ends as interrupted with the transcript tail as partial context', async () => {
+    const controller = new AbortController();
+    const { report } = await session(
+      [
+        view(),
+        {
+          hang: true,
+        },
+      ],
+      {
+        signal: controller.signal,
+        onEvent: (e) => e.type === 'tool_result' && setTimeout(() => controller.abort(), 20),
+      },
+    );
+    expect(report.outcome).toBe('interrupted');
+    expect(report.partialContext).toContain('greet.js');
+    expect(report.partialContext.length).toBeLessThanOrEqual(500);
+  });
+
+  it('a second attempt on the same issue updates the one PR instead of opening another', async () => {
+    const first = await session([edit("'helo'", "'hello'"), reply.text('Fixed.')]);
+    expect(first.report.outcome).toBe('resolved');
+    // The same issue again (say its tracking said failed): a new attempt replaces the branch and the PR body.
+    const issue = (await gh.adapter.issues.get(first.number)) as BacklogIssue;
+    const second = await session([edit("'helo';", "'hello'; // v2"), reply.text('Fixed differently.')], {
+      issue,
+      attempt: 2,
+    });
+    expect(second.report.outcome).toBe('resolved');
+    expect(second.report.pr?.created).toBe(false);
+    expect(gh.emulator.pulls().filter((p) => p.state === 'open')).toHaveLength(1);
+    expect(gh.emulator.pulls()[0]?.body).toContain('Fixed differently.');
+  });
+});
