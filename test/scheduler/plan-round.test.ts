@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import type { ClaimView } from '../../src/claims/claim-store.js';
+import type { BacklogIssue } from '../../src/github/issue-shape.js';
+import type { TrustDecision } from '../../src/github/trust.js';
+import { createEmptyRoundMonitor, describeSkip, planRound } from '../../src/scheduler/plan-round.js';
+
+const NOW = Date.UTC(2026, 10, 21, 12);
+
+function issue(number: number): BacklogIssue {
+  return {
+    number,
+    nodeId: `I_${number}`,
+    title: `Issue ${number}`,
+    body: '',
+    labels: ['issueloop'],
+    author: 'a',
+    authorType: 'User',
+    authorAssociation: 'MEMBER',
+    createdAt: '2026-11-01T00:00:00Z',
+    updatedAt: '2026-11-01T00:00:00Z',
+    url: '',
+    isPullRequest: false,
+  };
+}
+
+function claim(number: number, fields: Partial<ClaimView>): ClaimView {
+  return {
+    issue: number,
+    lease: null,
+    failure_count: 0,
+    last_failure_at: null,
+    failure_reasons: [],
+    attempts: 0,
+    last_outcome: null,
+    interrupted_at: null,
+    partial_context: null,
+    needs_human: false,
+    ...fields,
+  };
+}
+
+const trusted: TrustDecision = { trusted: true, reason: 'author_association', by: 'a' };
+
+function plan(count: number, claims: ClaimView[], untrusted: number[] = []) {
+  const issues = Array.from({ length: count }, (_, i) => issue(i + 1));
+  const trust = new Map<number, TrustDecision>(
+    issues.map((i) => [
+      i.number,
+      untrusted.includes(i.number) ? { trusted: false, reason: 'author is NONE' } : trusted,
+    ]),
+  );
+  return planRound({ issues, claims: new Map(claims.map((c) => [c.issue, c])), trust, now: NOW });
+}
+
+const lease = (issueNumber: number, expires: number) => ({
+  issue: issueNumber,
+  owner: 'host:1',
+  token: 1,
+  claimed_at: new Date(NOW - 60_000).toISOString(),
+  expires_at: new Date(expires).toISOString(),
+  ttl_ms: 1_800_000,
+});
+
+describe('round plan', () => {
+  it('keeps the backlog order, puts interrupted issues first and issues with 3+ failures last', () => {
+    const result = plan(5, [
+      claim(2, { failure_count: 3, last_outcome: 'verify_failed' }),
+      claim(4, { last_outcome: 'interrupted', interrupted_at: new Date(NOW).toISOString() }),
+      claim(5, { failure_count: 2 }),
+    ]);
+    expect(result.candidates.map((i) => i.number)).toEqual([4, 1, 3, 5, 2]);
+  });
+
+  it('skips live leases, needs-human and untrusted issues, each with its reason; an expired lease is free', () => {
+    const result = plan(
+      4,
+      [
+        claim(1, { lease: lease(1, NOW + 60_000) }),
+        claim(2, { lease: lease(2, NOW - 1) }),
+        claim(3, { needs_human: true, failure_count: 3 }),
+      ],
+      [4],
+    );
+    expect(result.candidates.map((i) => i.number)).toEqual([2]);
+    expect(result.skipped.map((s) => [s.issue.number, describeSkip(s.reason)])).toEqual([
+      [1, `leased by host:1 until ${new Date(NOW + 60_000).toISOString()}`],
+      [3, 'needs a human after 3 failures'],
+      [4, 'untrusted: author is NONE'],
+    ]);
+  });
+});
+
+describe('empty-round monitor', () => {
+  it('stops after N consecutive empty rounds; any claimable round resets the streak', () => {
+    const monitor = createEmptyRoundMonitor(3);
+    expect([0, 0, 1, 0, 0].map((n) => monitor.record(n))).toEqual([false, false, false, false, false]);
+    expect(monitor.record(0)).toBe(true);
+  });
+});
