@@ -8,6 +8,7 @@ export const DEPRIORITISE_AFTER_FAILURES = 3;
 export type SkipReason =
   | { kind: 'leased'; owner: string; until: string }
   | { kind: 'needs_human'; failures: number }
+  | { kind: 'in_review' }
   | { kind: 'untrusted'; why: string };
 
 export interface RoundPlan {
@@ -22,6 +23,8 @@ export function describeSkip(reason: SkipReason): string {
       return `leased by ${reason.owner} until ${reason.until}`;
     case 'needs_human':
       return `needs a human after ${reason.failures} failures`;
+    case 'in_review':
+      return 'resolved: its pull request awaits review';
     case 'untrusted':
       return `untrusted: ${reason.why}`;
   }
@@ -33,7 +36,7 @@ function wasInterrupted(claim: ClaimView | undefined): boolean {
 
 /**
  * One round's plan, a pure function of what the round read: drop what is leased (live leases only:
- * an expired one is free), needs a human or is untrusted; order the rest — interrupted issues
+ * an expired one is free), needs a human, awaits review of its PR or is untrusted; order the rest — interrupted issues
  * first (an interruption is not a failure, and its context is fresh), then the backlog's own order
  * (priority labels, then oldest), with issues that failed 3+ times last.
  */
@@ -56,6 +59,12 @@ export function planRound(input: {
     }
     if (claim?.needs_human) {
       skipped.push({ issue, reason: { kind: 'needs_human', failures: claim.failure_count } });
+      return;
+    }
+    // Resolved issues stay open and labelled until their PR merges; working them again would only
+    // replace a PR that waits for a reviewer. `issueloop claims reset-failures` or `reset` reopens them.
+    if (claim?.last_outcome === 'resolved') {
+      skipped.push({ issue, reason: { kind: 'in_review' } });
       return;
     }
     const trust = input.trust.get(issue.number);

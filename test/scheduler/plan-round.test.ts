@@ -73,11 +73,12 @@ describe('round plan', () => {
 
   it('skips live leases, needs-human and untrusted issues, each with its reason; an expired lease is free', () => {
     const result = plan(
-      4,
+      5,
       [
         claim(1, { lease: lease(1, NOW + 60_000) }),
         claim(2, { lease: lease(2, NOW - 1) }),
         claim(3, { needs_human: true, failure_count: 3 }),
+        claim(5, { last_outcome: 'resolved' }),
       ],
       [4],
     );
@@ -86,6 +87,7 @@ describe('round plan', () => {
       [1, `leased by host:1 until ${new Date(NOW + 60_000).toISOString()}`],
       [3, 'needs a human after 3 failures'],
       [4, 'untrusted: author is NONE'],
+      [5, 'resolved: its pull request awaits review'],
     ]);
   });
 });

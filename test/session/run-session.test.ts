@@ -2,11 +2,9 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createModelRuntime } from '../../src/agent/session-model.js';
 import { createSeededRandom } from '../../src/core/random.js';
 import { createRedactor } from '../../src/core/redact.js';
 import type { BacklogIssue } from '../../src/github/issue-shape.js';
-import { createAnthropicModel } from '../../src/model/anthropic-model.js';
 import {
   createAnthropicEmulator,
   reply,
@@ -16,6 +14,7 @@ import {
 import { openLedger, readLedger } from '../../src/session/ledger.js';
 import { runSession, type SessionInput } from '../../src/session/run-session.js';
 import { type Emulated, emulated } from '../github/emulated.js';
+import { emulatedModels } from '../helpers/emulated-models.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 import { createGitFixture, type GitFixture } from './git/git-fixture.js';
@@ -53,21 +52,7 @@ async function session(replies: ScriptedReply[], overrides: Partial<SessionInput
   const log = createMemoryLog();
   const redact = createRedactor([TOKEN]);
   const deps = { clock, random: createSeededRandom(9), log };
-  const models = createModelRuntime({
-    adapter: createAnthropicModel({
-      apiKey: anthropic.apiKey,
-      baseURL: anthropic.baseUrl,
-      fetch: anthropic.fetch,
-    }),
-    settings: {
-      primary: 'claude-sonnet-5-5',
-      fallbacks: [],
-      diagnosisModel: 'claude-haiku-5-5',
-      contextWindow: 200_000,
-    },
-    deps,
-    redact,
-  });
+  const models = emulatedModels(anthropic, deps, redact);
   const number = gh.emulator.addIssue({
     title: 'Greeting typo',
     body: 'greet() says helo',

@@ -1,0 +1,167 @@
+import type { ClaimView } from '../claims/claim-store.js';
+import { computeBackoff } from '../core/backoff.js';
+import { classifyError } from '../core/classify/classify-error.js';
+import { IssueloopError } from '../core/errors.js';
+import type { Backlog } from '../github/backlog.js';
+import type { TrustDecision } from '../github/trust.js';
+import type { SessionReport } from '../session/run-session.js';
+import { createEmptyRoundMonitor, describeSkip, planRound } from './plan-round.js';
+import { type WorkContext, workIssue } from './work-issue.js';
+
+/** A run that cannot read its backlog this many times in a row fails (exit 1) rather than spin. */
+export const MAX_FETCH_FAILURES = 3;
+
+export type RunStop = 'empty_backlog' | 'max_rounds' | 'budget' | 'interrupted';
+
+export interface RunSummary {
+  rounds: number;
+  reports: SessionReport[];
+  stop: RunStop;
+  costUsd: number;
+}
+
+export interface RunOptions {
+  /** `host:pid`: who holds the leases. */
+  owner: string;
+  /** Stop after this many rounds (`--once` is 1). */
+  maxRounds?: number;
+}
+
+async function readTrust(
+  ctx: WorkContext,
+  backlog: Backlog,
+  claims: ReadonlyMap<number, ClaimView>,
+  now: number,
+) {
+  const gate = ctx.github.trustGate();
+  const trust = new Map<number, TrustDecision>();
+  for (const issue of backlog.issues) {
+    const claim = claims.get(issue.number);
+    // Leased and needs-human issues are skipped anyway: their trust costs requests for nothing.
+    if (claim?.needs_human || claim?.last_outcome === 'resolved') continue;
+    if (claim?.lease && Date.parse(claim.lease.expires_at) > now) continue;
+    trust.set(issue.number, await gate.check(issue));
+  }
+  return trust;
+}
+
+/**
+ * Rounds until the backlog stays empty (`empty_rounds` in a row), the round limit, the run's budget
+ * (`run_max_usd` stops new claims) or an interrupt. Each round: list the backlog, plan, claim up to
+ * `workers`, run those sessions in parallel, record every outcome; between rounds the board's
+ * pending moves are retried, the ETag cache saved, and `poll_interval` waited out (abortable).
+ */
+export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<RunSummary> {
+  const { config, deps, github } = ctx;
+  const log = deps.log;
+  const empty = createEmptyRoundMonitor(config.empty_rounds);
+  const reports: SessionReport[] = [];
+  let costUsd = 0;
+  let fetchFailures = 0;
+  let rounds = 0;
+  const summary = (stop: RunStop): RunSummary => ({ rounds, reports, stop, costUsd });
+
+  for (;;) {
+    if (ctx.signal.aborted) return summary('interrupted');
+    if (options.maxRounds !== undefined && rounds >= options.maxRounds) return summary('max_rounds');
+    rounds += 1;
+    const roundLog = log.child({ round: rounds });
+
+    let backlog: Backlog;
+    try {
+      backlog = await github.listBacklog();
+      fetchFailures = 0;
+    } catch (err) {
+      if (ctx.signal.aborted) return summary('interrupted');
+      fetchFailures += 1;
+      const failure = classifyError(err, { now: deps.clock.now(), redact: ctx.redact });
+      await ctx.ledger.append('backlog_failed', {
+        round: rounds,
+        errorClass: failure.errorClass,
+        message: failure.message,
+      });
+      if (fetchFailures >= MAX_FETCH_FAILURES) {
+        throw new IssueloopError(
+          'backlog_unreadable',
+          `could not read the backlog ${fetchFailures} times in a row: ${failure.message}${failure.hint ? `: ${failure.hint}` : ''}`,
+          { cause: err },
+        );
+      }
+      // Not an empty round: it says nothing about the backlog.
+      const waitMs = computeBackoff(
+        fetchFailures,
+        {
+          rateLimited: failure.errorClass === 'rate_limit',
+          ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+        },
+        deps.random,
+      );
+      roundLog.warn(
+        { errorClass: failure.errorClass, waitMs },
+        `backlog fetch failed (${failure.message}); retrying`,
+      );
+      rounds -= 1;
+      if (!(await pause(ctx, waitMs))) return summary('interrupted');
+      continue;
+    }
+
+    const now = deps.clock.now();
+    const claimViews = new Map((await ctx.claims.list()).map((view) => [view.issue, view]));
+    const plan = planRound({
+      issues: backlog.issues,
+      claims: claimViews,
+      trust: await readTrust(ctx, backlog, claimViews, now),
+      now,
+    });
+    for (const skip of plan.skipped) roundLog.debug({ issue: skip.issue.number }, describeSkip(skip.reason));
+
+    if (config.run_max_usd !== undefined && costUsd >= config.run_max_usd) {
+      roundLog.warn({ costUsd }, `run budget of $${config.run_max_usd} reached: no new claims`);
+      return summary('budget');
+    }
+
+    const claimed: Array<Promise<SessionReport>> = [];
+    for (const issue of plan.candidates) {
+      if (claimed.length >= config.workers || ctx.signal.aborted) break;
+      const result = await ctx.claims.claim(issue.number, options.owner, config.claims.ttl);
+      if (!result.ok) continue;
+      claimed.push(workIssue(ctx, issue, result.lease));
+    }
+    await ctx.ledger.append('round', {
+      round: rounds,
+      backlog: backlog.issues.length,
+      claimable: plan.candidates.length,
+      claimed: claimed.length,
+    });
+    roundLog.info(
+      { backlog: backlog.issues.length, claimed: claimed.length, skipped: plan.skipped.length },
+      `round ${rounds}: ${claimed.length} claimed`,
+    );
+
+    for (const report of await Promise.all(claimed)) {
+      reports.push(report);
+      costUsd += report.costUsd;
+    }
+    await github.board?.retryPending().catch(() => undefined);
+    await github
+      .flush()
+      .catch((err: unknown) =>
+        roundLog.warn({ err: (err as Error).message }, 'could not save the ETag cache'),
+      );
+
+    if (empty.record(claimed.length)) return summary('empty_backlog');
+    if (ctx.signal.aborted) return summary('interrupted');
+    if (options.maxRounds !== undefined && rounds >= options.maxRounds) return summary('max_rounds');
+    if (claimed.length === 0 && !(await pause(ctx, config.poll_interval))) return summary('interrupted');
+  }
+}
+
+/** Sleeps on the injected clock; false when the run was interrupted meanwhile. */
+async function pause(ctx: WorkContext, ms: number): Promise<boolean> {
+  try {
+    await ctx.deps.clock.sleep(ms, ctx.signal);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,163 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMemoryClaimStore } from '../../src/claims/memory-claim-store.js';
+import { createSeededRandom } from '../../src/core/random.js';
+import { createRedactor } from '../../src/core/redact.js';
+import {
+  createAnthropicEmulator,
+  type ParsedMessagesRequest,
+  reply,
+  type ScriptedReply,
+} from '../../src/sandbox/anthropic/index.js';
+import { runRounds } from '../../src/scheduler/run-rounds.js';
+import type { WorkContext } from '../../src/scheduler/work-issue.js';
+import { openLedger, readLedger } from '../../src/session/ledger.js';
+import { emulated } from '../github/emulated.js';
+import { emulatedModels } from '../helpers/emulated-models.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
+import { createGitFixture, type GitFixture } from '../session/git/git-fixture.js';
+
+let fx: GitFixture;
+let stateDir = '';
+beforeEach(async () => {
+  fx = await createGitFixture();
+  fx.commitFiles(fx.seed, { 'greet.js': "export const greet = () => 'helo';\n" }, 'add greet');
+  fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
+  stateDir = await mkdtemp(join(tmpdir(), 'issueloop-rounds-'));
+});
+afterEach(async () => {
+  await fx.cleanup();
+  await rm(stateDir, { recursive: true, force: true });
+});
+
+/** The scripted agent: fixes the typo for issues titled "typo", does nothing for anything else. */
+function agentScript(request: ParsedMessagesRequest): ScriptedReply {
+  const first = JSON.stringify(request.messages[0]?.content ?? '');
+  if (request.messages.length > 1) return reply.text('Done.');
+  if (first.includes('typo')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
+      },
+    ]);
+  }
+  return reply.text('Nothing to change here.');
+}
+
+async function setup(config: Record<string, unknown> = {}) {
+  const gh = await emulated(stateDir, {
+    config: { verify: { command: 'grep -q "\'hello\'" greet.js' }, empty_rounds: 2, ...config },
+  });
+  const anthropic = createAnthropicEmulator({ script: agentScript });
+  const clock = new FakeClock();
+  const log = createMemoryLog();
+  const redact = createRedactor([]);
+  const deps = { clock, random: createSeededRandom(4), log };
+  const claims = createMemoryClaimStore({ clock, maxFailures: gh.config.claims.max_failures });
+  const ledger = await openLedger({ stateDir, runId: 'r', clock, redact });
+  const ctx: WorkContext = {
+    config: gh.config,
+    github: gh.adapter,
+    claims,
+    deps,
+    ledger,
+    signal: new AbortController().signal,
+    checkout: fx.checkout,
+    remote: 'origin',
+    baseBranch: 'main',
+    worktreesDir: join(stateDir, 'worktrees'),
+    repo: 'octo-org/widgets',
+    models: emulatedModels(anthropic, deps, redact),
+    env: fx.env,
+    redact,
+  };
+  return { gh, ctx, claims, ledger, clock, log };
+}
+
+const member = (title: string) => ({
+  title,
+  body: 'please',
+  author: 'octocat',
+  authorAssociation: 'MEMBER' as const,
+  labels: ['issueloop'],
+});
+
+describe('rounds', () => {
+  it('drains the backlog: resolves what it can, skips the untrusted, stops after empty_rounds', async () => {
+    const { gh, ctx, claims, ledger, clock } = await setup();
+    const fixed = gh.emulator.addIssue(member('Fix the greeting typo'));
+    gh.emulator.addUser('stranger');
+    const stranger = gh.emulator.addIssue({
+      title: 'typo too',
+      author: 'stranger',
+      authorAssociation: 'NONE',
+      labels: ['issueloop'],
+    });
+    const summary = await runRounds(ctx, { owner: 'host:1' });
+    expect(summary.stop).toBe('empty_backlog');
+    expect(summary.reports.map((r) => [r.issue, r.outcome])).toEqual([[fixed, 'resolved']]);
+    expect(gh.emulator.pulls()).toHaveLength(1);
+    expect(await claims.get(fixed)).toMatchObject({
+      lease: null,
+      last_outcome: 'resolved',
+      failure_count: 0,
+    });
+    expect(await claims.get(stranger)).toBeUndefined();
+    const tracking = gh.emulator.comments(fixed).filter((c) => c.body.includes('issueloop'));
+    expect(tracking).toHaveLength(1);
+    expect(tracking[0]?.body).toContain('draft pull request ready for review');
+    expect(gh.emulator.labelsOf(fixed)).not.toContain('issueloop:in-progress');
+    // The resolved issue stays in the backlog (open, labelled) until its PR merges: it must not be claimed again.
+    expect(summary.rounds).toBeGreaterThanOrEqual(3);
+    expect(clock.sleeps.length).toBeGreaterThan(0);
+    const { events } = await readLedger(ledger.file);
+    expect(events.filter((e) => e.type === 'claim')).toHaveLength(1);
+  });
+
+  it('three failures put the issue in front of a human: label, tracking comment with the failures', async () => {
+    const { gh, ctx, claims } = await setup({ empty_rounds: 1 });
+    const hopeless = gh.emulator.addIssue(member('Improve everything'));
+    const summary = await runRounds(ctx, { owner: 'host:1' });
+    expect(summary.reports.map((r) => r.outcome)).toEqual(['no_changes', 'no_changes', 'no_changes']);
+    expect(await claims.get(hopeless)).toMatchObject({ failure_count: 3, needs_human: true, lease: null });
+    expect(gh.emulator.labelsOf(hopeless)).toContain('issueloop:needs-human');
+    const comment = gh.emulator.comments(hopeless).find((c) => c.body.includes('issueloop'));
+    expect(comment?.body).toContain('Failures: 3');
+    expect(comment?.body).toContain('no_changes');
+  });
+
+  it('a failed backlog fetch is not an empty round; three in a row fail the run', async () => {
+    const { gh, ctx } = await setup({ empty_rounds: 1 });
+    // Each backlog read is 3 requests to the emulator: the client's own 2 retries of a 502 included.
+    gh.emulator.failNext({ path: /\/issues\?/, status: 502, times: 6 });
+    const summary = await runRounds(ctx, { owner: 'host:1' });
+    expect(summary.stop).toBe('empty_backlog');
+    expect(summary.rounds).toBe(1);
+    const { events } = await readLedger(ctx.ledger.file);
+    expect(events.filter((e) => e.type === 'backlog_failed')).toHaveLength(2);
+    gh.emulator.failNext({ path: /\/issues\?/, status: 502, times: 9 });
+    await expect(runRounds(ctx, { owner: 'host:1' })).rejects.toThrow(
+      'could not read the backlog 3 times in a row',
+    );
+  });
+
+  it('the run budget stops new claims once reached', async () => {
+    const { gh, ctx } = await setup({ run_max_usd: 0.000001 });
+    gh.emulator.addIssue(member('Fix typo one'));
+    gh.emulator.addIssue(member('Improve two'));
+    const summary = await runRounds(ctx, { owner: 'host:1' });
+    expect(summary.stop).toBe('budget');
+    expect(summary.reports).toHaveLength(1);
+  });
+
+  it('--once runs a single round', async () => {
+    const { gh, ctx } = await setup();
+    gh.emulator.addIssue(member('Improve it'));
+    const summary = await runRounds(ctx, { owner: 'host:1', maxRounds: 1 });
+    expect(summary).toMatchObject({ stop: 'max_rounds', rounds: 1 });
+  });
+});
