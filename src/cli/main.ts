@@ -16,6 +16,20 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
+// The first SIGINT/SIGTERM asks the run to stop and save its state (exit 130); a second one exits at
+// once — every state file is written atomically, so nothing is left half-written.
+const interrupt = new AbortController();
+const onSignal = (signal: NodeJS.Signals) => {
+  if (interrupt.signal.aborted) process.exit(130);
+  process.stderr.write(`issueloop: ${signal}: stopping; interrupt again to exit at once\n`);
+  interrupt.abort(new Error(`interrupted by ${signal}`));
+};
+// Only a run has state to save; every other command keeps Node's default: exit at once.
+if (process.argv.slice(2).includes('run')) {
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
 const { runCli } = await import('./run-cli.js');
 process.exitCode = await runCli({
   argv: process.argv.slice(2),
@@ -25,4 +39,5 @@ process.exitCode = await runCli({
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   ...(process.stdin.isTTY ? { confirm } : {}),
+  interrupt: interrupt.signal,
 });

@@ -6,6 +6,7 @@ import { systemClock } from '../core/clock.js';
 import { createRedactor, type Redactor } from '../core/redact.js';
 import type { BoardInitFlags } from './board-commands.js';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
+import type { RunFlags } from './run-command.js';
 import { secretsFromEnv } from './secrets.js';
 import { readVersion } from './version.js';
 
@@ -19,6 +20,10 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** Asks a yes/no question of a person at a terminal; absent when stdin is not a terminal. */
   confirm?: (question: string) => Promise<boolean>;
+  /** Aborted on SIGINT / SIGTERM: a run stops claiming and saves its sessions' state. */
+  interrupt?: AbortSignal;
+  /** Injected by in-process tests; the real fetch otherwise. */
+  fetch?: typeof fetch;
 }
 
 /** The CLI's io plus a way for a command to widen output redaction once it has read the config. */
@@ -173,6 +178,44 @@ function addBoardCommands(
     });
 }
 
+function addRunCommand(program: Command, io: CommandIo, version: string, setExit: (code: ExitCode) => void) {
+  program
+    .command('run')
+    .description('work the backlog round after round until it stays empty, then print a summary')
+    .option('--once', 'run a single round')
+    .option('--max-rounds <n>', 'stop after this many rounds')
+    .option('--json', 'print the summary as JSON')
+    .action(async (flags: RunFlags, command: Command) => {
+      const [{ loadConfig }, { runRun }, { createProcessDeps }] = await Promise.all([
+        import('../config/load-config.js'),
+        import('./run-command.js'),
+        import('./process-deps.js'),
+      ]);
+      const { config } = await loadConfig(loadOptions(io, command));
+      const redact = io.redactAlso(config.redact_env);
+      const deps = await createProcessDeps({
+        env: io.env,
+        level: config.log_level,
+        isTTY: false,
+        write: io.stderr,
+        redactEnv: config.redact_env,
+      });
+      const code = await runRun({
+        env: io.env,
+        cwd: io.cwd,
+        config,
+        flags,
+        deps: io.fetch ? { ...deps, fetch: io.fetch } : deps,
+        redact,
+        version,
+        interrupt: io.interrupt ?? new AbortController().signal,
+        stdout: io.stdout,
+        ...(io.fetch ? { fetch: io.fetch } : {}),
+      });
+      setExit(code);
+    });
+}
+
 function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command {
   const version = readVersion();
   const program = new Command('issueloop')
@@ -207,6 +250,7 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
       setExit(doctorExitCode(report));
     });
 
+  addRunCommand(program, io, version, setExit);
   addClaimsCommands(program, io);
   addBoardCommands(program, io, version, setExit);
 

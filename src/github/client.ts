@@ -87,12 +87,14 @@ function createOctokit(options: GitHubClientOptions, token: string, fetchImpl: t
     baseUrl: options.apiUrl,
     userAgent: options.userAgent,
     request: { fetch: fetchImpl },
-    // Octokit's own request log would print at info level; ours is structured and redacted.
+    // Octokit's own request log would print at info level, and every non-2xx answer — an expected 304
+    // or 404 included — as an error. Failures reach the user once, classified, through `call`; its
+    // lines are kept for debugging only.
     log: {
       debug: () => {},
       info: () => {},
       warn: (message: string) => log.warn({}, options.redact(message)),
-      error: (message: string) => log.error({}, options.redact(message)),
+      error: (message: string) => log.debug({}, options.redact(message)),
     },
     retry: { retryAfterBaseValue: unit, retries: 2 },
     throttle: {

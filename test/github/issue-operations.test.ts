@@ -126,6 +126,18 @@ describe('labels', () => {
     await third.labels.ensureLabel('issueloop:needs-human');
     expect(e.emulator.requests.map((r) => r.status)).toEqual([304]);
   });
+
+  it('regression: expected 404 and 304 answers are not logged as errors (a run printed them on stderr)', async () => {
+    const { e } = await withIssue();
+    await e.adapter.labels.ensureLabel('issueloop:in-progress');
+    await e.adapter.flush();
+    const again = await e.reopen();
+    await again.labels.ensureLabel('issueloop:in-progress');
+    await again.flush();
+    await (await e.reopen()).labels.ensureLabel('issueloop:in-progress');
+    expect(e.emulator.requests.map((r) => r.status)).toEqual(expect.arrayContaining([404, 304]));
+    expect(e.log.filter((entry) => entry.level === 'error' || entry.level === 'warn')).toEqual([]);
+  });
 });
 
 describe('draft pull request', () => {

@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createAnthropicEmulator,
+  type ParsedMessagesRequest,
+  reply,
+  type ScriptedReply,
+} from '../../src/sandbox/anthropic/index.js';
+import {
+  createGitHubEmulator,
+  DEFAULT_TOKEN,
+  type GitHubEmulator,
+  type ListeningEmulator,
+} from '../../src/sandbox/github/index.js';
+import { CLI, type CliResult, runBuiltCli } from '../helpers/cli.js';
+import { createGitFixture, type GitFixture } from '../session/git/git-fixture.js';
+
+let fx: GitFixture;
+let github: GitHubEmulator;
+const servers: ListeningEmulator[] = [];
+
+beforeEach(async () => {
+  fx = await createGitFixture();
+  fx.commitFiles(fx.seed, { 'greet.js': "export const greet = () => 'helo';\n" }, 'add greet');
+  fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
+  fx.git(fx.checkout, 'pull', '--quiet');
+  github = createGitHubEmulator({ owner: 'octo-org', repo: 'widgets' });
+});
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  await fx.cleanup();
+});
+
+const fixTypo = reply.toolUse([
+  {
+    name: 'str_replace_based_edit_tool',
+    input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
+  },
+]);
+
+async function servers_(script: (request: ParsedMessagesRequest) => ScriptedReply) {
+  const anthropic = createAnthropicEmulator({ script });
+  const [gh, ai] = await Promise.all([github.listen(), anthropic.listen()]);
+  servers.push(gh, ai);
+  const env = {
+    ...fx.env,
+    GITHUB_TOKEN: DEFAULT_TOKEN,
+    GITHUB_API_URL: gh.url,
+    ANTHROPIC_API_KEY: anthropic.apiKey,
+    ANTHROPIC_BASE_URL: ai.url,
+  };
+  return { anthropic, env };
+}
+
+const ARGS = [
+  'run',
+  '--repo',
+  'octo-org/widgets',
+  '--set',
+  'empty_rounds=1',
+  '--set',
+  'poll_interval=1s',
+  '--set',
+  'verify.command=grep -q "\'hello\'" greet.js',
+  '--set',
+  'log_level=warn',
+];
+
+const member = {
+  body: 'greet() says helo',
+  author: 'octocat',
+  authorAssociation: 'MEMBER' as const,
+  labels: ['issueloop'],
+};
+
+describe('issueloop run (the built CLI against the emulators and a real repository)', () => {
+  it('resolves an issue: branch pushed, draft PR, summary printed, exit 0, no token in the output', async () => {
+    const number = github.addIssue({ title: 'Greeting typo', ...member });
+    const { env } = await servers_((request) =>
+      request.messages.length === 1 ? fixTypo : reply.text('Fixed the typo.'),
+    );
+    const result = await runBuiltCli(ARGS, { cwd: fx.checkout, env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('issueloop run: the backlog stayed empty');
+    expect(result.stdout).toMatch(new RegExp(`#${number}\\s+resolved`));
+    expect(result.stdout).toContain('resolved 1, failed 0');
+    expect(github.pulls()).toHaveLength(1);
+    expect(fx.git(fx.root, '--git-dir', fx.origin, 'branch', '--list', `issueloop/issue-${number}`)).not.toBe(
+      '',
+    );
+    for (const text of [result.stdout, result.stderr]) {
+      expect(text).not.toContain(DEFAULT_TOKEN);
+      expect(text).not.toContain(env.ANTHROPIC_API_KEY);
+    }
+    const claims = JSON.parse(await readFile(join(fx.checkout, '.issueloop', 'claims.json'), 'utf8'));
+    expect(claims.issues[String(number)]).toMatchObject({ lease: null, last_outcome: 'resolved' });
+  });
+
+  it('SIGINT mid-session: exit 130, lease released, partial context saved; the next run resumes with it', async () => {
+    const number = github.addIssue({ title: 'Greeting typo', ...member });
+    let hung = false;
+    const { env, anthropic } = await servers_((request) => {
+      if (request.messages.length === 1) {
+        return reply.toolUse([
+          { name: 'str_replace_based_edit_tool', input: { command: 'view', path: 'greet.js' } },
+        ]);
+      }
+      hung = true;
+      return { hang: true };
+    });
+    const child = spawn(process.execPath, [CLI, ...ARGS], {
+      cwd: fx.checkout,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    while (!hung) await new Promise((resolve) => setTimeout(resolve, 20));
+    const sentAt = Date.now();
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(130);
+    expect(Date.now() - sentAt).toBeLessThan(5_000);
+    expect(stderr).toContain('SIGINT: stopping');
+    const claims = JSON.parse(await readFile(join(fx.checkout, '.issueloop', 'claims.json'), 'utf8'));
+    const record = claims.issues[String(number)];
+    expect(record).toMatchObject({ lease: null, last_outcome: 'interrupted', failure_count: 0 });
+    expect(record.partial_context).toContain('greet.js');
+    expect(record.interrupted_at).not.toBeNull();
+    expect(anthropic.requests.length).toBeGreaterThan(0);
+
+    // The next run: the first prompt carries the interrupted attempt's context.
+    const next = await servers_((request) =>
+      request.messages.length === 1 ? fixTypo : reply.text('Fixed.'),
+    );
+    const result: CliResult = await runBuiltCli(ARGS, { cwd: fx.checkout, env: next.env });
+    expect(result.code).toBe(0);
+    const first = JSON.stringify(next.anthropic.requests.find((r) => r.path === '/v1/messages')?.body);
+    expect(first).toContain('CONTEXT FROM INTERRUPTED ATTEMPT:');
+  });
+
+  it('bad --max-rounds is a usage error (exit 2) naming the flag', async () => {
+    const { env } = await servers_(() => reply.text('x'));
+    const result = await runBuiltCli([...ARGS, '--max-rounds', 'zero'], { cwd: fx.checkout, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--max-rounds "zero"');
+  });
+});
