@@ -82,6 +82,25 @@ async function openStore(
   return { opened: openClaimStore(config, { cwd: io.cwd, clock: systemClock, redact }), config };
 }
 
+/** The configuration, the output redactor widened by it, and the process deps, for a command that works. */
+async function configured(io: CommandIo, command: Command, quietInfo = false) {
+  const [{ loadConfig }, { createProcessDeps }] = await Promise.all([
+    import('../config/load-config.js'),
+    import('./process-deps.js'),
+  ]);
+  const { config } = await loadConfig(loadOptions(io, command));
+  const redact = io.redactAlso(config.redact_env);
+  const deps = await createProcessDeps({
+    env: io.env,
+    // A one-shot command's progress lines would only repeat its report.
+    level: quietInfo && config.log_level === 'info' ? 'warn' : config.log_level,
+    isTTY: false,
+    write: io.stderr,
+    redactEnv: config.redact_env,
+  });
+  return { config, redact, deps };
+}
+
 function addClaimsCommands(program: Command, io: CommandIo): void {
   const claims = program
     .command('claims')
@@ -150,20 +169,8 @@ function addBoardCommands(
     .option('--force', 'add missing options even when the board has items (resets their status)')
     .option('--json', 'print the report as JSON')
     .action(async (flags: BoardInitFlags, command: Command) => {
-      const [{ loadConfig }, { runBoardInit }, { createProcessDeps }] = await Promise.all([
-        import('../config/load-config.js'),
-        import('./board-commands.js'),
-        import('./process-deps.js'),
-      ]);
-      const { config } = await loadConfig(loadOptions(io, command));
-      const redact = io.redactAlso(config.redact_env);
-      const deps = await createProcessDeps({
-        env: io.env,
-        level: config.log_level === 'info' ? 'warn' : config.log_level,
-        isTTY: false,
-        write: io.stderr,
-        redactEnv: config.redact_env,
-      });
+      const { runBoardInit } = await import('./board-commands.js');
+      const { config, redact, deps } = await configured(io, command, true);
       const result = await runBoardInit({
         env: io.env,
         cwd: io.cwd,
@@ -186,20 +193,8 @@ function addRunCommand(program: Command, io: CommandIo, version: string, setExit
     .option('--max-rounds <n>', 'stop after this many rounds')
     .option('--json', 'print the summary as JSON')
     .action(async (flags: RunFlags, command: Command) => {
-      const [{ loadConfig }, { runRun }, { createProcessDeps }] = await Promise.all([
-        import('../config/load-config.js'),
-        import('./run-command.js'),
-        import('./process-deps.js'),
-      ]);
-      const { config } = await loadConfig(loadOptions(io, command));
-      const redact = io.redactAlso(config.redact_env);
-      const deps = await createProcessDeps({
-        env: io.env,
-        level: config.log_level,
-        isTTY: false,
-        write: io.stderr,
-        redactEnv: config.redact_env,
-      });
+      const { runRun } = await import('./run-command.js');
+      const { config, redact, deps } = await configured(io, command);
       const code = await runRun({
         env: io.env,
         cwd: io.cwd,
