@@ -189,6 +189,7 @@ function addRunCommand(program: Command, io: CommandIo, version: string, setExit
   program
     .command('run')
     .description('work the backlog round after round until it stays empty, then print a summary')
+    .option('--dry-run', 'show what the next round would claim and why the rest is skipped; write nothing')
     .option('--once', 'run a single round')
     .option('--max-rounds <n>', 'stop after this many rounds')
     .option('--json', 'print the summary as JSON')

@@ -18,6 +18,7 @@ import { renderRunSummary } from './run-summary.js';
 import type { Env } from './secrets.js';
 
 export interface RunFlags {
+  dryRun?: boolean;
   once?: boolean;
   maxRounds?: string;
   json?: boolean;
@@ -64,7 +65,7 @@ export async function runRun(input: RunCommandInput): Promise<ExitCode> {
   const { config, deps, env, redact } = input;
   const maxRounds = maxRoundsOf(input.flags, config);
   const apiKey = env.ANTHROPIC_API_KEY;
-  if (!apiKey) throw new UsageError('no Anthropic API key: export ANTHROPIC_API_KEY');
+  if (!apiKey && !input.flags.dryRun) throw new UsageError('no Anthropic API key: export ANTHROPIC_API_KEY');
   const checkout = await checkoutOf(input.cwd, env, redact);
   const client = buildGitHubClient({
     env,
@@ -78,9 +79,15 @@ export async function runRun(input: RunCommandInput): Promise<ExitCode> {
   const stateDir = stateDirOf(config, input.cwd);
   const github = await openGitHubAdapter(client, config, { stateDir });
   const claims = openClaimStore(config, { cwd: input.cwd, clock: deps.clock, redact }).store;
+  if (input.flags.dryRun) {
+    const { planDryRun, renderDryRun } = await import('./dry-run.js');
+    const plan = await planDryRun({ github, claims, config, stateDir, now: deps.clock.now() });
+    input.stdout(input.flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderDryRun(plan));
+    return EXIT.ok;
+  }
   const models = createModelRuntime({
     adapter: createAnthropicModel({
-      apiKey,
+      apiKey: apiKey ?? '',
       baseURL: env.ANTHROPIC_BASE_URL || undefined,
       prices: config.model.prices,
       redact,

@@ -27,8 +27,9 @@ export interface RunOptions {
   maxRounds?: number;
 }
 
-async function readTrust(
-  ctx: WorkContext,
+/** Trust for the issues a round could claim (leased, needs-human and resolved ones cost nothing). */
+export async function readTrust(
+  ctx: Pick<WorkContext, 'github'>,
   backlog: Backlog,
   claims: ReadonlyMap<number, ClaimView>,
   now: number,

@@ -144,6 +144,33 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     expect(first).toContain('CONTEXT FROM INTERRUPTED ATTEMPT:');
   });
 
+  it('--dry-run shows the next round and why the rest is skipped, writing nothing anywhere', async () => {
+    const first = github.addIssue({ title: 'First', ...member });
+    const second = github.addIssue({ title: 'Second', ...member });
+    github.addUser('stranger');
+    const stranger = github.addIssue({
+      title: 'Do this',
+      author: 'stranger',
+      authorAssociation: 'NONE',
+      labels: ['issueloop'],
+    });
+    const { env, anthropic } = await servers_(() => reply.text('never asked'));
+    const { ANTHROPIC_API_KEY: _key, ...withoutKey } = env;
+    const result = await runBuiltCli([...ARGS, '--dry-run'], { cwd: fx.checkout, env: withoutKey });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`would claim, in order:\n  #${first} First\n`);
+    expect(result.stdout).toContain(`next in line (beyond \`workers\`):\n  #${second} Second`);
+    expect(result.stdout).toMatch(new RegExp(`#${stranger} Do this — untrusted: `));
+    expect(result.stdout).toContain(
+      'estimated cost: $0.00–$5.00 (session.max_usd per session (no past runs))',
+    );
+    expect(github.requests.every((r) => r.method === 'GET')).toBe(true);
+    expect(anthropic.requests).toHaveLength(0);
+    await expect(readFile(join(fx.checkout, '.issueloop', 'claims.json'))).rejects.toThrow();
+    expect(fx.git(fx.checkout, 'status', '--porcelain', '--ignored')).toBe('');
+  });
+
   it('bad --max-rounds is a usage error (exit 2) naming the flag', async () => {
     const { env } = await servers_(() => reply.text('x'));
     const result = await runBuiltCli([...ARGS, '--max-rounds', 'zero'], { cwd: fx.checkout, env });
