@@ -247,6 +247,20 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
     });
 
   addRunCommand(program, io, version, setExit);
+  program
+    .command('status')
+    .description('the last run (per issue: outcome, PR, cost, time), live leases, and what needs a human')
+    .option('--json', 'print the report as JSON')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const { opened, config } = await openStore(io, command);
+      const [{ readStatus, renderStatus }, { stateDirOf }] = await Promise.all([
+        import('./status-command.js'),
+        import('./github-deps.js'),
+      ]);
+      const now = systemClock.now();
+      const report = await readStatus(stateDirOf(config, io.cwd), await opened.store.list(), now);
+      io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report, now));
+    });
   addClaimsCommands(program, io);
   addBoardCommands(program, io, version, setExit);
 

@@ -1,0 +1,76 @@
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runBuiltCli } from '../helpers/cli.js';
+import { createClaimsCheckouts } from './claims-checkouts.js';
+
+const { checkout, cleanup } = createClaimsCheckouts();
+afterAll(cleanup);
+
+const line = (event: Record<string, unknown>) =>
+  `${JSON.stringify({ ts: '2026-11-21T12:00:00.000Z', run: 'r2', ...event })}\n`;
+
+describe('issueloop status', () => {
+  it('shows the last run per issue, the live leases and what needs a human; a torn ledger line is skipped', async () => {
+    const { cwd } = await checkout();
+    const runs = join(cwd, '.issueloop', 'runs');
+    await mkdir(runs, { recursive: true });
+    await writeFile(
+      join(runs, '20261120T000000Z-0001.jsonl'),
+      line({ run: 'r1', type: 'outcome', issue: 1, outcome: 'resolved' }),
+    );
+    const newest = join(runs, '20261121T120000Z-0002.jsonl');
+    await writeFile(
+      newest,
+      line({ type: 'run_start' }) +
+        line({
+          type: 'outcome',
+          issue: 12,
+          outcome: 'verify_failed',
+          costUsd: 0.5,
+          durationMs: 65_000,
+          reason: 'npm test failed',
+        }) +
+        line({
+          type: 'outcome',
+          issue: 12,
+          outcome: 'resolved',
+          costUsd: 0.25,
+          durationMs: 30_000,
+          pr: 'https://github.com/o/r/pull/3',
+        }) +
+        line({ type: 'run_end', stop: 'empty_backlog' }),
+    );
+    await appendFile(newest, '{"ts":"2026-11-21T12:00:01.000Z","type":"outc');
+    const result = await runBuiltCli(['status'], { cwd });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`last run r2: empty_backlog, $0.25 (${newest})`);
+    expect(result.stdout).toContain('  #12 resolved $0.25 30s https://github.com/o/r/pull/3');
+    expect(result.stdout).toContain('(1 unreadable ledger line(s) skipped)');
+    expect(result.stdout).toMatch(/live leases:\n {2}#7 held by host-a:1, (59m \d\ds|1h 00m) left/);
+    expect(result.stdout).toContain(
+      'needs a human:\n  #5 after 3 failures: verify_failed: npm test failed (attempt 3)',
+    );
+
+    const json = await runBuiltCli(['status', '--json'], { cwd });
+    const report = JSON.parse(json.stdout);
+    expect(report.lastRun.issues).toEqual([
+      {
+        issue: 12,
+        outcome: 'resolved',
+        pr: 'https://github.com/o/r/pull/3',
+        costUsd: 0.25,
+        durationMs: 30_000,
+        reason: '',
+      },
+    ]);
+    expect(report.needsHuman.map((n: { issue: number }) => n.issue)).toEqual([5]);
+  });
+
+  it('says so when there has been no run yet', async () => {
+    const { cwd } = await checkout();
+    const result = await runBuiltCli(['status'], { cwd });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('no run yet (no ledger in the state directory)');
+  });
+});
