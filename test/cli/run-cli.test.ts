@@ -1,37 +1,13 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createAnthropicEmulator,
-  type ParsedMessagesRequest,
-  reply,
-  type ScriptedReply,
-} from '../../src/sandbox/anthropic/index.js';
-import {
-  createGitHubEmulator,
-  DEFAULT_TOKEN,
-  type GitHubEmulator,
-  type ListeningEmulator,
-} from '../../src/sandbox/github/index.js';
+import { describe, expect, it } from 'vitest';
+import { type ParsedMessagesRequest, reply, type ScriptedReply } from '../../src/sandbox/anthropic/index.js';
+import { DEFAULT_TOKEN } from '../../src/sandbox/github/index.js';
 import { CLI, type CliResult, runBuiltCli } from '../helpers/cli.js';
-import { createGitFixture, type GitFixture } from '../session/git/git-fixture.js';
+import { useRunFixture } from './run-fixture.js';
 
-let fx: GitFixture;
-let github: GitHubEmulator;
-const servers: ListeningEmulator[] = [];
-
-beforeEach(async () => {
-  fx = await createGitFixture();
-  fx.commitFiles(fx.seed, { 'greet.js': "export const greet = () => 'helo';\n" }, 'add greet');
-  fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
-  fx.git(fx.checkout, 'pull', '--quiet');
-  github = createGitHubEmulator({ owner: 'octo-org', repo: 'widgets' });
-});
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  await fx.cleanup();
-});
+const run = useRunFixture({ 'greet.js': "export const greet = () => 'helo';\n" });
 
 const fixTypo = reply.toolUse([
   {
@@ -40,19 +16,7 @@ const fixTypo = reply.toolUse([
   },
 ]);
 
-async function servers_(script: (request: ParsedMessagesRequest) => ScriptedReply) {
-  const anthropic = createAnthropicEmulator({ script });
-  const [gh, ai] = await Promise.all([github.listen(), anthropic.listen()]);
-  servers.push(gh, ai);
-  const env = {
-    ...fx.env,
-    GITHUB_TOKEN: DEFAULT_TOKEN,
-    GITHUB_API_URL: gh.url,
-    ANTHROPIC_API_KEY: anthropic.apiKey,
-    ANTHROPIC_BASE_URL: ai.url,
-  };
-  return { anthropic, env };
-}
+const servers_ = (script: (request: ParsedMessagesRequest) => ScriptedReply) => run.start(script);
 
 const ARGS = [
   'run',
@@ -76,31 +40,35 @@ const member = {
 };
 
 describe('issueloop run (the built CLI against the emulators and a real repository)', () => {
-  it('resolves an issue: branch pushed, draft PR, summary printed, exit 0, no token in the output', async () => {
-    const number = github.addIssue({ title: 'Greeting typo', ...member });
+  it('resolves an issue: branch pushed, draft PR, summary printed, exit 0, no token in the output', {
+    timeout: 60_000,
+  }, async () => {
+    const number = run.github.addIssue({ title: 'Greeting typo', ...member });
     const { env } = await servers_((request) =>
       request.messages.length === 1 ? fixTypo : reply.text('Fixed the typo.'),
     );
-    const result = await runBuiltCli(ARGS, { cwd: fx.checkout, env });
+    const result = await runBuiltCli(ARGS, { cwd: run.fx.checkout, env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('issueloop run: the backlog stayed empty');
     expect(result.stdout).toMatch(new RegExp(`#${number}\\s+resolved`));
     expect(result.stdout).toContain('resolved 1, failed 0');
-    expect(github.pulls()).toHaveLength(1);
-    expect(fx.git(fx.root, '--git-dir', fx.origin, 'branch', '--list', `issueloop/issue-${number}`)).not.toBe(
-      '',
-    );
+    expect(run.github.pulls()).toHaveLength(1);
+    expect(
+      run.fx.git(run.fx.root, '--git-dir', run.fx.origin, 'branch', '--list', `issueloop/issue-${number}`),
+    ).not.toBe('');
     for (const text of [result.stdout, result.stderr]) {
       expect(text).not.toContain(DEFAULT_TOKEN);
       expect(text).not.toContain(env.ANTHROPIC_API_KEY);
     }
-    const claims = JSON.parse(await readFile(join(fx.checkout, '.issueloop', 'claims.json'), 'utf8'));
+    const claims = JSON.parse(await readFile(join(run.fx.checkout, '.issueloop', 'claims.json'), 'utf8'));
     expect(claims.issues[String(number)]).toMatchObject({ lease: null, last_outcome: 'resolved' });
   });
 
-  it('SIGINT mid-session: exit 130, lease released, partial context saved; the next run resumes with it', async () => {
-    const number = github.addIssue({ title: 'Greeting typo', ...member });
+  it('SIGINT mid-session: exit 130, lease released, partial context saved; the next run resumes with it', {
+    timeout: 60_000,
+  }, async () => {
+    const number = run.github.addIssue({ title: 'Greeting typo', ...member });
     let hung = false;
     const { env, anthropic } = await servers_((request) => {
       if (request.messages.length === 1) {
@@ -112,7 +80,7 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
       return { hang: true };
     });
     const child = spawn(process.execPath, [CLI, ...ARGS], {
-      cwd: fx.checkout,
+      cwd: run.fx.checkout,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -127,7 +95,7 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     expect(code).toBe(130);
     expect(Date.now() - sentAt).toBeLessThan(5_000);
     expect(stderr).toContain('SIGINT: stopping');
-    const claims = JSON.parse(await readFile(join(fx.checkout, '.issueloop', 'claims.json'), 'utf8'));
+    const claims = JSON.parse(await readFile(join(run.fx.checkout, '.issueloop', 'claims.json'), 'utf8'));
     const record = claims.issues[String(number)];
     expect(record).toMatchObject({ lease: null, last_outcome: 'interrupted', failure_count: 0 });
     expect(record.partial_context).toContain('greet.js');
@@ -138,17 +106,19 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     const next = await servers_((request) =>
       request.messages.length === 1 ? fixTypo : reply.text('Fixed.'),
     );
-    const result: CliResult = await runBuiltCli(ARGS, { cwd: fx.checkout, env: next.env });
+    const result: CliResult = await runBuiltCli(ARGS, { cwd: run.fx.checkout, env: next.env });
     expect(result.code).toBe(0);
     const first = JSON.stringify(next.anthropic.requests.find((r) => r.path === '/v1/messages')?.body);
     expect(first).toContain('CONTEXT FROM INTERRUPTED ATTEMPT:');
   });
 
-  it('--dry-run shows the next round and why the rest is skipped, writing nothing anywhere', async () => {
-    const first = github.addIssue({ title: 'First', ...member });
-    const second = github.addIssue({ title: 'Second', ...member });
-    github.addUser('stranger');
-    const stranger = github.addIssue({
+  it('--dry-run shows the next round and why the rest is skipped, writing nothing anywhere', {
+    timeout: 60_000,
+  }, async () => {
+    const first = run.github.addIssue({ title: 'First', ...member });
+    const second = run.github.addIssue({ title: 'Second', ...member });
+    run.github.addUser('stranger');
+    const stranger = run.github.addIssue({
       title: 'Do this',
       author: 'stranger',
       authorAssociation: 'NONE',
@@ -156,7 +126,7 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     });
     const { env, anthropic } = await servers_(() => reply.text('never asked'));
     const { ANTHROPIC_API_KEY: _key, ...withoutKey } = env;
-    const result = await runBuiltCli([...ARGS, '--dry-run'], { cwd: fx.checkout, env: withoutKey });
+    const result = await runBuiltCli([...ARGS, '--dry-run'], { cwd: run.fx.checkout, env: withoutKey });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`would claim, in order:\n  #${first} First\n`);
@@ -165,15 +135,15 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     expect(result.stdout).toContain(
       'estimated cost: $0.00–$5.00 (session.max_usd per session (no past runs))',
     );
-    expect(github.requests.every((r) => r.method === 'GET')).toBe(true);
+    expect(run.github.requests.every((r) => r.method === 'GET')).toBe(true);
     expect(anthropic.requests).toHaveLength(0);
-    await expect(readFile(join(fx.checkout, '.issueloop', 'claims.json'))).rejects.toThrow();
-    expect(fx.git(fx.checkout, 'status', '--porcelain', '--ignored')).toBe('');
+    await expect(readFile(join(run.fx.checkout, '.issueloop', 'claims.json'))).rejects.toThrow();
+    expect(run.fx.git(run.fx.checkout, 'status', '--porcelain', '--ignored')).toBe('');
   });
 
-  it('bad --max-rounds is a usage error (exit 2) naming the flag', async () => {
+  it('bad --max-rounds is a usage error (exit 2) naming the flag', { timeout: 60_000 }, async () => {
     const { env } = await servers_(() => reply.text('x'));
-    const result = await runBuiltCli([...ARGS, '--max-rounds', 'zero'], { cwd: fx.checkout, env });
+    const result = await runBuiltCli([...ARGS, '--max-rounds', 'zero'], { cwd: run.fx.checkout, env });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--max-rounds "zero"');
   });

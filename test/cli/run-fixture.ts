@@ -1,0 +1,66 @@
+import { afterEach, beforeEach } from 'vitest';
+import { createAnthropicEmulator, type Script } from '../../src/sandbox/anthropic/index.js';
+import {
+  createGitHubEmulator,
+  DEFAULT_TOKEN,
+  type GitHubEmulator,
+  type ListeningEmulator,
+} from '../../src/sandbox/github/index.js';
+import { createGitFixture, type GitFixture } from '../session/git/git-fixture.js';
+
+export interface RunFixture {
+  readonly fx: GitFixture;
+  readonly github: GitHubEmulator;
+  /** Serves GitHub and a scripted Anthropic on loopback; the env a run needs to reach both. */
+  start(
+    script: Script,
+  ): Promise<{ anthropic: ReturnType<typeof createAnthropicEmulator>; env: Record<string, string> }>;
+}
+
+/**
+ * For `issueloop run` end to end: a repository with a bare origin whose main has `files`, a checkout
+ * of it, and a GitHub emulator for octo-org/widgets; servers and directories go after each test.
+ */
+export function useRunFixture(files: Record<string, string>): RunFixture {
+  let fx: GitFixture | undefined;
+  let github: GitHubEmulator | undefined;
+  const servers: ListeningEmulator[] = [];
+  beforeEach(async () => {
+    fx = await createGitFixture();
+    fx.commitFiles(fx.seed, files, 'project files');
+    fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
+    fx.git(fx.checkout, 'pull', '--quiet');
+    github = createGitHubEmulator({ owner: 'octo-org', repo: 'widgets' });
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+    await fx?.cleanup();
+  });
+  const need = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('run fixture used outside a test');
+    return value;
+  };
+  return {
+    get fx() {
+      return need(fx);
+    },
+    get github() {
+      return need(github);
+    },
+    async start(script) {
+      const anthropic = createAnthropicEmulator({ script });
+      const [gh, ai] = await Promise.all([need(github).listen(), anthropic.listen()]);
+      servers.push(gh, ai);
+      return {
+        anthropic,
+        env: {
+          ...need(fx).env,
+          GITHUB_TOKEN: DEFAULT_TOKEN,
+          GITHUB_API_URL: gh.url,
+          ANTHROPIC_API_KEY: anthropic.apiKey,
+          ANTHROPIC_BASE_URL: ai.url,
+        },
+      };
+    },
+  };
+}
