@@ -11,10 +11,11 @@ import {
   reply,
   type ScriptedReply,
 } from '../../src/sandbox/anthropic/index.js';
+import { createGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/github/index.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import type { WorkContext } from '../../src/scheduler/work-issue.js';
 import { openLedger, readLedger } from '../../src/session/ledger.js';
-import { emulated } from '../github/emulated.js';
+import { BASE, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
@@ -48,9 +49,10 @@ function agentScript(request: ParsedMessagesRequest): ScriptedReply {
   return reply.text('Nothing to change here.');
 }
 
-async function setup(config: Record<string, unknown> = {}) {
+async function setup(config: Record<string, unknown> = {}, emulator?: GitHubEmulator) {
   const gh = await emulated(stateDir, {
     config: { verify: { command: 'grep -q "\'hello\'" greet.js' }, empty_rounds: 2, ...config },
+    ...(emulator ? { emulator } : {}),
   });
   const anthropic = createAnthropicEmulator({ script: agentScript });
   const clock = new FakeClock();
@@ -128,6 +130,27 @@ describe('rounds', () => {
     const comment = gh.emulator.comments(hopeless).find((c) => c.body.includes('issueloop'));
     expect(comment?.body).toContain('Failures: 3');
     expect(comment?.body).toContain('no_changes');
+  });
+
+  it('moves the board: In Review once the PR is open, Needs human after the third failure', async () => {
+    const emulator = createGitHubEmulator({ baseUrl: BASE });
+    const project = emulator.addProject({
+      title: 'Backlog',
+      statusOptions: ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'],
+    });
+    const { gh, ctx } = await setup(
+      { empty_rounds: 1, project: { owner: 'octo-org', number: project.number } },
+      emulator,
+    );
+    const fixed = gh.emulator.addIssue(member('Fix the greeting typo'));
+    const hopeless = gh.emulator.addIssue(member('Improve everything'));
+    await runRounds(ctx, { owner: 'host:1' });
+    const items = gh.emulator.project(project.number)?.items ?? [];
+    expect(items.find((i) => i.issueNumber === fixed)?.status).toBe('In Review');
+    expect(items.find((i) => i.issueNumber === hopeless)?.status).toBe('Needs human');
+    const { events } = await readLedger(ctx.ledger.file);
+    const moves = events.filter((e) => e.type === 'board_move' && e.issue === hopeless).map((e) => e.phase);
+    expect(moves).toEqual(['working', 'queued', 'working', 'queued', 'working', 'blocked']);
   });
 
   it('a failed backlog fetch is not an empty round; three in a row fail the run', async () => {
