@@ -24,6 +24,8 @@ export interface ReleaseOutcome {
   failure?: FailureInput;
   /** With outcome `interrupted`: what the next attempt is told about this one. */
   partialContext?: string;
+  /** After an unknown failure: the diagnosis hint the next attempt is given. */
+  hint?: string;
 }
 
 /** A record as callers see it: the lease only while it is live, and the needs-human verdict. */

@@ -40,6 +40,8 @@ const ClaimRecordSchema = z.strictObject({
   last_outcome: z.string().nullable(),
   interrupted_at: timestamp.nullable(),
   partial_context: z.string().nullable(),
+  /** The diagnosis hint for the next attempt after an unknown failure (seed 001); absent in older files. */
+  hint: z.string().nullable().default(null),
 });
 
 export const ClaimsFileSchema = z

@@ -57,6 +57,7 @@ function blankRecord(issue: number): ClaimRecord {
     last_outcome: null,
     interrupted_at: null,
     partial_context: null,
+    hint: null,
   };
 }
 
@@ -175,6 +176,8 @@ export function releaseLease(
   const interrupted = outcome.outcome === 'interrupted';
   record.interrupted_at = interrupted ? iso(ctx.now) : null;
   record.partial_context = interrupted ? ctx.redact(outcome.partialContext ?? '') : null;
+  // Like the resume context, a hint is for the next attempt only; an interruption keeps the old one.
+  if (!interrupted) record.hint = outcome.hint ? ctx.redact(outcome.hint) : null;
   return { result: undefined, next };
 }
 

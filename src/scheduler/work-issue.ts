@@ -94,11 +94,13 @@ export async function workIssue(ctx: WorkContext, issue: BacklogIssue, lease: Le
   try {
     const interrupted =
       before?.last_outcome === 'interrupted' ? (before.partial_context ?? undefined) : undefined;
+    const hint = before?.hint ?? undefined;
+    const resume = { ...(interrupted ? { interruptedContext: interrupted } : {}), ...(hint ? { hint } : {}) };
     report = await runSession({
       ...ctx,
       issue,
       attempt,
-      ...(interrupted ? { resume: { interruptedContext: interrupted } } : {}),
+      resume,
       github,
       signal: controller.signal,
       onPhase: (phase) => {
@@ -115,6 +117,7 @@ export async function workIssue(ctx: WorkContext, issue: BacklogIssue, lease: Le
     outcome: report.outcome,
     ...(failed ? { failure: { errorClass: failureClassOf(report.outcome), message: report.reason } } : {}),
     ...(report.outcome === 'interrupted' ? { partialContext: report.partialContext } : {}),
+    ...(report.hint ? { hint: report.hint } : {}),
   });
   const after = await claims.get(issue.number);
   await ctx.ledger.append('outcome', {

@@ -275,6 +275,24 @@ export function describeClaimStoreContract(name: string, factory: ContractFactor
       });
     });
 
+    it('keeps a diagnosis hint for the next attempt, through an interruption, until an attempt ends without one', async () => {
+      const { store } = await setup();
+      await store.release(leaseOf(await store.claim(7, 'a', TTL)), {
+        outcome: 'error:unknown',
+        failure: { errorClass: 'unknown', message: 'weird' },
+        hint: 'run npm ci before the tests; token ghp_abcdefghijklmnopqrstuvwxyz0123',
+      });
+      expect((await store.get(7))?.hint).toMatch(/^run npm ci before the tests; token /);
+      expect((await store.get(7))?.hint).not.toContain('ghp_');
+      await store.release(leaseOf(await store.claim(7, 'a', TTL)), {
+        outcome: 'interrupted',
+        partialContext: 'x',
+      });
+      expect((await store.get(7))?.hint).toMatch(/^run npm ci/);
+      await store.release(leaseOf(await store.claim(7, 'a', TTL)), { outcome: 'resolved' });
+      expect((await store.get(7))?.hint).toBeNull();
+    });
+
     it('lets an operator force-release a lease; the old holder is then rejected', async () => {
       const { store } = await setup();
       const lease = leaseOf(await store.claim(7, 'a', TTL));

@@ -124,8 +124,11 @@ describe('FileClaimStore across processes', () => {
     // ...and only dead workers hold leases (a survivor released everything it was granted).
     for (const lease of leases) expect(killed.has(lease.owner)).toBe(true);
 
-    // A dead holder's lease blocks the issue until its TTL, then anyone can claim it.
-    for (const lease of leases) {
+    // A dead holder's lease blocks the issue until its TTL, then anyone can claim it. Earliest expiry
+    // first: a claim at one lease's expiry drops every lease expired by then, so checking a later
+    // lease first would clear an earlier one before its own "still held" check (a flaky failure).
+    const byExpiry = [...leases].sort((a, b) => Date.parse(a.expires_at) - Date.parse(b.expires_at));
+    for (const lease of byExpiry) {
       const before = new FakeClock(Date.parse(lease.expires_at) - 1);
       const refused = await createFileClaimStore({ file, clock: before, maxFailures: 3 }).claim(
         lease.issue,

@@ -34,6 +34,7 @@ function claim(number: number, fields: Partial<ClaimView>): ClaimView {
     last_outcome: null,
     interrupted_at: null,
     partial_context: null,
+    hint: null,
     needs_human: false,
     ...fields,
   };
