@@ -40,4 +40,5 @@ process.exitCode = await runCli({
   stderr: (text) => process.stderr.write(text),
   ...(process.stdin.isTTY ? { confirm } : {}),
   interrupt: interrupt.signal,
+  isTTY: process.stderr.isTTY === true,
 });

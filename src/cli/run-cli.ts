@@ -3,6 +3,7 @@ import type { OpenedClaimStore } from '../claims/open-claim-store.js';
 import type { LoadConfigOptions } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
+import type { Log } from '../core/logger.js';
 import { createRedactor, type Redactor } from '../core/redact.js';
 import type { BoardInitFlags } from './board-commands.js';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
@@ -24,6 +25,8 @@ export interface CliIo {
   interrupt?: AbortSignal;
   /** Injected by in-process tests; the real fetch otherwise. */
   fetch?: typeof fetch;
+  /** stderr is a terminal: live progress lines instead of log lines. */
+  isTTY?: boolean;
 }
 
 /** The CLI's io plus a way for a command to widen output redaction once it has read the config. */
@@ -83,7 +86,12 @@ async function openStore(
 }
 
 /** The configuration, the output redactor widened by it, and the process deps, for a command that works. */
-async function configured(io: CommandIo, command: Command, quietInfo = false) {
+async function configured(
+  io: CommandIo,
+  command: Command,
+  quietInfo = false,
+  write: (line: string) => void = io.stderr,
+) {
   const [{ loadConfig }, { createProcessDeps }] = await Promise.all([
     import('../config/load-config.js'),
     import('./process-deps.js'),
@@ -95,7 +103,7 @@ async function configured(io: CommandIo, command: Command, quietInfo = false) {
     // A one-shot command's progress lines would only repeat its report.
     level: quietInfo && config.log_level === 'info' ? 'warn' : config.log_level,
     isTTY: false,
-    write: io.stderr,
+    write,
     redactEnv: config.redact_env,
   });
   return { config, redact, deps };
@@ -194,8 +202,19 @@ function addRunCommand(program: Command, io: CommandIo, version: string, setExit
     .option('--max-rounds <n>', 'stop after this many rounds')
     .option('--json', 'print the summary as JSON')
     .action(async (flags: RunFlags, command: Command) => {
-      const { runRun } = await import('./run-command.js');
-      const { config, redact, deps } = await configured(io, command);
+      const [{ runRun }, { createProgressDisplay }] = await Promise.all([
+        import('./run-command.js'),
+        import('./progress-display.js'),
+      ]);
+      let log: Log | undefined;
+      const progress = createProgressDisplay({
+        isTTY: io.isTTY === true && flags.json !== true,
+        write: io.stderr,
+        log: () => log,
+        now: () => systemClock.now(),
+      });
+      const { config, redact, deps } = await configured(io, command, false, progress.writeLog);
+      log = deps.log;
       const code = await runRun({
         env: io.env,
         cwd: io.cwd,
@@ -205,6 +224,7 @@ function addRunCommand(program: Command, io: CommandIo, version: string, setExit
         redact,
         version,
         interrupt: io.interrupt ?? new AbortController().signal,
+        progress,
         stdout: io.stdout,
         ...(io.fetch ? { fetch: io.fetch } : {}),
       });
@@ -263,6 +283,24 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
     });
   addClaimsCommands(program, io);
   addBoardCommands(program, io, version, setExit);
+  program
+    .command('demo')
+    .description('a real run against a local GitHub emulator and a scripted model: no credentials needed')
+    .option('--keep', 'keep the temporary repository and print its path')
+    .option('--json', "print the run's summary as JSON (the demo's story goes to stderr)")
+    .action(async (flags: { keep?: boolean; json?: boolean }) => {
+      const { runDemo } = await import('./demo-command.js');
+      setExit(
+        await runDemo({
+          flags,
+          env: io.env,
+          nodeVersion: io.nodeVersion,
+          stdout: io.stdout,
+          stderr: io.stderr,
+          ...(io.interrupt ? { interrupt: io.interrupt } : {}),
+        }),
+      );
+    });
 
   // Subcommands inherit exitOverride and the output streams from the program when created after them.
   return program;

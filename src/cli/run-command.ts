@@ -14,6 +14,7 @@ import { runGit } from '../session/git/index.js';
 import { newRunId, openLedger } from '../session/ledger.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { buildGitHubClient, stateDirOf } from './github-deps.js';
+import type { ProgressDisplay } from './progress-display.js';
 import { renderRunSummary } from './run-summary.js';
 import type { Env } from './secrets.js';
 
@@ -34,6 +35,7 @@ export interface RunCommandInput {
   version: string;
   /** SIGINT / SIGTERM: stop claiming, interrupt the sessions, save their state. */
   interrupt: AbortSignal;
+  progress?: ProgressDisplay;
   stdout: (text: string) => void;
   fetch?: typeof fetch;
 }
@@ -136,10 +138,12 @@ export async function runRun(input: RunCommandInput): Promise<ExitCode> {
         models,
         env,
         redact,
+        ...(input.progress ? { progress: input.progress } : {}),
       },
       { owner: `${hostname()}:${process.pid}`, ...(maxRounds !== undefined ? { maxRounds } : {}) },
     );
   } finally {
+    input.progress?.stop();
     await github.flush().catch(() => undefined);
   }
   const requests = { charged: client.metrics.charged, free: client.metrics.uncharged };

@@ -9,6 +9,7 @@ import type { Ledger } from '../session/ledger.js';
 import { failureClassOf, isFailure } from '../session/outcome.js';
 import { runSession, type SessionInput, type SessionReport } from '../session/run-session.js';
 import { keepLease } from './lease-keeper.js';
+import type { ProgressSink } from './progress.js';
 
 export const IN_PROGRESS_LABEL = 'issueloop:in-progress';
 export const NEEDS_HUMAN_LABEL = 'issueloop:needs-human';
@@ -16,7 +17,7 @@ export const NEEDS_HUMAN_LABEL = 'issueloop:needs-human';
 export interface WorkContext
   extends Pick<
     SessionInput,
-    'checkout' | 'remote' | 'baseBranch' | 'worktreesDir' | 'repo' | 'models' | 'env' | 'redact' | 'onEvent'
+    'checkout' | 'remote' | 'baseBranch' | 'worktreesDir' | 'repo' | 'models' | 'env' | 'redact'
   > {
   config: Config;
   github: GitHubAdapter;
@@ -25,6 +26,7 @@ export interface WorkContext
   ledger: Ledger;
   /** The run's interrupt: aborts every session. */
   signal: AbortSignal;
+  progress?: ProgressSink;
 }
 
 /** Board and tracking comment never fail a session: their errors are logged and the work goes on. */
@@ -83,6 +85,7 @@ export async function workIssue(ctx: WorkContext, issue: BacklogIssue, lease: Le
   ctx.signal.addEventListener('abort', onRunAbort, { once: true });
   const keeper = keepLease(claims, lease, { log, onLost: (why) => controller.abort(new Error(why)) });
   await ctx.ledger.append('claim', { issue: issue.number, attempt, token: lease.token });
+  ctx.progress?.phase(issue.number, 'claimed');
   await boardMove(ctx, issue, 'working');
   await track('working');
   await quietly(ctx, 'in-progress label', async () => {
@@ -103,7 +106,9 @@ export async function workIssue(ctx: WorkContext, issue: BacklogIssue, lease: Le
       resume,
       github,
       signal: controller.signal,
+      onEvent: (event) => ctx.progress?.event(issue.number, event),
       onPhase: (phase) => {
+        ctx.progress?.phase(issue.number, phase);
         if (phase === 'verifying') void track('verifying');
       },
     });
@@ -112,6 +117,7 @@ export async function workIssue(ctx: WorkContext, issue: BacklogIssue, lease: Le
     ctx.signal.removeEventListener('abort', onRunAbort);
   }
 
+  ctx.progress?.done(issue.number, report.outcome);
   const failed = isFailure(report.outcome);
   await claims.release(keeper.current(), {
     outcome: report.outcome,

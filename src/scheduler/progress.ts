@@ -1,0 +1,12 @@
+import type { AgentEvent } from '../agent/events.js';
+import type { SessionPhase } from '../session/run-session.js';
+
+/**
+ * What a run tells whoever watches it, per issue: the phase it entered, every agent event, and how
+ * it ended. The CLI renders it as live lines on a terminal or as log lines otherwise.
+ */
+export interface ProgressSink {
+  phase(issue: number, phase: SessionPhase | 'claimed'): void;
+  event(issue: number, event: AgentEvent): void;
+  done(issue: number, outcome: string): void;
+}
