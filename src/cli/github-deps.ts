@@ -39,6 +39,8 @@ export interface GithubDepsInput {
   fetch?: typeof fetch;
   /** A repository to fall back on when none is configured (board commands only need an owner). */
   repoFallback?: RepoRef;
+  /** Pacing of writes; GitHub's advice (1 s) unless an emulator is on the other end. */
+  writeSpacingMs?: number;
 }
 
 export function buildGitHubClient(input: GithubDepsInput): GitHubClient {
@@ -60,6 +62,7 @@ export function buildGitHubClient(input: GithubDepsInput): GitHubClient {
     log: input.log,
     clock: systemClock,
     redact: input.redact,
+    ...(input.writeSpacingMs !== undefined ? { writeSpacingMs: input.writeSpacingMs } : {}),
   });
 }
 

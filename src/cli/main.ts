@@ -24,8 +24,8 @@ const onSignal = (signal: NodeJS.Signals) => {
   process.stderr.write(`issueloop: ${signal}: stopping; interrupt again to exit at once\n`);
   interrupt.abort(new Error(`interrupted by ${signal}`));
 };
-// Only a run has state to save; every other command keeps Node's default: exit at once.
-if (process.argv.slice(2).includes('run')) {
+// Only a run (and the demo's run) has state to save; every other command keeps Node's default.
+if (['run', 'demo'].some((name) => process.argv.slice(2).includes(name))) {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 }

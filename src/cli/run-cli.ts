@@ -27,6 +27,8 @@ export interface CliIo {
   fetch?: typeof fetch;
   /** stderr is a terminal: live progress lines instead of log lines. */
   isTTY?: boolean;
+  /** GitHub write pacing (1 s by default, GitHub's advice); the demo's emulator needs none. */
+  githubWriteSpacingMs?: number;
 }
 
 /** The CLI's io plus a way for a command to widen output redaction once it has read the config. */
@@ -224,6 +226,7 @@ function addRunCommand(program: Command, io: CommandIo, version: string, setExit
         redact,
         version,
         interrupt: io.interrupt ?? new AbortController().signal,
+        ...(io.githubWriteSpacingMs !== undefined ? { writeSpacingMs: io.githubWriteSpacingMs } : {}),
         progress,
         stdout: io.stdout,
         ...(io.fetch ? { fetch: io.fetch } : {}),
@@ -256,6 +259,18 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
   program
+    .command('demo')
+    .description('try it: a real run against local GitHub and model emulators; no credentials needed')
+    .option('--keep', 'keep the temporary repository and print where it is')
+    .option('--json', "print the run's summary as JSON (the demo's story goes to stderr)")
+    .action(async (flags: { keep?: boolean; json?: boolean }) => {
+      const { runDemo } = await import('./demo-command.js');
+      const { env, nodeVersion, stdout, stderr, interrupt, isTTY } = io;
+      const optional = { ...(interrupt ? { interrupt } : {}), ...(isTTY ? { isTTY } : {}) };
+      setExit(await runDemo({ flags, env, nodeVersion, stdout, stderr, ...optional }));
+    });
+
+  program
     .command('doctor')
     .description('check Node, git, the configuration and which credentials are set (never their values)')
     .option('--json', 'print the report as JSON')
@@ -283,24 +298,6 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
     });
   addClaimsCommands(program, io);
   addBoardCommands(program, io, version, setExit);
-  program
-    .command('demo')
-    .description('a real run against a local GitHub emulator and a scripted model: no credentials needed')
-    .option('--keep', 'keep the temporary repository and print its path')
-    .option('--json', "print the run's summary as JSON (the demo's story goes to stderr)")
-    .action(async (flags: { keep?: boolean; json?: boolean }) => {
-      const { runDemo } = await import('./demo-command.js');
-      setExit(
-        await runDemo({
-          flags,
-          env: io.env,
-          nodeVersion: io.nodeVersion,
-          stdout: io.stdout,
-          stderr: io.stderr,
-          ...(io.interrupt ? { interrupt: io.interrupt } : {}),
-        }),
-      );
-    });
 
   // Subcommands inherit exitOverride and the output streams from the program when created after them.
   return program;

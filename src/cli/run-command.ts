@@ -38,6 +38,7 @@ export interface RunCommandInput {
   progress?: ProgressDisplay;
   stdout: (text: string) => void;
   fetch?: typeof fetch;
+  writeSpacingMs?: number;
 }
 
 function maxRoundsOf(flags: RunFlags, config: Config): number | undefined {
@@ -77,6 +78,7 @@ export async function runRun(input: RunCommandInput): Promise<ExitCode> {
     redact,
     version: input.version,
     ...(input.fetch ? { fetch: input.fetch } : {}),
+    ...(input.writeSpacingMs !== undefined ? { writeSpacingMs: input.writeSpacingMs } : {}),
   });
   const stateDir = stateDirOf(config, input.cwd);
   const github = await openGitHubAdapter(client, config, { stateDir });

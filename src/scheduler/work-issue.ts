@@ -57,7 +57,8 @@ export async function workIssue(ctx: WorkContext, issue: BacklogIssue, lease: Le
   const { claims, github, redact } = ctx;
   const log = ctx.deps.log.child({ issue: issue.number });
   const before = await claims.get(issue.number);
-  const attempt = (before?.attempts ?? 0) + 1;
+  // `claim` has counted this attempt already.
+  const attempt = before?.attempts ?? 1;
   const nowIso = () => new Date(ctx.deps.clock.now()).toISOString();
   const record = (): TrackingRecord => ({
     ...emptyTrackingRecord(nowIso()),

@@ -120,6 +120,16 @@ describe('rounds', () => {
     expect(events.filter((e) => e.type === 'claim')).toHaveLength(1);
   });
 
+  it('regression: the first attempt on an issue is attempt 1, not 2 (claim had counted it already)', async () => {
+    const { gh, ctx } = await setup({ empty_rounds: 1 });
+    const hopeless = gh.emulator.addIssue(member('Improve everything'));
+    await runRounds(ctx, { owner: 'host:1' });
+    const { events } = await readLedger(ctx.ledger.file);
+    expect(events.filter((e) => e.type === 'claim').map((e) => e.attempt)).toEqual([1, 2, 3]);
+    const comment = gh.emulator.comments(hopeless).find((c) => c.body.includes('issueloop'));
+    expect(comment?.body).toContain('| Attempt | 3 |');
+  });
+
   it('three failures put the issue in front of a human: label, tracking comment with the failures', async () => {
     const { gh, ctx, claims } = await setup({ empty_rounds: 1 });
     const hopeless = gh.emulator.addIssue(member('Improve everything'));

@@ -1,0 +1,136 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runBuiltCli } from '../helpers/cli.js';
+import { isolatedEnv } from '../session/git/git-fixture.js';
+
+/**
+ * Preloaded into the CLI: records every socket connection the process opens, so a test can prove the
+ * demo talked to loopback only. Recording (not blocking) keeps a failure readable: the host is named.
+ */
+const NETWORK_RECORDER = `
+import net from 'node:net';
+import { appendFileSync } from 'node:fs';
+const connect = net.Socket.prototype.connect;
+net.Socket.prototype.connect = function (...args) {
+  // net.connect passes its normalised arguments as one array; direct callers pass options or port, host.
+  const first = Array.isArray(args[0]) ? args[0][0] : args[0];
+  const target =
+    typeof first === 'object' && first !== null
+      ? (first.path ?? \`\${first.host ?? 'localhost'}:\${first.port}\`)
+      : \`\${typeof args[1] === 'string' ? args[1] : 'localhost'}:\${first}\`;
+  appendFileSync(process.env.DEMO_TEST_NET_LOG, \`\${target}\\n\`);
+  return connect.apply(this, args);
+};
+`;
+
+const LOOPBACK = /^(127\.0\.0\.1|localhost|::1|\[::1\]):\d+$/;
+
+let dir: string;
+let env: Record<string, string>;
+let netLog: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'issueloop-demo-test-'));
+  netLog = join(dir, 'connections.log');
+  await writeFile(netLog, '');
+  const recorder = join(dir, 'record-network.mjs');
+  await writeFile(recorder, NETWORK_RECORDER);
+  env = {
+    // The demo's temporary repository lands here, so the test can see it removed (or kept).
+    TMPDIR: dir,
+    NODE_OPTIONS: `--import=${recorder}`,
+    DEMO_TEST_NET_LOG: netLog,
+  };
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function connections(): Promise<string[]> {
+  return (await readFile(netLog, 'utf8')).split('\n').filter((line) => line !== '');
+}
+
+async function demoDirs(): Promise<string[]> {
+  return (await readdir(dir)).filter((name) => name.startsWith('issueloop-demo-'));
+}
+
+describe('issueloop demo (the built CLI, no credentials)', () => {
+  it('runs the real `run` against the local emulators: #1 resolved, #2 verify_failed, #3 untouched; loopback only', {
+    timeout: 60_000,
+  }, async () => {
+    // runBuiltCli passes PATH and HOME only: no GitHub or Anthropic credential anywhere.
+    const result = await runBuiltCli(['demo'], { cwd: dir, env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    expect(out.split('\n')[0]).toBe(
+      'issueloop demo — against a local GitHub emulator and a scripted model; nothing leaves this machine',
+    );
+    expect(out).toContain('issueloop run: the backlog stayed empty');
+    expect(out).toMatch(/^#1\s+resolved\s.*\/demo-org\/widgets\/pull\/\d+$/m);
+    expect(out).toMatch(/^#2\s+verify_failed\s.*`node test\.js` failed \(exit 1\)$/m);
+    expect(out).not.toMatch(/^#3\s/m);
+    expect(out).toContain('resolved 1, failed 1 (verify_failed 1)');
+    expect(out).toContain('#3 not worked: opened and labelled by an outsider without write access');
+    expect(out).toContain('The temporary repository was removed');
+
+    const seen = await connections();
+    // The recorder saw the run's requests, so an empty non-loopback list means something.
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((target) => !LOOPBACK.test(target))).toEqual([]);
+    expect(await demoDirs()).toEqual([]);
+  });
+
+  it("--keep --json: JSON summary on stdout, the story on stderr, the repository left in place; the caller's tokens are not used", {
+    timeout: 60_000,
+  }, async () => {
+    // TEST-NET-1 (never answers) on a port fetch allows: a connection there would be recorded as a leak.
+    const elsewhere = 'http://192.0.2.1:8080';
+    const result = await runBuiltCli(['demo', '--keep', '--json'], {
+      cwd: dir,
+      env: {
+        ...env,
+        GITHUB_TOKEN: 'ghp_callers_own_token',
+        GITHUB_API_URL: elsewhere,
+        ANTHROPIC_API_KEY: 'sk-ant-callers-own-key',
+        ANTHROPIC_BASE_URL: elsewhere,
+      },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr.split('\n')[0]).toContain('issueloop demo — against a local GitHub emulator');
+    const summary = JSON.parse(result.stdout) as {
+      stop: string;
+      reports: Array<{ issue: number; outcome: string }>;
+    };
+    expect(summary.stop).toBe('empty_backlog');
+    expect(summary.reports.map((r) => [r.issue, r.outcome])).toEqual(
+      expect.arrayContaining([
+        [1, 'resolved'],
+        [2, 'verify_failed'],
+      ]),
+    );
+    expect(summary.reports).toHaveLength(2);
+    expect((await connections()).filter((target) => !LOOPBACK.test(target))).toEqual([]);
+
+    const [kept] = await demoDirs();
+    expect(kept).toBeDefined();
+    const root = join(dir, kept ?? '');
+    expect(result.stderr).toContain(`Kept the temporary repository in ${root}:`);
+    expect(existsSync(join(root, 'widgets', '.issueloop', 'claims.json'))).toBe(true);
+    // The fixed branch really reached the bare "GitHub" remote.
+    const diff = execFileSync(
+      'git',
+      ['--git-dir', join(root, 'origin.git'), 'diff', 'main', 'issueloop/issue-1'],
+      {
+        env: isolatedEnv(dir),
+        encoding: 'utf8',
+      },
+    );
+    expect(diff).toContain("+export const greet = (name) => 'hello, ' + name + '!';");
+  });
+});
