@@ -112,6 +112,38 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     expect(first).toContain('CONTEXT FROM INTERRUPTED ATTEMPT:');
   });
 
+  it('a second SIGINT exits with 130 whatever the first was doing, and the claims file still parses', {
+    timeout: 60_000,
+  }, async () => {
+    const number = run.github.addIssue({ title: 'Greeting typo', ...member });
+    let hung = false;
+    const { env } = await servers_(() => {
+      hung = true;
+      return { hang: true };
+    });
+    const child = spawn(process.execPath, [CLI, ...ARGS], {
+      cwd: run.fx.checkout,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    while (!hung) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGINT');
+    while (!stderr.includes('stopping')) await new Promise((resolve) => setTimeout(resolve, 5));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(130);
+    // Either the graceful stop finished first (lease released, context saved) or the second signal cut
+    // it short (lease left to expire, as after a crash): both are states the next run can work from.
+    const claims = JSON.parse(await readFile(join(run.fx.checkout, '.issueloop', 'claims.json'), 'utf8'));
+    const record = claims.issues[String(number)];
+    if (record.lease === null) expect(record.last_outcome).toBe('interrupted');
+    else expect(record.lease).toMatchObject({ issue: number });
+  });
+
   it('--dry-run shows the next round and why the rest is skipped, writing nothing anywhere', {
     timeout: 60_000,
   }, async () => {

@@ -137,7 +137,10 @@ describe('rounds', () => {
     expect(summary.reports.map((r) => r.outcome)).toEqual(['no_changes', 'no_changes', 'no_changes']);
     expect(await claims.get(hopeless)).toMatchObject({ failure_count: 3, needs_human: true, lease: null });
     expect(gh.emulator.labelsOf(hopeless)).toContain('issueloop:needs-human');
-    const comment = gh.emulator.comments(hopeless).find((c) => c.body.includes('issueloop'));
+    // Three attempts, one tracking comment, edited in place.
+    const tracking = gh.emulator.comments(hopeless).filter((c) => c.body.includes('issueloop:tracking'));
+    expect(tracking).toHaveLength(1);
+    const comment = tracking[0];
     expect(comment?.body).toContain('Failures: 3');
     expect(comment?.body).toContain('no_changes');
   });
