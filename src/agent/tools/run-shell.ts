@@ -1,5 +1,6 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import { killGroup, stopGroup } from '../../core/process-group.js';
 import { createOutputCollector } from './trim-output.js';
 
 export interface ShellOptions {
@@ -21,19 +22,6 @@ export interface ShellResult {
   ended?: 'timeout' | 'aborted';
   /** Why bash could not be started at all. */
   spawnError?: string;
-}
-
-/** Between SIGTERM and SIGKILL: long enough for a test runner to clean up, short enough not to stall. */
-const KILL_GRACE_MS = 2_000;
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    // Negative pid: the whole process group, so `cmd &` children die with the shell.
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone. Anything else must not throw either: this runs from timers,
-    // where an exception would take the whole harness down.
-  }
 }
 
 /**
@@ -66,10 +54,7 @@ export function runShell(command: string, options: ShellOptions): Promise<ShellR
     const stop = (why: 'timeout' | 'aborted') => {
       if (ended !== undefined || child.pid === undefined) return;
       ended = why;
-      killGroup(child.pid, 'SIGTERM');
-      graceTimer = setTimeout(() => {
-        if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
-      }, KILL_GRACE_MS);
+      graceTimer = stopGroup(child.pid);
     };
     const onAbort = () => stop('aborted');
     const timer = setTimeout(() => stop('timeout'), options.timeoutMs);

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { killGroup, stopGroup } from '../../core/process-group.js';
 
 export interface SpawnGitOptions {
   cwd: string;
@@ -16,17 +17,6 @@ export interface GitOutcome {
   exitCode: number | undefined;
   stopped?: 'aborted' | 'timeout' | 'output_limit';
   spawnError?: Error;
-}
-
-/** Between SIGTERM and SIGKILL: git removes its lock files on SIGTERM, given a moment. */
-const KILL_GRACE_MS = 2_000;
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
 }
 
 /**
@@ -55,10 +45,7 @@ export function spawnGit(args: readonly string[], options: SpawnGitOptions): Pro
     const stop = (why: NonNullable<GitOutcome['stopped']>) => {
       if (stopped !== undefined || child.pid === undefined) return;
       stopped = why;
-      killGroup(child.pid, 'SIGTERM');
-      graceTimer = setTimeout(() => {
-        if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
-      }, KILL_GRACE_MS);
+      graceTimer = stopGroup(child.pid);
     };
     const onAbort = () => stop('aborted');
     const timer = setTimeout(() => stop('timeout'), options.timeoutMs);
