@@ -83,7 +83,9 @@ export async function workIssue(ctx: WorkContext, issue: BacklogIssue, lease: Le
 
   const controller = new AbortController();
   const onRunAbort = () => controller.abort(ctx.signal.reason);
-  ctx.signal.addEventListener('abort', onRunAbort, { once: true });
+  // An interrupt between the claim and here must still reach the session.
+  if (ctx.signal.aborted) onRunAbort();
+  else ctx.signal.addEventListener('abort', onRunAbort, { once: true });
   const keeper = keepLease(claims, lease, { log, onLost: (why) => controller.abort(new Error(why)) });
   await ctx.ledger.append('claim', { issue: issue.number, attempt, token: lease.token });
   ctx.progress?.phase(issue.number, 'claimed');

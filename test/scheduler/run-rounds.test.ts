@@ -13,7 +13,7 @@ import {
 } from '../../src/sandbox/anthropic/index.js';
 import { createGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/github/index.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
-import type { WorkContext } from '../../src/scheduler/work-issue.js';
+import { type WorkContext, workIssue } from '../../src/scheduler/work-issue.js';
 import { openLedger, readLedger } from '../../src/session/ledger.js';
 import { BASE, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
@@ -188,6 +188,20 @@ describe('rounds', () => {
     const summary = await runRounds(ctx, { owner: 'host:1' });
     expect(summary.stop).toBe('budget');
     expect(summary.reports).toHaveLength(1);
+  });
+
+  it('regression: an interrupt that lands between the claim and the session still stops the session', async () => {
+    const { gh, ctx, claims } = await setup();
+    const number = gh.emulator.addIssue(member('Fix the greeting typo'));
+    const interrupt = new AbortController();
+    interrupt.abort();
+    const claimed = await claims.claim(number, 'host:1', 60_000);
+    if (!claimed.ok) throw new Error('expected the claim');
+    const issue = await gh.adapter.issues.get(number);
+    const report = await workIssue({ ...ctx, signal: interrupt.signal }, issue, claimed.lease);
+    expect(report.outcome).toBe('interrupted');
+    expect(report.modelCalls).toBe(0);
+    expect(await claims.get(number)).toMatchObject({ lease: null, last_outcome: 'interrupted' });
   });
 
   it('--once runs a single round', async () => {
