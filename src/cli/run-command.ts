@@ -111,6 +111,7 @@ export async function runRun(input: RunCommandInput): Promise<ExitCode> {
     runId: newRunId(deps.clock, deps.random),
     clock: deps.clock,
     redact,
+    log: deps.log,
   });
   const worktreesDir = join(stateDir, 'worktrees');
   await mkdir(worktreesDir, { recursive: true });

@@ -1,6 +1,7 @@
 import { appendFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../core/clock.js';
+import type { Log } from '../core/logger.js';
 import type { Random } from '../core/random.js';
 import type { Redactor } from '../core/redact.js';
 import { createSerialQueue } from '../core/serial-queue.js';
@@ -23,7 +24,13 @@ export interface LedgerEvent {
 export interface Ledger {
   readonly runId: string;
   readonly file: string;
+  /**
+   * Never rejects: the ledger is a record of the work, not the work. A line that cannot be written
+   * (disk full, directory removed) is logged and counted, and the run goes on.
+   */
   append(type: string, fields?: Record<string, unknown>): Promise<void>;
+  /** Lines that could not be written. */
+  failures(): number;
   /** Waits for every append made so far. */
   flush(): Promise<void>;
 }
@@ -45,13 +52,14 @@ export async function openLedger(options: {
   runId: string;
   clock: Pick<Clock, 'now'>;
   redact: Redactor;
+  log?: Log;
 }): Promise<Ledger> {
   await ensureStateDir(options.stateDir);
   const dir = join(options.stateDir, RUNS_DIR);
   await mkdir(dir, { recursive: true });
   const file = join(dir, `${options.runId}.jsonl`);
   const serial = createSerialQueue();
-  let last: Promise<void> = Promise.resolve();
+  let failed = 0;
   return {
     runId: options.runId,
     file,
@@ -59,9 +67,15 @@ export async function openLedger(options: {
       const event = { ts: new Date(options.clock.now()).toISOString(), run: options.runId, type, ...fields };
       // Redacted as a whole line, so no field (nested or escaped) can carry a secret.
       const line = `${options.redact(JSON.stringify(event))}\n`;
-      last = serial(() => appendFile(file, line, 'utf8'));
-      return last;
+      return serial(() => appendFile(file, line, 'utf8')).catch((err: unknown) => {
+        failed += 1;
+        options.log?.warn(
+          { file, type, err: options.redact(String(err)) },
+          `could not write ${type} to the ledger`,
+        );
+      });
     },
+    failures: () => failed,
     flush: () => serial(async () => {}),
   };
 }

@@ -95,15 +95,13 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
   const worktree = join(input.worktreesDir, `issue-${issue.number}`);
   const git: GitOptions = { env: input.env, signal, redact: input.redact };
   let model = config.model.primary;
+  // Appends never reject (see Ledger), so the session does not wait for them.
+  const remember = (type: string, fields: Record<string, unknown>) => {
+    void input.ledger?.append(type, { issue: issue.number, attempt: input.attempt, ...fields });
+  };
   const observer: AgentObserver = (event: AgentEvent) => {
     if (event.type === 'model_call') model = event.model;
-    if (event.type !== 'tool_call' && event.type !== 'tool_result') {
-      void input.ledger?.append(event.type, {
-        issue: issue.number,
-        attempt: input.attempt,
-        ...eventFields(event),
-      });
-    }
+    if (event.type !== 'tool_call' && event.type !== 'tool_result') remember(event.type, eventFields(event));
     input.onEvent?.(event);
   };
 
@@ -188,8 +186,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
         signal,
         clock: deps.clock,
       });
-      void input.ledger?.append('verify', {
-        issue: issue.number,
+      remember('verify', {
         passed: verify.passed,
         exitCode: verify.exitCode,
         durationMs: verify.durationMs,

@@ -6,6 +6,7 @@ import { createSeededRandom } from '../../src/core/random.js';
 import { createRedactor } from '../../src/core/redact.js';
 import { latestLedger, newRunId, openLedger, readLedger } from '../../src/session/ledger.js';
 import { FakeClock } from '../helpers/fake-clock.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
 
 let dir = '';
 beforeEach(async () => {
@@ -42,6 +43,27 @@ describe('ledger', () => {
     await ledger.append('session', { issue: 1 });
     await appendFile(ledger.file, '{"ts":"2026-11-21T12:00:01.000Z","type":"outc');
     expect(await readLedger(ledger.file)).toMatchObject({ events: [{ type: 'session' }], skipped: 1 });
+  });
+
+  it('regression: a line that cannot be written is logged and counted, never an unhandled rejection', async () => {
+    const log = createMemoryLog();
+    const ledger = await openLedger({
+      stateDir: dir,
+      runId: 'r3',
+      clock: new FakeClock(),
+      redact: (s) => s,
+      log,
+    });
+    await rm(join(dir, 'runs'), { recursive: true });
+    // Not awaited, as the session does: a rejection here would fail the test run.
+    void ledger.append('model_call', { issue: 1 });
+    await ledger.append('verify', { issue: 1 });
+    await ledger.flush();
+    expect(ledger.failures()).toBe(2);
+    expect(log.entries.filter((e) => e.level === 'warn').map((e) => e.msg)).toEqual([
+      'could not write model_call to the ledger',
+      'could not write verify to the ledger',
+    ]);
   });
 
   it('run ids sort by start time; latestLedger finds the newest run', async () => {
