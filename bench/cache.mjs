@@ -4,13 +4,10 @@
 // (breakpoints, 20-block lookback, 5-minute entries, 1,024-token minimum).
 // Prints the share of input tokens served from the cache (target >= 90 %), the input tokens each turn
 // sends (all, and uncached), and the session's input cost against the same session without caching.
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 
-if (!existsSync(fileURLToPath(new URL('../dist/agent/agent-loop.js', import.meta.url)))) {
-  console.error('bench/cache: dist/ is missing; run `npm run build` first');
-  process.exit(1);
-}
+import { requireDist } from './lib.mjs';
+
+requireDist('cache', 'agent/agent-loop.js');
 const { createAgent } = await import('../dist/agent/agent-loop.js');
 const { DEFAULT_LIMITS } = await import('../dist/agent/limits.js');
 const { renderSystemPrompt } = await import('../dist/agent/system-prompt.js');

@@ -6,18 +6,15 @@
 // Options: --dir <path> (default: a temporary directory; point it at the disk your state_dir uses),
 // --seconds <n> per measurement (default 3).
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { requireDist } from './lib.mjs';
 
 const worker = fileURLToPath(new URL('./claims-worker.mjs', import.meta.url));
-if (!existsSync(fileURLToPath(new URL('../dist/claims/file-claim-store.js', import.meta.url)))) {
-  console.error('bench/claims: dist/ is missing; run `npm run build` first');
-  process.exit(1);
-}
+requireDist('claims', 'claims/file-claim-store.js');
 const { createFileClaimStore } = await import('../dist/claims/file-claim-store.js');
 
 const { values } = parseArgs({

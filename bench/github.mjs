@@ -8,27 +8,24 @@
 //     Review, label removed, issue and PR read back (target <= 12, GraphQL included).
 // The board ids, the default branch and issueloop's own labels are resolved in the first round,
 // as a run does.
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-if (!existsSync(fileURLToPath(new URL('../dist/github/adapter.js', import.meta.url)))) {
-  console.error('bench/github: dist/ is missing; run `npm run build` first');
-  process.exit(1);
-}
+import { EMULATED_GITHUB, emulatedGitHubClient, requireDist } from './lib.mjs';
+
+requireDist('github', 'github/adapter.js');
 const { openGitHubAdapter } = await import('../dist/github/adapter.js');
-const { createGitHubClient } = await import('../dist/github/client.js');
 const { issueBranch } = await import('../dist/github/pulls.js');
 const { emptyTrackingRecord } = await import('../dist/github/tracking-comment.js');
 const { ConfigSchema } = await import('../dist/config/schema.js');
 const { createGitHubEmulator } = await import('../dist/sandbox/github/index.js');
 
-const BASE = 'https://api.github.test';
-const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 const clock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
-const emulator = createGitHubEmulator({ baseUrl: BASE, rateLimit: { core: 100_000, graphql: 100_000 } });
+const emulator = createGitHubEmulator({
+  baseUrl: EMULATED_GITHUB,
+  rateLimit: { core: 100_000, graphql: 100_000 },
+});
 emulator.addUser('maintainer');
 emulator.setPermission('maintainer', 'write');
 for (let i = 0; i < 1000; i += 1) {
@@ -54,21 +51,7 @@ const config = ConfigSchema.parse({
 });
 const stateDir = await mkdtemp(join(tmpdir(), 'issueloop-bench-github-'));
 
-function client() {
-  return createGitHubClient({
-    apiUrl: BASE,
-    graphqlUrl: `${BASE}/graphql`,
-    token: 'ghp_emulator',
-    repo: { owner: 'octo-org', name: 'widgets' },
-    userAgent: 'issueloop/bench',
-    fetch: emulator.fetch,
-    log: silent,
-    clock,
-    redact: (t) => t,
-    retryUnitMs: 0,
-    writeSpacingMs: 0,
-  });
-}
+const client = () => emulatedGitHubClient(emulator, { clock });
 
 async function round(adapter) {
   const backlog = await adapter.listBacklog();
@@ -79,7 +62,7 @@ async function round(adapter) {
   return { issues: backlog.issues.length, trusted, pages: backlog.pages };
 }
 
-const first = await openGitHubAdapter(client(), config, { stateDir });
+const first = await openGitHubAdapter(await client(), config, { stateDir });
 const r1 = await round(first);
 await first.board.resolve();
 // The run reads the default branch once (its worktrees start from it); later reads are 304s.
@@ -88,12 +71,12 @@ for (const label of ['issueloop:in-progress', 'issueloop:needs-human']) await fi
 await first.flush();
 const firstCharged = first.client.metrics.charged;
 
-const second = await openGitHubAdapter(client(), config, { stateDir });
+const second = await openGitHubAdapter(await client(), config, { stateDir });
 const r2 = await round(second);
 const idle = second.client.metrics;
 
 // One issue's lifecycle, from the second process (board ids and label checks already cached).
-const life = await openGitHubAdapter(client(), config, { stateDir });
+const life = await openGitHubAdapter(await client(), config, { stateDir });
 await life.labels.ensureLabel('issueloop:in-progress');
 const [issue] = (await life.listBacklog()).issues;
 const before = life.client.metrics.charged;

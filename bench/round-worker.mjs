@@ -8,16 +8,14 @@ import { CLAIMS_FORMAT_VERSION } from '../dist/claims/claims-schema.js';
 import { createMemoryClaimStore } from '../dist/claims/memory-claim-store.js';
 import { ConfigSchema } from '../dist/config/schema.js';
 import { openGitHubAdapter } from '../dist/github/adapter.js';
-import { createGitHubClient } from '../dist/github/client.js';
 import { createGitHubEmulator } from '../dist/sandbox/github/index.js';
 import { planRound } from '../dist/scheduler/plan-round.js';
 import { readTrust } from '../dist/scheduler/run-rounds.js';
+import { EMULATED_GITHUB, emulatedGitHubClient } from './lib.mjs';
 
 const ISSUES = 10_000;
 const CLAIMED_EVERY = 10;
-const BASE = 'https://api.github.test';
 const stateDir = process.argv[2];
-const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 const clock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
 // Run with --expose-gc: collected before each reading, so the figures are what the data retains.
 const memory = () => {
@@ -28,7 +26,10 @@ const memory = () => {
 const ms = () => performance.now();
 
 const atStart = memory();
-const emulator = createGitHubEmulator({ baseUrl: BASE, rateLimit: { core: 100_000, graphql: 100_000 } });
+const emulator = createGitHubEmulator({
+  baseUrl: EMULATED_GITHUB,
+  rateLimit: { core: 100_000, graphql: 100_000 },
+});
 for (let i = 0; i < ISSUES; i += 1) {
   emulator.addIssue({
     title: `Issue ${i}: the parser drops the last token`,
@@ -47,23 +48,9 @@ const config = ConfigSchema.parse({
   empty_rounds: 1,
   poll_interval: '1s',
 });
-const adapter = await openGitHubAdapter(
-  createGitHubClient({
-    apiUrl: BASE,
-    graphqlUrl: `${BASE}/graphql`,
-    token: 'ghp_emulator',
-    repo: { owner: 'octo-org', name: 'widgets' },
-    userAgent: 'issueloop/bench',
-    fetch: emulator.fetch,
-    log: silent,
-    clock,
-    redact: (t) => t,
-    retryUnitMs: 0,
-    writeSpacingMs: 0,
-  }),
-  config,
-  { stateDir },
-);
+const adapter = await openGitHubAdapter(await emulatedGitHubClient(emulator, { clock }), config, {
+  stateDir,
+});
 
 let started = ms();
 const backlog = await adapter.listBacklog();

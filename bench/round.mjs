@@ -11,16 +11,14 @@
 //     claims for 1,000 of them and trust for all: planRound time (median of 5) and the RSS the data
 //     adds, measured in a fresh process (bench/round-worker.mjs) so part 1's heap does not blur it.
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-if (!existsSync(fileURLToPath(new URL('../dist/scheduler/run-rounds.js', import.meta.url)))) {
-  console.error('bench/round: dist/ is missing; run `npm run build` first');
-  process.exit(1);
-}
+import { EMULATED_GITHUB, emulatedGitHubClient, requireDist, silentLog } from './lib.mjs';
+
+requireDist('round', 'scheduler/run-rounds.js');
 const { createModelRuntime } = await import('../dist/agent/session-model.js');
 const { createMemoryClaimStore } = await import('../dist/claims/memory-claim-store.js');
 const { ConfigSchema } = await import('../dist/config/schema.js');
@@ -28,64 +26,25 @@ const { systemClock } = await import('../dist/core/clock.js');
 const { createSeededRandom } = await import('../dist/core/random.js');
 const { createRedactor } = await import('../dist/core/redact.js');
 const { openGitHubAdapter } = await import('../dist/github/adapter.js');
-const { createGitHubClient } = await import('../dist/github/client.js');
 const { createAnthropicModel } = await import('../dist/model/anthropic-model.js');
 const { createAnthropicEmulator, reply } = await import('../dist/sandbox/anthropic/index.js');
 const { createGitHubEmulator } = await import('../dist/sandbox/github/index.js');
 const { runRounds } = await import('../dist/scheduler/run-rounds.js');
 const git = await import('../dist/session/git/index.js');
 const { openLedger } = await import('../dist/session/ledger.js');
+const { createScratchRepo, scratchGitEnv } = await import('../dist/sandbox/scratch-repo.js');
 
 const ISSUES = 20;
 const TOOL_CALLS = 5;
-const BASE = 'https://api.github.test';
 const worker = fileURLToPath(new URL('./round-worker.mjs', import.meta.url));
-const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 const MiB = 1024 * 1024;
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const count = (n) => n.toLocaleString('en-US');
-
-/** Only what git needs: no global or system config, fixed identities, no prompts. */
-function isolatedEnv(home) {
-  const env = {};
-  for (const name of ['PATH', 'TMPDIR', 'SYSTEMROOT'])
-    if (process.env[name] !== undefined) env[name] = process.env[name];
-  return {
-    ...env,
-    HOME: home,
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'Bench Author',
-    GIT_AUTHOR_EMAIL: 'bench-author@example.test',
-    GIT_COMMITTER_NAME: 'Bench Committer',
-    GIT_COMMITTER_EMAIL: 'bench-committer@example.test',
-  };
-}
-
-/** A bare origin standing in for GitHub, seeded with a small project, and the clone the run works in. */
-function createRepo(root, env) {
-  const run = (cwd, ...args) =>
-    execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-  const origin = join(root, 'origin.git');
-  const seed = join(root, 'seed');
-  const checkout = join(root, 'checkout');
-  run(root, 'init', '--quiet', '--bare', '-b', 'main', origin);
-  run(root, 'clone', '--quiet', origin, seed);
-  const files = {
-    'README.md': '# widgets\n\nA small project.\n',
-    'src/parser.js': 'export const parse = (line) => line.split(/\\s+/);\n',
-    'src/app.js': "import { parse } from './parser.js';\nconsole.log(parse(process.argv[2] ?? ''));\n",
-  };
-  for (const [name, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(seed, name)), { recursive: true });
-    writeFileSync(join(seed, name), content);
-  }
-  run(seed, 'add', '-A');
-  run(seed, 'commit', '--quiet', '-m', 'initial');
-  run(seed, 'push', '--quiet', 'origin', 'main');
-  run(root, 'clone', '--quiet', origin, checkout);
-  return { origin, checkout, version: run(root, '--version') };
-}
+const PROJECT = {
+  'README.md': '# widgets\n\nA small project.\n',
+  'src/parser.js': 'export const parse = (line) => line.split(/\\s+/);\n',
+  'src/app.js': "import { parse } from './parser.js';\nconsole.log(parse(process.argv[2] ?? ''));\n",
+};
 
 /**
  * Each session: 3 model calls with 5 tool calls between them, then a final answer. Stateless: the
@@ -119,7 +78,10 @@ function sessionScript(request) {
 }
 
 async function measureRun(root, repo, env) {
-  const emulator = createGitHubEmulator({ baseUrl: BASE, rateLimit: { core: 100_000, graphql: 100_000 } });
+  const emulator = createGitHubEmulator({
+    baseUrl: EMULATED_GITHUB,
+    rateLimit: { core: 100_000, graphql: 100_000 },
+  });
   for (let i = 0; i < ISSUES; i += 1) {
     emulator.addIssue({
       title: `Issue ${i + 1}: the parser drops the last token`,
@@ -137,20 +99,8 @@ async function measureRun(root, repo, env) {
   });
   const stateDir = join(root, 'state');
   const redact = createRedactor([]);
-  const deps = { clock: systemClock, random: createSeededRandom(7), log: silent };
-  const client = createGitHubClient({
-    apiUrl: BASE,
-    graphqlUrl: `${BASE}/graphql`,
-    token: 'ghp_emulator',
-    repo: { owner: 'octo-org', name: 'widgets' },
-    userAgent: 'issueloop/bench',
-    fetch: emulator.fetch,
-    log: silent,
-    clock: systemClock,
-    redact,
-    retryUnitMs: 0,
-    writeSpacingMs: 0,
-  });
+  const deps = { clock: systemClock, random: createSeededRandom(7), log: silentLog };
+  const client = await emulatedGitHubClient(emulator, { clock: systemClock, redact });
   const anthropic = createAnthropicEmulator({ script: sessionScript });
   const ctx = {
     config,
@@ -242,12 +192,15 @@ function measureSelection(stateDir) {
 
 const root = await mkdtemp(join(tmpdir(), 'issueloop-bench-round-'));
 try {
-  const home = join(root, 'home');
-  mkdirSync(home);
-  const env = isolatedEnv(home);
-  const repo = createRepo(root, env);
+  const env = await scratchGitEnv(root, {
+    path: process.env.PATH ?? '/usr/bin:/bin',
+    name: 'Bench Maintainer',
+    email: 'maintainer@bench.example',
+  });
+  const repo = await createScratchRepo({ root, name: 'checkout', files: PROJECT, message: 'initial', env });
+  const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
   console.log(
-    `bench/round: ${ISSUES} issues, instant scripted model, ${TOOL_CALLS} tool calls each (node ${process.version}, ${repo.version}, ${cpus().length} CPUs)`,
+    `bench/round: ${ISSUES} issues, instant scripted model, ${TOOL_CALLS} tool calls each (node ${process.version}, ${gitVersion}, ${cpus().length} CPUs)`,
   );
 
   console.log(

@@ -46,7 +46,8 @@ function holderOf(lease: Lease): Holder {
   return { owner: lease.owner, token: lease.token, expires_at: lease.expires_at };
 }
 
-function blankRecord(issue: number): ClaimRecord {
+/** An issue the store has never seen: no lease, no history. */
+export function blankRecord(issue: number): ClaimRecord {
   return {
     issue,
     lease: null,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClaimView } from '../../src/claims/claim-store.js';
+import { blankRecord } from '../../src/claims/claims-state.js';
 import type { BacklogIssue } from '../../src/github/issue-shape.js';
 import type { TrustDecision } from '../../src/github/trust.js';
 import { createEmptyRoundMonitor, describeSkip, planRound } from '../../src/scheduler/plan-round.js';
@@ -24,20 +25,7 @@ function issue(number: number): BacklogIssue {
 }
 
 function claim(number: number, fields: Partial<ClaimView>): ClaimView {
-  return {
-    issue: number,
-    lease: null,
-    failure_count: 0,
-    last_failure_at: null,
-    failure_reasons: [],
-    attempts: 0,
-    last_outcome: null,
-    interrupted_at: null,
-    partial_context: null,
-    hint: null,
-    needs_human: false,
-    ...fields,
-  };
+  return { ...blankRecord(number), needs_human: false, ...fields };
 }
 
 const trusted: TrustDecision = { trusted: true, reason: 'author_association', by: 'a' };

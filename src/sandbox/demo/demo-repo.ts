@@ -1,6 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { delimiter, dirname, join } from 'node:path';
-import { runGit } from '../../session/git/index.js';
+import { delimiter, dirname } from 'node:path';
+import { createScratchRepo, scratchGitEnv } from '../scratch-repo.js';
 
 export const DEMO_OWNER = 'demo-org';
 export const DEMO_REPO = 'widgets';
@@ -55,41 +54,21 @@ export interface DemoRepo {
   env: Record<string, string>;
 }
 
-/**
- * Only what git and the tests need, built from scratch: git's global and system configuration are
- * ignored and identities are fixed, so the demo behaves the same on every machine and never touches
- * the caller's ~/.gitconfig, credential helpers or tokens.
- */
-function demoEnv(root: string, callerPath: string | undefined): Record<string, string> {
-  // The node running issueloop goes first, so `node test.js` finds it even when PATH does not.
-  const path = [dirname(process.execPath), ...(callerPath ? [callerPath] : [])].join(delimiter);
-  return {
-    PATH: path,
-    HOME: join(root, 'home'),
-    GIT_CONFIG_GLOBAL: join(root, 'home', '.gitconfig'),
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'Demo Maintainer',
-    GIT_AUTHOR_EMAIL: 'maintainer@demo-org.example',
-    GIT_COMMITTER_NAME: 'Demo Maintainer',
-    GIT_COMMITTER_EMAIL: 'maintainer@demo-org.example',
-  };
-}
-
 /** Creates `root/origin.git` (bare) and `root/widgets` with the project committed and pushed to main. */
 export async function createDemoRepo(root: string, callerPath: string | undefined): Promise<DemoRepo> {
-  const env = demoEnv(root, callerPath);
-  await mkdir(env.HOME ?? join(root, 'home'), { recursive: true });
-  await writeFile(join(root, 'home', '.gitconfig'), '');
-  const origin = join(root, 'origin.git');
-  const checkout = join(root, DEMO_REPO);
-  const git = (cwd: string, ...args: string[]) => runGit(args, { cwd, env });
-
-  await git(root, 'init', '--quiet', '--bare', '-b', 'main', origin);
-  await git(root, 'init', '--quiet', '-b', 'main', checkout);
-  for (const [name, content] of Object.entries(DEMO_FILES)) await writeFile(join(checkout, name), content);
-  await git(checkout, 'add', '-A');
-  await git(checkout, 'commit', '--quiet', '-m', 'widgets: greet() and add(), with tests');
-  await git(checkout, 'remote', 'add', 'origin', origin);
-  await git(checkout, 'push', '--quiet', '-u', 'origin', 'main');
-  return { origin, checkout, env };
+  // The node running issueloop goes first, so `node test.js` finds it even when PATH does not.
+  const path = [dirname(process.execPath), ...(callerPath ? [callerPath] : [])].join(delimiter);
+  const env = await scratchGitEnv(root, {
+    path,
+    name: 'Demo Maintainer',
+    email: 'maintainer@demo-org.example',
+  });
+  const repo = await createScratchRepo({
+    root,
+    name: DEMO_REPO,
+    files: DEMO_FILES,
+    message: 'widgets: greet() and add(), with tests',
+    env,
+  });
+  return { ...repo, env };
 }
