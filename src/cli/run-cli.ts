@@ -1,47 +1,14 @@
 import { Command, CommanderError, Option } from 'commander';
-import type { OpenedClaimStore } from '../claims/open-claim-store.js';
-import type { LoadConfigOptions } from '../config/load-config.js';
-import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
-import type { Log } from '../core/logger.js';
-import { createRedactor, type Redactor } from '../core/redact.js';
+import { createRedactor } from '../core/redact.js';
 import type { BoardInitFlags } from './board-commands.js';
+import { type CliIo, type CommandIo, configured, loadOptions, openStore } from './command-io.js';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
-import type { RunFlags } from './run-command.js';
 import { secretsFromEnv } from './secrets.js';
 import { readVersion } from './version.js';
+import { addDemoCommand, addWorkCommands } from './work-commands.js';
 
-/** Everything the CLI touches of its process, passed in so tests can run it in-process too. */
-export interface CliIo {
-  argv: readonly string[];
-  env: Readonly<Record<string, string | undefined>>;
-  cwd: string;
-  nodeVersion: string;
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /** Asks a yes/no question of a person at a terminal; absent when stdin is not a terminal. */
-  confirm?: (question: string) => Promise<boolean>;
-  /** Aborted on SIGINT / SIGTERM: a run stops claiming and saves its sessions' state. */
-  interrupt?: AbortSignal;
-  /** Injected by in-process tests; the real fetch otherwise. */
-  fetch?: typeof fetch;
-  /** stderr is a terminal: live progress lines instead of log lines. */
-  isTTY?: boolean;
-  /** GitHub write pacing (1 s by default, GitHub's advice); the demo's emulator needs none. */
-  githubWriteSpacingMs?: number;
-}
-
-/** The CLI's io plus a way for a command to widen output redaction once it has read the config. */
-interface CommandIo extends CliIo {
-  /** Widens output redaction to these variables too, and returns the widened redactor. */
-  redactAlso(envNames: readonly string[]): Redactor;
-}
-
-interface GlobalOptions {
-  config?: string;
-  repo?: string;
-  set?: string[];
-}
+export type { CliIo } from './command-io.js';
 
 const HELP_FOOTER = `
 Environment:
@@ -59,56 +26,6 @@ Exit codes:
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
-}
-
-function loadOptions(io: CommandIo, command: Command): LoadConfigOptions {
-  const globals = command.optsWithGlobals<GlobalOptions>();
-  return {
-    cwd: io.cwd,
-    env: io.env,
-    sets: globals.set ?? [],
-    flags: { repo: globals.repo === undefined ? undefined : { value: globals.repo, flag: '--repo' } },
-    ...(globals.config === undefined ? {} : { configPath: globals.config }),
-  };
-}
-
-/** The configured claim store; a bad configuration throws ConfigError (exit 2) before anything is read. */
-async function openStore(
-  io: CommandIo,
-  command: Command,
-): Promise<{ opened: OpenedClaimStore; config: Config }> {
-  // Loaded on demand, like every command's code: `issueloop --help` stays fast.
-  const [{ loadConfig }, { openClaimStore }] = await Promise.all([
-    import('../config/load-config.js'),
-    import('../claims/open-claim-store.js'),
-  ]);
-  const { config } = await loadConfig(loadOptions(io, command));
-  const redact = io.redactAlso(config.redact_env);
-  return { opened: openClaimStore(config, { cwd: io.cwd, clock: systemClock, redact }), config };
-}
-
-/** The configuration, the output redactor widened by it, and the process deps, for a command that works. */
-async function configured(
-  io: CommandIo,
-  command: Command,
-  quietInfo = false,
-  write: (line: string) => void = io.stderr,
-) {
-  const [{ loadConfig }, { createProcessDeps }] = await Promise.all([
-    import('../config/load-config.js'),
-    import('./process-deps.js'),
-  ]);
-  const { config } = await loadConfig(loadOptions(io, command));
-  const redact = io.redactAlso(config.redact_env);
-  const deps = await createProcessDeps({
-    env: io.env,
-    // A one-shot command's progress lines would only repeat its report.
-    level: quietInfo && config.log_level === 'info' ? 'warn' : config.log_level,
-    isTTY: false,
-    write,
-    redactEnv: config.redact_env,
-  });
-  return { config, redact, deps };
 }
 
 function addClaimsCommands(program: Command, io: CommandIo): void {
@@ -195,46 +112,6 @@ function addBoardCommands(
     });
 }
 
-function addRunCommand(program: Command, io: CommandIo, version: string, setExit: (code: ExitCode) => void) {
-  program
-    .command('run')
-    .description('work the backlog round after round until it stays empty, then print a summary')
-    .option('--dry-run', 'show what the next round would claim and why the rest is skipped; write nothing')
-    .option('--once', 'run a single round')
-    .option('--max-rounds <n>', 'stop after this many rounds')
-    .option('--json', 'print the summary as JSON')
-    .action(async (flags: RunFlags, command: Command) => {
-      const [{ runRun }, { createProgressDisplay }] = await Promise.all([
-        import('./run-command.js'),
-        import('./progress-display.js'),
-      ]);
-      let log: Log | undefined;
-      const progress = createProgressDisplay({
-        isTTY: io.isTTY === true && flags.json !== true,
-        write: io.stderr,
-        log: () => log,
-        now: () => systemClock.now(),
-      });
-      const { config, redact, deps } = await configured(io, command, false, progress.writeLog);
-      log = deps.log;
-      const code = await runRun({
-        env: io.env,
-        cwd: io.cwd,
-        config,
-        flags,
-        deps: io.fetch ? { ...deps, fetch: io.fetch } : deps,
-        redact,
-        version,
-        interrupt: io.interrupt ?? new AbortController().signal,
-        ...(io.githubWriteSpacingMs !== undefined ? { writeSpacingMs: io.githubWriteSpacingMs } : {}),
-        progress,
-        stdout: io.stdout,
-        ...(io.fetch ? { fetch: io.fetch } : {}),
-      });
-      setExit(code);
-    });
-}
-
 function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command {
   const version = readVersion();
   const program = new Command('issueloop')
@@ -258,17 +135,7 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
-  program
-    .command('demo')
-    .description('try it: a real run against local GitHub and model emulators; no credentials needed')
-    .option('--keep', 'keep the temporary repository and print where it is')
-    .option('--json', "print the run's summary as JSON (the demo's story goes to stderr)")
-    .action(async (flags: { keep?: boolean; json?: boolean }) => {
-      const { runDemo } = await import('./demo-command.js');
-      const { env, nodeVersion, stdout, stderr, interrupt, isTTY } = io;
-      const optional = { ...(interrupt ? { interrupt } : {}), ...(isTTY ? { isTTY } : {}) };
-      setExit(await runDemo({ flags, env, nodeVersion, stdout, stderr, ...optional }));
-    });
+  addDemoCommand(program, io, setExit);
 
   program
     .command('doctor')
@@ -281,21 +148,7 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
       setExit(doctorExitCode(report));
     });
 
-  addRunCommand(program, io, version, setExit);
-  program
-    .command('status')
-    .description('the last run (per issue: outcome, PR, cost, time), live leases, and what needs a human')
-    .option('--json', 'print the report as JSON')
-    .action(async (options: { json?: boolean }, command: Command) => {
-      const { opened, config } = await openStore(io, command);
-      const [{ readStatus, renderStatus }, { stateDirOf }] = await Promise.all([
-        import('./status-command.js'),
-        import('./github-deps.js'),
-      ]);
-      const now = systemClock.now();
-      const report = await readStatus(stateDirOf(config, io.cwd), await opened.store.list(), now);
-      io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report, now));
-    });
+  addWorkCommands(program, io, version, setExit);
   addClaimsCommands(program, io);
   addBoardCommands(program, io, version, setExit);
 

@@ -1,0 +1,88 @@
+import type { Command } from 'commander';
+import type { OpenedClaimStore } from '../claims/open-claim-store.js';
+import type { LoadConfigOptions } from '../config/load-config.js';
+import type { Config } from '../config/schema.js';
+import { systemClock } from '../core/clock.js';
+import type { Redactor } from '../core/redact.js';
+
+/** Everything the CLI touches of its process, passed in so tests can run it in-process too. */
+export interface CliIo {
+  argv: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  nodeVersion: string;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Asks a yes/no question of a person at a terminal; absent when stdin is not a terminal. */
+  confirm?: (question: string) => Promise<boolean>;
+  /** Aborted on SIGINT / SIGTERM: a run stops claiming and saves its sessions' state. */
+  interrupt?: AbortSignal;
+  /** Injected by in-process tests; the real fetch otherwise. */
+  fetch?: typeof fetch;
+  /** stderr is a terminal: live progress lines instead of log lines. */
+  isTTY?: boolean;
+  /** GitHub write pacing (1 s by default, GitHub's advice); the demo's emulator needs none. */
+  githubWriteSpacingMs?: number;
+}
+
+/** The CLI's io plus a way for a command to widen output redaction once it has read the config. */
+export interface CommandIo extends CliIo {
+  /** Widens output redaction to these variables too, and returns the widened redactor. */
+  redactAlso(envNames: readonly string[]): Redactor;
+}
+
+interface GlobalOptions {
+  config?: string;
+  repo?: string;
+  set?: string[];
+}
+
+export function loadOptions(io: CommandIo, command: Command): LoadConfigOptions {
+  const globals = command.optsWithGlobals<GlobalOptions>();
+  return {
+    cwd: io.cwd,
+    env: io.env,
+    sets: globals.set ?? [],
+    flags: { repo: globals.repo === undefined ? undefined : { value: globals.repo, flag: '--repo' } },
+    ...(globals.config === undefined ? {} : { configPath: globals.config }),
+  };
+}
+
+/** The configured claim store; a bad configuration throws ConfigError (exit 2) before anything is read. */
+export async function openStore(
+  io: CommandIo,
+  command: Command,
+): Promise<{ opened: OpenedClaimStore; config: Config }> {
+  // Loaded on demand, like every command's code: `issueloop --help` stays fast.
+  const [{ loadConfig }, { openClaimStore }] = await Promise.all([
+    import('../config/load-config.js'),
+    import('../claims/open-claim-store.js'),
+  ]);
+  const { config } = await loadConfig(loadOptions(io, command));
+  const redact = io.redactAlso(config.redact_env);
+  return { opened: openClaimStore(config, { cwd: io.cwd, clock: systemClock, redact }), config };
+}
+
+/** The configuration, the output redactor widened by it, and the process deps, for a command that works. */
+export async function configured(
+  io: CommandIo,
+  command: Command,
+  quietInfo = false,
+  write: (line: string) => void = io.stderr,
+) {
+  const [{ loadConfig }, { createProcessDeps }] = await Promise.all([
+    import('../config/load-config.js'),
+    import('./process-deps.js'),
+  ]);
+  const { config } = await loadConfig(loadOptions(io, command));
+  const redact = io.redactAlso(config.redact_env);
+  const deps = await createProcessDeps({
+    env: io.env,
+    // A one-shot command's progress lines would only repeat its report.
+    level: quietInfo && config.log_level === 'info' ? 'warn' : config.log_level,
+    isTTY: false,
+    write,
+    redactEnv: config.redact_env,
+  });
+  return { config, redact, deps };
+}

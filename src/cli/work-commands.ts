@@ -1,0 +1,78 @@
+import type { Command } from 'commander';
+import { systemClock } from '../core/clock.js';
+import type { Log } from '../core/logger.js';
+import { type CommandIo, configured, openStore } from './command-io.js';
+import type { ExitCode } from './exit-codes.js';
+import type { RunFlags } from './run-command.js';
+
+type SetExit = (code: ExitCode) => void;
+
+/** `issueloop demo`: listed first, it is the way in. */
+export function addDemoCommand(program: Command, io: CommandIo, setExit: SetExit): void {
+  program
+    .command('demo')
+    .description('try it: a real run against local GitHub and model emulators; no credentials needed')
+    .option('--keep', 'keep the temporary repository and print where it is')
+    .option('--json', "print the run's summary as JSON (the demo's story goes to stderr)")
+    .action(async (flags: { keep?: boolean; json?: boolean }) => {
+      const { runDemo } = await import('./demo-command.js');
+      const { env, nodeVersion, stdout, stderr, interrupt, isTTY } = io;
+      const optional = { ...(interrupt ? { interrupt } : {}), ...(isTTY ? { isTTY } : {}) };
+      setExit(await runDemo({ flags, env, nodeVersion, stdout, stderr, ...optional }));
+    });
+}
+
+/** `issueloop run` and `issueloop status`: working the backlog and looking at what it did. */
+export function addWorkCommands(program: Command, io: CommandIo, version: string, setExit: SetExit): void {
+  program
+    .command('run')
+    .description('work the backlog round after round until it stays empty, then print a summary')
+    .option('--dry-run', 'show what the next round would claim and why the rest is skipped; write nothing')
+    .option('--once', 'run a single round')
+    .option('--max-rounds <n>', 'stop after this many rounds')
+    .option('--json', 'print the summary as JSON')
+    .action(async (flags: RunFlags, command: Command) => {
+      const [{ runRun }, { createProgressDisplay }] = await Promise.all([
+        import('./run-command.js'),
+        import('./progress-display.js'),
+      ]);
+      let log: Log | undefined;
+      const progress = createProgressDisplay({
+        isTTY: io.isTTY === true && flags.json !== true,
+        write: io.stderr,
+        log: () => log,
+        now: () => systemClock.now(),
+      });
+      const { config, redact, deps } = await configured(io, command, false, progress.writeLog);
+      log = deps.log;
+      const code = await runRun({
+        env: io.env,
+        cwd: io.cwd,
+        config,
+        flags,
+        deps: io.fetch ? { ...deps, fetch: io.fetch } : deps,
+        redact,
+        version,
+        interrupt: io.interrupt ?? new AbortController().signal,
+        ...(io.githubWriteSpacingMs !== undefined ? { writeSpacingMs: io.githubWriteSpacingMs } : {}),
+        progress,
+        stdout: io.stdout,
+        ...(io.fetch ? { fetch: io.fetch } : {}),
+      });
+      setExit(code);
+    });
+  program
+    .command('status')
+    .description('the last run (per issue: outcome, PR, cost, time), live leases, and what needs a human')
+    .option('--json', 'print the report as JSON')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const { opened, config } = await openStore(io, command);
+      const [{ readStatus, renderStatus }, { stateDirOf }] = await Promise.all([
+        import('./status-command.js'),
+        import('./github-deps.js'),
+      ]);
+      const now = systemClock.now();
+      const report = await readStatus(stateDirOf(config, io.cwd), await opened.store.list(), now);
+      io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report, now));
+    });
+}
