@@ -1,21 +1,12 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import Anthropic, { type APIError, type RateLimitError } from '@anthropic-ai/sdk';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  createAnthropicEmulator,
-  type ListeningEmulator,
-  reply,
-} from '../../../src/sandbox/anthropic/index.js';
+import { describe, expect, it, vi } from 'vitest';
+import { createAnthropicEmulator, reply } from '../../../src/sandbox/anthropic/index.js';
 import { clientFor, clocked, MODEL, rejectionOf } from './fixtures.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
-
-const open: ListeningEmulator[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((server) => server.close()));
-});
 
 const ASK: Anthropic.MessageCreateParamsNonStreaming = {
   model: MODEL,

@@ -1,8 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { afterEach } from 'vitest';
 import {
   type AnthropicEmulator,
   type AnthropicEmulatorOptions,
   createAnthropicEmulator,
+  type ListeningEmulator,
 } from '../../../src/sandbox/anthropic/index.js';
 
 export const MODEL = 'claude-sonnet-5-5';
@@ -56,3 +58,12 @@ export function bigTools(): Anthropic.Tool[] {
 }
 
 export const SYSTEM = `You are issueloop's coding agent. ${'Follow the repository conventions carefully. '.repeat(20)}`;
+
+/** Listeners a test opens; every one is closed after each test. */
+export function useListeners(): ListeningEmulator[] {
+  const open: ListeningEmulator[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((server) => server.close()));
+  });
+  return open;
+}

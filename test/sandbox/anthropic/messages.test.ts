@@ -1,18 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createAnthropicEmulator,
-  type ListeningEmulator,
   reply,
   type Script,
   scriptQueue,
 } from '../../../src/sandbox/anthropic/index.js';
-import { clientFor, clocked, MODEL, rejectionOf } from './fixtures.js';
+import { clientFor, clocked, MODEL, rejectionOf, useListeners } from './fixtures.js';
 
-const open: ListeningEmulator[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((server) => server.close()));
-});
+const open = useListeners();
 
 const ASK: Anthropic.MessageCreateParamsNonStreaming = {
   model: MODEL,
