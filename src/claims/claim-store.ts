@@ -28,6 +28,18 @@ export interface ReleaseOutcome {
   hint?: string;
 }
 
+/**
+ * What an earlier run left on GitHub (the tracking comment's hidden record): enough to keep counting
+ * attempts and failures on a runner whose state directory starts empty.
+ */
+export interface ImportedHistory {
+  attempts: number;
+  failure_count: number;
+  /** Oldest first; the store keeps the newest MAX_FAILURE_REASONS, redacted. */
+  failure_reasons: ReadonlyArray<{ at: string; error_class: string; message: string }>;
+  last_outcome: string | null;
+}
+
 /** A record as callers see it: the lease only while it is live, and the needs-human verdict. */
 export interface ClaimView extends ClaimRecord {
   needs_human: boolean;
@@ -55,6 +67,12 @@ export interface ClaimStore {
   list(): Promise<ClaimView[]>;
   /** True once the issue has failed `max_failures` times. */
   needsHuman(issue: number): Promise<boolean>;
+  /**
+   * Takes an earlier run's history for an issue this store has no record of (a new runner, a lost
+   * state directory); true when it was taken. A store that knows the issue is its own truth, so a
+   * `resetFailures` here is not undone by an older comment.
+   */
+  importHistory(issue: number, history: ImportedHistory): Promise<boolean>;
   /** Clears the failure count and reasons; true when there was anything to clear. */
   resetFailures(issue: number): Promise<boolean>;
   /** An operator's release (`issueloop claims release`): no token needed. */

@@ -5,6 +5,7 @@ import type {
   ClearSummary,
   FailureInput,
   Holder,
+  ImportedHistory,
   ReleaseOutcome,
 } from './claim-store.js';
 import {
@@ -133,18 +134,19 @@ export function renewLease(state: ClaimsFile, lease: Lease, ctx: RuleContext): T
   return { result: renewed, next };
 }
 
+/** The first non-blank line, trimmed and capped: what a failure reason keeps. */
+function oneLine(text: string): string {
+  const line = text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
+  return line.trim().slice(0, MAX_MESSAGE_LENGTH);
+}
+
 function addFailure(record: ClaimRecord, failure: FailureInput, ctx: RuleContext): void {
   const at = iso(ctx.now);
-  const line =
-    ctx
-      .redact(failure.message)
-      .split(/\r?\n/)
-      .find((l) => l.trim() !== '') ?? '';
   record.failure_count += 1;
   record.last_failure_at = at;
   record.failure_reasons = [
     ...record.failure_reasons,
-    { at, error_class: failure.errorClass, message: line.trim().slice(0, MAX_MESSAGE_LENGTH) },
+    { at, error_class: failure.errorClass, message: oneLine(ctx.redact(failure.message)) },
   ].slice(-MAX_FAILURE_REASONS);
 }
 
@@ -193,6 +195,32 @@ export function recordFailure(
   addFailure(record, failure, ctx);
   next.issues[issue] = record;
   return { result: viewOf(record, ctx), next };
+}
+
+export function importHistory(
+  state: ClaimsFile,
+  issue: number,
+  history: ImportedHistory,
+  ctx: RuleContext,
+): Transaction<boolean> {
+  if (state.issues[issue]) return { result: false };
+  const count = (n: number) => (Number.isSafeInteger(n) && n > 0 ? n : 0);
+  const reasons = history.failure_reasons.slice(-MAX_FAILURE_REASONS).map((reason) => ({
+    at: iso(Number.isNaN(Date.parse(reason.at)) ? ctx.now : Date.parse(reason.at)),
+    error_class: reason.error_class,
+    message: oneLine(ctx.redact(reason.message)),
+  }));
+  const next = structuredClone(state);
+  next.issues[issue] = {
+    ...blankRecord(issue),
+    attempts: count(history.attempts),
+    // Never fewer than the reasons it lists: a count is what escalates an issue.
+    failure_count: Math.max(count(history.failure_count), reasons.length),
+    last_failure_at: reasons.at(-1)?.at ?? null,
+    failure_reasons: reasons,
+    last_outcome: history.last_outcome,
+  };
+  return { result: true, next };
 }
 
 export function resetFailures(state: ClaimsFile, issue: number): Transaction<boolean> {

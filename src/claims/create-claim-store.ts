@@ -80,6 +80,10 @@ export function createClaimStore(backend: ClaimsBackend, options: ClaimStoreOpti
       const record = (await backend.read()).issues[issue];
       return record !== undefined && record.failure_count >= options.maxFailures;
     },
+    async importHistory(issue, history) {
+      checkIssue(issue);
+      return run((s, c) => rules.importHistory(s, issue, history, c));
+    },
     async resetFailures(issue) {
       checkIssue(issue);
       return run((s) => rules.resetFailures(s, issue));

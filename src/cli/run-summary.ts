@@ -4,6 +4,7 @@ const STOP_TEXT: Readonly<Record<RunSummary['stop'], string>> = {
   empty_backlog: 'the backlog stayed empty',
   max_rounds: 'round limit reached',
   budget: 'run budget reached',
+  time_budget: 'time budget reached: no new claims',
   interrupted: 'interrupted; state saved, interrupted issues are retried first next time',
 };
 

@@ -5,19 +5,22 @@ import { IssueloopError } from '../core/errors.js';
 import type { Backlog } from '../github/backlog.js';
 import type { TrustDecision } from '../github/trust.js';
 import type { SessionReport } from '../session/run-session.js';
+import { importCandidateHistory } from './history.js';
 import { createEmptyRoundMonitor, describeSkip, planRound } from './plan-round.js';
 import { type WorkContext, workIssue } from './work-issue.js';
 
 /** A run that cannot read its backlog this many times in a row fails (exit 1) rather than spin. */
 export const MAX_FETCH_FAILURES = 3;
 
-export type RunStop = 'empty_backlog' | 'max_rounds' | 'budget' | 'interrupted';
+export type RunStop = 'empty_backlog' | 'max_rounds' | 'budget' | 'time_budget' | 'interrupted';
 
 export interface RunSummary {
   rounds: number;
   reports: SessionReport[];
   stop: RunStop;
   costUsd: number;
+  /** What the last planned round left out, and why (leased, needs a human, in review, untrusted). */
+  skipped: Array<{ issue: number; title: string; why: string }>;
 }
 
 export interface RunOptions {
@@ -25,6 +28,10 @@ export interface RunOptions {
   owner: string;
   /** Stop after this many rounds (`--once` is 1). */
   maxRounds?: number;
+  /** Work this one issue only (the GitHub Action's `issue` mode). */
+  only?: number;
+  /** No claims at or after this time (epoch ms): a time budget, with room left for running sessions. */
+  claimUntil?: number;
 }
 
 /** Trust for the issues a round could claim (leased, needs-human and resolved ones cost nothing). */
@@ -60,7 +67,9 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
   let costUsd = 0;
   let fetchFailures = 0;
   let rounds = 0;
-  const summary = (stop: RunStop): RunSummary => ({ rounds, reports, stop, costUsd });
+  let skipped: RunSummary['skipped'] = [];
+  const historyChecked = new Set<number>();
+  const summary = (stop: RunStop): RunSummary => ({ rounds, reports, stop, costUsd, skipped });
 
   for (;;) {
     if (ctx.signal.aborted) return summary('interrupted');
@@ -106,19 +115,43 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
       continue;
     }
 
+    if (options.only !== undefined) {
+      backlog = { ...backlog, issues: backlog.issues.filter((issue) => issue.number === options.only) };
+    }
     const now = deps.clock.now();
-    const claimViews = new Map((await ctx.claims.list()).map((view) => [view.issue, view]));
-    const plan = planRound({
-      issues: backlog.issues,
-      claims: claimViews,
-      trust: await readTrust(ctx, backlog, claimViews, now),
-      now,
-    });
+    const listClaims = async () => new Map((await ctx.claims.list()).map((view) => [view.issue, view]));
+    let claimViews = await listClaims();
+    const trust = await readTrust(ctx, backlog, claimViews, now);
+    let plan = planRound({ issues: backlog.issues, claims: claimViews, trust, now });
+    // Imported history can only add records, so the trust read above still covers every candidate.
+    for (;;) {
+      const history = { ...ctx, log: roundLog };
+      const imported = await importCandidateHistory(
+        history,
+        plan.candidates,
+        claimViews,
+        historyChecked,
+        config.workers,
+      );
+      if (imported.length === 0) break;
+      await ctx.ledger.append('history_import', { round: rounds, issues: imported });
+      claimViews = await listClaims();
+      plan = planRound({ issues: backlog.issues, claims: claimViews, trust, now });
+    }
+    skipped = plan.skipped.map((skip) => ({
+      issue: skip.issue.number,
+      title: skip.issue.title,
+      why: describeSkip(skip.reason),
+    }));
     for (const skip of plan.skipped) roundLog.debug({ issue: skip.issue.number }, describeSkip(skip.reason));
 
     if (config.run_max_usd !== undefined && costUsd >= config.run_max_usd) {
       roundLog.warn({ costUsd }, `run budget of $${config.run_max_usd} reached: no new claims`);
       return summary('budget');
+    }
+    if (options.claimUntil !== undefined && deps.clock.now() >= options.claimUntil) {
+      roundLog.warn('time budget reached: no new claims');
+      return summary('time_budget');
     }
 
     const claimed: Array<Promise<SessionReport>> = [];

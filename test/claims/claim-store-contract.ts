@@ -243,6 +243,66 @@ export function describeClaimStoreContract(name: string, factory: ContractFactor
       expect(await store.needsHuman(99)).toBe(false);
     });
 
+    it("imports an earlier run's history only for an issue it has no record of", async () => {
+      const { store } = await setup();
+      const history = {
+        attempts: 4,
+        failure_count: 3,
+        failure_reasons: [
+          { at: '2026-01-01T00:00:00.000Z', error_class: 'verify_failed', message: 'tests failed\nmore' },
+          {
+            at: '2026-01-02T00:00:00Z',
+            error_class: 'timeout',
+            message: 'key sk-ant-api03-abcdefghijklmnopqrstuvwxyz',
+          },
+        ],
+        last_outcome: 'verify_failed',
+      };
+      expect(await store.importHistory(7, history)).toBe(true);
+      const view = await store.get(7);
+      expect(view).toMatchObject({
+        attempts: 4,
+        failure_count: 3,
+        last_failure_at: '2026-01-02T00:00:00.000Z',
+        last_outcome: 'verify_failed',
+        lease: null,
+        needs_human: true,
+      });
+      expect(view?.failure_reasons[0]?.message).toBe('tests failed');
+      expect(view?.failure_reasons[1]?.message).not.toContain('sk-ant-');
+      // The store now knows #7: a later import, even a worse one, changes nothing.
+      expect(await store.importHistory(7, { ...history, failure_count: 9 })).toBe(false);
+      expect((await store.get(7))?.failure_count).toBe(3);
+      // A claim goes on counting from the imported attempts.
+      await store.resetFailures(7);
+      const lease = leaseOf(await store.claim(7, 'a', TTL));
+      expect((await store.get(7))?.attempts).toBe(5);
+      await store.release(lease, { outcome: 'resolved' });
+      expect(await store.importHistory(7, history)).toBe(false);
+      expect((await store.get(7))?.failure_count).toBe(0);
+    });
+
+    it('counts at least the failure reasons an imported history lists', async () => {
+      const { store } = await setup();
+      const reasons = Array.from({ length: 12 }, (_, i) => ({
+        at: `2026-01-${String(i + 1).padStart(2, '0')}T00:00:00Z`,
+        error_class: 'timeout',
+        message: `failure ${i + 1}`,
+      }));
+      expect(
+        await store.importHistory(8, {
+          attempts: -1,
+          failure_count: 0,
+          failure_reasons: reasons,
+          last_outcome: null,
+        }),
+      ).toBe(true);
+      const view = await store.get(8);
+      expect(view?.attempts).toBe(0);
+      expect(view?.failure_count).toBe(10);
+      expect(view?.failure_reasons[0]?.message).toBe('failure 3');
+    });
+
     it('keeps only the last 10 failure reasons but counts them all', async () => {
       const { store } = await setup();
       for (let i = 1; i <= 12; i++)

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryClaimStore } from '../../src/claims/memory-claim-store.js';
 import { createSeededRandom } from '../../src/core/random.js';
 import { createRedactor } from '../../src/core/redact.js';
+import { emptyTrackingRecord, renderTrackingComment } from '../../src/github/tracking-comment.js';
 import {
   createAnthropicEmulator,
   type ParsedMessagesRequest,
@@ -202,6 +203,79 @@ describe('rounds', () => {
     expect(report.outcome).toBe('interrupted');
     expect(report.modelCalls).toBe(0);
     expect(await claims.get(number)).toMatchObject({ lease: null, last_outcome: 'interrupted' });
+  });
+
+  it('a new runner with an empty store takes the history from the tracking comment and escalates', async () => {
+    const first = await setup({ empty_rounds: 1 });
+    const hopeless = first.gh.emulator.addIssue(member('Improve everything'));
+    await runRounds(first.ctx, { owner: 'runner-1', maxRounds: 2 });
+    expect((await first.claims.get(hopeless))?.failure_count).toBe(2);
+
+    // Runner 2: same GitHub, a claim store that has never seen the issue.
+    const fresh = createMemoryClaimStore({ clock: first.clock, maxFailures: 3 });
+    const ledger = await openLedger({ stateDir, runId: 'r2', clock: first.clock, redact: first.ctx.redact });
+    const summary = await runRounds({ ...first.ctx, claims: fresh, ledger }, { owner: 'runner-2' });
+    expect(summary.reports.map((r) => [r.attempt, r.outcome])).toEqual([[3, 'no_changes']]);
+    expect(await fresh.get(hopeless)).toMatchObject({ attempts: 3, failure_count: 3, needs_human: true });
+    expect(first.gh.emulator.labelsOf(hopeless)).toContain('issueloop:needs-human');
+    const { events } = await readLedger(ledger.file);
+    expect(events.find((e) => e.type === 'history_import')).toMatchObject({ issues: [hopeless] });
+    const comment = first.gh.emulator.comments(hopeless).find((c) => c.body.includes('issueloop'));
+    expect(comment?.body).toContain('| Attempt | 3 |');
+  });
+
+  it('imported failures put an issue behind new work; a resolved one is left to its reviewer', async () => {
+    const { gh, ctx, claims } = await setup({ empty_rounds: 1, claims: { max_failures: 5 } });
+    const record = (failures: number, outcome: string) => ({
+      ...emptyTrackingRecord('2026-01-01T00:00:00Z'),
+      attempts: Math.max(failures, 1),
+      failure_count: failures,
+      failure_reasons: Array.from({ length: failures }, () => ({
+        at: '2026-01-01T00:00:00Z',
+        error_class: 'no_changes',
+        message: 'no diff',
+      })),
+      last_outcome: outcome,
+    });
+    const comment = (number: number, failures: number, outcome: string) =>
+      gh.emulator.addComment(number, {
+        author: 'octocat',
+        authorAssociation: 'MEMBER',
+        body: renderTrackingComment(
+          { phase: 'failed', attempt: 1, record: record(failures, outcome) },
+          (t) => t,
+        ),
+      });
+    const failing = gh.emulator.addIssue(member('Improve everything'));
+    comment(failing, 3, 'no_changes');
+    const reviewed = gh.emulator.addIssue(member('Fix the greeting typo, again'));
+    comment(reviewed, 0, 'resolved');
+    const fresh = gh.emulator.addIssue(member('Fix the greeting typo'));
+    const summary = await runRounds(ctx, { owner: 'host:1', maxRounds: 1 });
+    expect(summary.reports.map((r) => r.issue)).toEqual([fresh]);
+    expect(summary.skipped).toEqual([
+      {
+        issue: reviewed,
+        title: 'Fix the greeting typo, again',
+        why: 'resolved: its pull request awaits review',
+      },
+    ]);
+    expect(await claims.get(failing)).toMatchObject({ failure_count: 3, attempts: 3, lease: null });
+  });
+
+  it('works only the one issue it is given', async () => {
+    const { gh, ctx } = await setup({ empty_rounds: 1 });
+    gh.emulator.addIssue(member('Fix typo one'));
+    const second = gh.emulator.addIssue(member('Fix the greeting typo'));
+    const summary = await runRounds(ctx, { owner: 'host:1', only: second, maxRounds: 1 });
+    expect(summary.reports.map((r) => [r.issue, r.outcome])).toEqual([[second, 'resolved']]);
+  });
+
+  it('claims nothing once the time budget is spent', async () => {
+    const { gh, ctx, clock } = await setup();
+    gh.emulator.addIssue(member('Fix the greeting typo'));
+    const summary = await runRounds(ctx, { owner: 'host:1', claimUntil: clock.now() });
+    expect(summary).toMatchObject({ stop: 'time_budget', reports: [] });
   });
 
   it('--once runs a single round', async () => {
