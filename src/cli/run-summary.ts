@@ -1,6 +1,8 @@
 import type { RunSummary } from '../scheduler/run-rounds.js';
+import { failureClassOf, isFailure } from '../session/outcome.js';
+import type { SessionReport } from '../session/run-session.js';
 
-const STOP_TEXT: Readonly<Record<RunSummary['stop'], string>> = {
+export const STOP_TEXT: Readonly<Record<RunSummary['stop'], string>> = {
   empty_backlog: 'the backlog stayed empty',
   max_rounds: 'round limit reached',
   budget: 'run budget reached',
@@ -10,6 +12,29 @@ const STOP_TEXT: Readonly<Record<RunSummary['stop'], string>> = {
 
 const dollars = (value: number) => `$${value.toFixed(2)}`;
 const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
+
+export interface Tally {
+  resolved: number;
+  interrupted: number;
+  failed: number;
+  /** Failure class (`verify_failed`, `no_changes`, `auth`, …) → sessions. */
+  byClass: Map<string, number>;
+}
+
+/** How a run's sessions ended, by outcome and by failure class. */
+export function tally(reports: readonly SessionReport[]): Tally {
+  const byClass = new Map<string, number>();
+  let resolved = 0;
+  let interrupted = 0;
+  for (const r of reports) {
+    if (r.outcome === 'resolved') resolved += 1;
+    else if (r.outcome === 'interrupted') interrupted += 1;
+    if (!isFailure(r.outcome)) continue;
+    const errorClass = failureClassOf(r.outcome);
+    byClass.set(errorClass, (byClass.get(errorClass) ?? 0) + 1);
+  }
+  return { resolved, interrupted, failed: reports.length - resolved - interrupted, byClass };
+}
 
 /** The table printed at the end of a run: per session, then totals by outcome and class. */
 export function renderRunSummary(
@@ -27,16 +52,11 @@ export function renderRunSummary(
       );
     }
   }
-  const resolved = summary.reports.filter((r) => r.outcome === 'resolved').length;
-  const failed = new Map<string, number>();
-  for (const r of summary.reports) {
-    if (r.outcome !== 'resolved' && r.outcome !== 'interrupted')
-      failed.set(r.outcome, (failed.get(r.outcome) ?? 0) + 1);
-  }
-  const failures = [...failed.entries()].map(([outcome, n]) => `${outcome} ${n}`).join(', ');
+  const count = tally(summary.reports);
+  const failures = [...count.byClass.entries()].map(([errorClass, n]) => `${errorClass} ${n}`).join(', ');
   lines.push(
     '',
-    `resolved ${resolved}, failed ${summary.reports.length - resolved - summary.reports.filter((r) => r.outcome === 'interrupted').length}${failures ? ` (${failures})` : ''}, cost ${dollars(summary.costUsd)}`,
+    `resolved ${count.resolved}, failed ${count.failed}${failures ? ` (${failures})` : ''}, cost ${dollars(summary.costUsd)}`,
     `GitHub requests: ${requests.charged} charged, ${requests.free} free (304 and rate-limit checks)`,
     `ledger: ${ledgerFile}`,
   );

@@ -22,9 +22,16 @@ export interface TrustOptions {
 
 export interface TrustGate {
   check(issue: BacklogIssue): Promise<TrustDecision>;
+  /** A login's role on the repository (`admin`, `maintain`, `write`, `triage`, `read` or `none`). */
+  permission(login: string): Promise<string>;
 }
 
 const WRITE_PERMISSIONS = new Set(['admin', 'maintain', 'write']);
+
+/** Whether a role from `TrustGate.permission` may push, and so may put work in front of the agent. */
+export function canWrite(permission: string): boolean {
+  return WRITE_PERMISSIONS.has(permission);
+}
 
 interface LabelEvent {
   event: string;
@@ -99,6 +106,7 @@ export function createTrustGate(gh: GitHubClient, cache: EtagCache, options: Tru
   }
 
   return {
+    permission: permissionOf,
     async check(issue) {
       const byAuthor = trustFromAuthor(issue, options.trustedAuthors);
       if (byAuthor) return byAuthor;
@@ -117,8 +125,7 @@ export function createTrustGate(gh: GitHubClient, cache: EtagCache, options: Tru
         return { trusted: true, reason: 'trusted_author', by: labeler.actor };
       }
       const permission = await permissionOf(labeler.actor);
-      if (WRITE_PERMISSIONS.has(permission))
-        return { trusted: true, reason: 'labeled_by_writer', by: labeler.actor };
+      if (canWrite(permission)) return { trusted: true, reason: 'labeled_by_writer', by: labeler.actor };
       return {
         trusted: false,
         reason: `"${options.label}" was applied by ${labeler.actor} (permission ${permission}); only users with write access, or logins in trusted_authors, can queue an issue opened by ${issue.author} (${issue.authorAssociation})`,

@@ -6,6 +6,8 @@ import type { SessionPhase } from '../session/run-session.js';
  * it ended. The CLI renders it as live lines on a terminal or as log lines otherwise.
  */
 export interface ProgressSink {
+  /** A session is about to start on a claimed issue. */
+  started?(issue: number, title: string): void;
   phase(issue: number, phase: SessionPhase | 'claimed'): void;
   event(issue: number, event: AgentEvent): void;
   done(issue: number, outcome: string): void;

@@ -88,6 +88,7 @@ export async function workIssue(ctx: WorkContext, issue: BacklogIssue, lease: Le
   else ctx.signal.addEventListener('abort', onRunAbort, { once: true });
   const keeper = keepLease(claims, lease, { log, onLost: (why) => controller.abort(new Error(why)) });
   await ctx.ledger.append('claim', { issue: issue.number, attempt, token: lease.token });
+  ctx.progress?.started?.(issue.number, issue.title);
   ctx.progress?.phase(issue.number, 'claimed');
   await boardMove(ctx, issue, 'working');
   await track('working');

@@ -1,0 +1,199 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runAction } from '../../src/action/run-action.js';
+import { emptyTrackingRecord, renderTrackingComment } from '../../src/github/tracking-comment.js';
+import { type ParsedMessagesRequest, reply, type ScriptedReply } from '../../src/sandbox/anthropic/index.js';
+import { DEFAULT_TOKEN } from '../../src/sandbox/github/index.js';
+import { readLedger } from '../../src/session/ledger.js';
+import { useRunFixture } from '../cli/run-fixture.js';
+import { inputEnv, labeledPayload, recordingCore, writeEvent } from './action-fixture.js';
+
+const run = useRunFixture({ 'greet.js': "export const greet = () => 'helo';\n" });
+const tempDirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** Fixes the typo when the issue says "typo"; changes nothing otherwise. */
+function agent(request: ParsedMessagesRequest): ScriptedReply {
+  if (request.messages.length > 1) return reply.text('Done.');
+  if (JSON.stringify(request.messages[0]?.content ?? '').includes('typo')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
+      },
+    ]);
+  }
+  return reply.text('Nothing to change.');
+}
+
+const member = {
+  body: 'please',
+  author: 'octocat',
+  authorAssociation: 'MEMBER' as const,
+  labels: ['issueloop'],
+};
+
+/** runAction in-process, as the runner would start it, against the emulators on loopback. */
+async function act(options: { event: string; payload: unknown; inputs?: Record<string, string> }) {
+  const { env, anthropic } = await run.start(agent);
+  const event = await writeEvent(options.payload);
+  tempDirs.push(event.dir);
+  const inputs = await inputEnv({
+    github_token: DEFAULT_TOKEN,
+    anthropic_api_key: env.ANTHROPIC_API_KEY as string,
+    verify_command: 'grep -q "\'hello\'" greet.js',
+    ...options.inputs,
+  });
+  const core = recordingCore(inputs);
+  const runnerEnv = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    ...run.fx.env,
+    GITHUB_ACTIONS: 'true',
+    GITHUB_EVENT_NAME: options.event,
+    GITHUB_EVENT_PATH: event.path,
+    GITHUB_REPOSITORY: 'octo-org/widgets',
+    GITHUB_API_URL: env.GITHUB_API_URL as string,
+    ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL as string,
+    GITHUB_RUN_ID: '42',
+    ...inputs,
+  };
+  const code = await runAction({
+    env: runnerEnv,
+    cwd: run.fx.checkout,
+    core,
+    version: '0.0.0',
+    writeSpacingMs: 0,
+  });
+  // Everything the runner would show or keep; the masks registered with setSecret are not output.
+  const { secrets: _masks, ...shown } = core;
+  const everything = JSON.stringify({ ...shown, summary: core.summaryHtml() });
+  return { code, core, anthropic, everything, apiKey: env.ANTHROPIC_API_KEY as string };
+}
+
+describe('the action, in-process against the emulators', () => {
+  it('an unlisted bot is refused; the same label from a listed bot starts the work', {
+    timeout: 30_000,
+  }, async () => {
+    const number = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
+    run.github.addUser('helper-bot[bot]', { type: 'Bot' });
+    const payload = labeledPayload({
+      number,
+      title: 'Fix the greeting typo',
+      label: 'issueloop',
+      sender: 'helper-bot[bot]',
+      senderType: 'Bot',
+    });
+    const refused = await act({ event: 'issues', payload });
+    expect(refused.code).toBe(0);
+    expect(refused.core.notices.join('\n')).toMatch(
+      /bot helper-bot\[bot\], which is not listed in the allowed_bots/,
+    );
+    expect(refused.core.outputs.outcome).toBe('refused');
+    expect(refused.anthropic.requests).toHaveLength(0);
+
+    const allowed = await act({ event: 'issues', payload, inputs: { allowed_bots: 'helper-bot' } });
+    expect(allowed.code).toBe(0);
+    expect(allowed.core.outputs.outcome).toBe('resolved');
+  });
+
+  it('another label, another issues action, another event: a notice and success, no work', async () => {
+    const number = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
+    const bug = await act({
+      event: 'issues',
+      payload: labeledPayload({ number, title: 't', label: 'bug', sender: 'octocat' }),
+    });
+    expect(bug.code).toBe(0);
+    expect(bug.core.notices).toEqual([
+      'issueloop: nothing to do: label "bug" is not the trigger label "issueloop"',
+    ]);
+    expect(bug.core.outputs).toEqual({
+      outcome: 'skipped',
+      pr_url: '',
+      issues_resolved: '0',
+      cost_usd: '0.0000',
+    });
+    expect(bug.anthropic.requests).toHaveLength(0);
+    expect(bug.core.summaryHtml()).toContain('Nothing to do: label &quot;bug&quot; is not the trigger label');
+
+    const push = await act({ event: 'push', payload: {} });
+    expect(push.code).toBe(0);
+    expect(push.core.notices[0]).toMatch(
+      /event "push" starts no work: use issues \(labeled\), schedule or workflow_dispatch/,
+    );
+    expect(run.github.pulls()).toHaveLength(0);
+  });
+
+  it('history merged from the tracking comment when the state directory is empty: the third failure escalates', {
+    timeout: 30_000,
+  }, async () => {
+    const number = run.github.addIssue({ title: 'Improve everything', ...member });
+    const record = {
+      ...emptyTrackingRecord('2026-11-01T00:00:00Z'),
+      attempts: 2,
+      failure_count: 2,
+      failure_reasons: [
+        { at: '2026-11-01T00:00:00Z', error_class: 'no_changes', message: 'the agent changed nothing' },
+        { at: '2026-11-02T00:00:00Z', error_class: 'no_changes', message: 'the agent changed nothing' },
+      ],
+      last_outcome: 'no_changes',
+    };
+    run.github.addUser('github-actions[bot]', { type: 'Bot' });
+    run.github.addComment(number, {
+      author: 'github-actions[bot]',
+      authorAssociation: 'NONE',
+      body: renderTrackingComment({ phase: 'failed', attempt: 2, record }, (t) => t),
+    });
+    run.github.setPermission('maintainer', 'write');
+    const { code, core } = await act({
+      event: 'issues',
+      payload: labeledPayload({
+        number,
+        title: 'Improve everything',
+        label: 'issueloop',
+        sender: 'maintainer',
+      }),
+    });
+    expect(code).toBe(0);
+    expect(core.outputs.outcome).toBe('no_changes');
+    expect(run.github.labelsOf(number)).toContain('issueloop:needs-human');
+    const runs = join(run.fx.checkout, '.issueloop', 'runs');
+    const { events } = await readLedger(join(runs, (await readdir(runs))[0] as string));
+    expect(events.find((e) => e.type === 'claim')).toMatchObject({ issue: number, attempt: 3 });
+    expect(core.errors).toEqual([
+      { title: `issueloop #${number}: no_changes`, message: expect.stringContaining('Improve everything') },
+    ]);
+  });
+
+  it('a drain whose time budget leaves no room for a session claims nothing and says so', async () => {
+    run.github.addIssue({ title: 'Fix the greeting typo', ...member });
+    const { code, core, anthropic } = await act({
+      event: 'schedule',
+      payload: { schedule: '0 * * * *' },
+      inputs: { time_budget: '10m' },
+    });
+    expect(code).toBe(0);
+    expect(core.outputs.outcome).toBe('time_budget');
+    expect(anthropic.requests).toHaveLength(0);
+  });
+
+  it('bad inputs: exit 2 with the input named, tokens masked before anything else', async () => {
+    const mode = await act({ event: 'schedule', payload: {}, inputs: { mode: 'sometimes' } });
+    expect(mode.code).toBe(2);
+    expect(mode.core.failed).toEqual([
+      'issueloop: input mode: expected "auto", "issue" or "drain", got "sometimes"',
+    ]);
+    expect(mode.core.secrets).toEqual([DEFAULT_TOKEN, mode.apiKey]);
+
+    const workers = await act({ event: 'schedule', payload: {}, inputs: { workers: '0' } });
+    expect(workers.code).toBe(2);
+    expect(workers.core.failed[0]).toMatch(/workers.*input workers/s);
+    for (const result of [mode, workers]) {
+      expect(result.everything).not.toContain(DEFAULT_TOKEN.slice(4));
+      expect(result.everything).not.toContain(result.apiKey.slice(8));
+    }
+  });
+});
