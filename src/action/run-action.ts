@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { EXIT, type ExitCode, exitCodeFor } from '../cli/exit-codes.js';
 import { executeRun, type FinishedRun, openRun, openRunBase, type RunBase } from '../cli/open-run.js';
 import { createProcessDeps } from '../cli/process-deps.js';
+import { createProgressDisplay, type ProgressDisplay } from '../cli/progress-display.js';
 import { type Env, secretsFromEnv } from '../cli/secrets.js';
 import { loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
@@ -231,10 +232,9 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
       redactEnv: config.redact_env,
     });
     const interrupt = new AbortController();
-    const onCancel = () => interrupt.abort(io.interrupt?.reason ?? new Error('cancelled'));
-    if (io.interrupt?.aborted) onCancel();
-    io.interrupt?.addEventListener('abort', onCancel, { once: true });
     const groups = logging.groups;
+    // The CLI's progress lines for a log that is not a terminal: every phase, a heartbeat while one lasts.
+    let display: ProgressDisplay | undefined;
     const runInput = {
       env,
       cwd: io.cwd,
@@ -248,9 +248,14 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
           titles.set(issue, title);
           groups.begin(issue, title);
         },
-        phase: () => undefined,
-        event: () => undefined,
-        done: (issue: number, outcome: string) => groups.end(issue, `#${issue}: ${outcome}`),
+        phase: (issue: number, phase: Parameters<ProgressDisplay['phase']>[1]) =>
+          display?.phase(issue, phase),
+        event: (issue: number, event: Parameters<ProgressDisplay['event']>[1]) =>
+          display?.event(issue, event),
+        done: (issue: number, outcome: string) => {
+          display?.done(issue, outcome);
+          groups.end(issue, `#${issue}: ${outcome}`);
+        },
       },
       ...(io.fetch ? { fetch: io.fetch } : {}),
       ...(io.writeSpacingMs !== undefined ? { writeSpacingMs: io.writeSpacingMs } : {}),
@@ -272,6 +277,15 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
       }
     }
 
+    display = createProgressDisplay({
+      isTTY: false,
+      write: logging.write,
+      log: () => deps.log,
+      now: () => deps.clock.now(),
+    });
+    const onCancel = () => interrupt.abort(io.interrupt?.reason ?? new Error('cancelled'));
+    if (io.interrupt?.aborted) onCancel();
+    io.interrupt?.addEventListener('abort', onCancel, { once: true });
     const start = deps.clock.now();
     let budgetSpent = false;
     const hardStop =
@@ -295,6 +309,7 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
     } finally {
       if (hardStop) clearTimeout(hardStop);
       io.interrupt?.removeEventListener('abort', onCancel);
+      display.stop();
       groups.close();
     }
     if (budgetSpent && finished.summary.stop === 'interrupted') {

@@ -1,8 +1,8 @@
 import type fs from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
+import lockfileInternals from 'proper-lockfile/lib/lockfile.js';
 import { createSerialQueue } from '../core/serial-queue.js';
 import { LockCompromisedError, LockTimeoutError } from './errors.js';
 import { createLockDirFs } from './lock-dir-fs.js';
@@ -35,16 +35,10 @@ const DEFAULT_WAIT_MS = 30_000;
 // the test it uses itself to decide whether a lock is still its own. Read-only use of an internal
 // module, which is why package.json pins proper-lockfile to 4.1.x; without it the inode and birth
 // time checks remain.
-const lockRecords = (() => {
-  try {
-    const internals = createRequire(import.meta.url)('proper-lockfile/lib/lockfile.js') as {
-      getLocks?: () => Record<string, { mtime?: Date; released?: boolean }>;
-    };
-    return internals.getLocks;
-  } catch {
-    return undefined;
-  }
-})();
+// Imported statically, not through createRequire: a bundle (the GitHub Action) must hold the same
+// instance that proper-lockfile itself uses, or its record is empty and every lock looks lost.
+type LockRecord = { mtime?: Date; released?: boolean };
+const lockRecords = (lockfileInternals as { getLocks?: () => Record<string, LockRecord> }).getLocks;
 
 /**
  * The lock of one data file: a directory `<file>.lock` managed by proper-lockfile, which refreshes

@@ -17,8 +17,17 @@ export function runBuiltCli(
   args: readonly string[],
   options: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
+  return runNodeScript(CLI, args, options);
+}
+
+/** Any built script (the CLI, the action's bundle) in its own Node process, with only PATH, HOME and `env`. */
+export function runNodeScript(
+  script: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       cwd: options.cwd ?? process.cwd(),
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,192 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { reply } from '../../src/sandbox/anthropic/index.js';
+import { DEFAULT_TOKEN } from '../../src/sandbox/github/index.js';
+import { useRunFixture } from '../cli/run-fixture.js';
+import { runNodeScript } from '../helpers/cli.js';
+import {
+  BUNDLE,
+  dispatchPayload,
+  inputEnv,
+  labeledPayload,
+  parseOutputFile,
+  writeEvent,
+} from './action-fixture.js';
+
+/**
+ * The committed bundle run as the runner runs a `node24` action: a Node process in the workspace,
+ * inputs as INPUT_* variables (every declared input, defaults included), the webhook payload at
+ * GITHUB_EVENT_PATH, and the summary and output files the runner creates empty beforehand.
+ */
+const run = useRunFixture({ 'greet.js': "export const greet = () => 'helo';\n" });
+const tempDirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+const fixTypo = reply.toolUse([
+  {
+    name: 'str_replace_based_edit_tool',
+    input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
+  },
+]);
+
+const member = {
+  body: 'please',
+  author: 'octocat',
+  authorAssociation: 'MEMBER' as const,
+  labels: ['issueloop'],
+};
+
+interface ActionRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  summary: string;
+  outputs: Record<string, string>;
+  rawOutputs: string;
+  apiKey: string;
+  anthropicRequests: number;
+}
+
+async function runBundle(
+  event: string,
+  payload: unknown,
+  inputs: Record<string, string> = {},
+): Promise<ActionRun> {
+  const { env, anthropic } = await run.start((request) =>
+    request.messages.length > 1
+      ? reply.text('Done.')
+      : JSON.stringify(request.messages[0]?.content ?? '').includes('typo')
+        ? fixTypo
+        : reply.text('Nothing to change.'),
+  );
+  const { dir, path } = await writeEvent(payload);
+  tempDirs.push(dir);
+  const summaryFile = join(dir, 'step_summary.md');
+  const outputFile = join(dir, 'output');
+  await writeFile(summaryFile, '');
+  await writeFile(outputFile, '');
+  const apiKey = env.ANTHROPIC_API_KEY as string;
+  const childEnv = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    ...run.fx.env,
+    GITHUB_ACTIONS: 'true',
+    CI: 'true',
+    GITHUB_EVENT_NAME: event,
+    GITHUB_EVENT_PATH: path,
+    GITHUB_REPOSITORY: 'octo-org/widgets',
+    GITHUB_WORKSPACE: run.fx.checkout,
+    GITHUB_API_URL: env.GITHUB_API_URL as string,
+    GITHUB_RUN_ID: '4242',
+    GITHUB_STEP_SUMMARY: summaryFile,
+    GITHUB_OUTPUT: outputFile,
+    RUNNER_TEMP: dir,
+    ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL as string,
+    ...(await inputEnv({
+      github_token: DEFAULT_TOKEN,
+      anthropic_api_key: apiKey,
+      verify_command: 'grep -q "\'hello\'" greet.js',
+      ...inputs,
+    })),
+  };
+  const result = await runNodeScript(BUNDLE, [], { cwd: run.fx.checkout, env: childEnv });
+  const rawOutputs = await readFile(outputFile, 'utf8');
+  return {
+    ...result,
+    summary: await readFile(summaryFile, 'utf8'),
+    outputs: parseOutputFile(rawOutputs),
+    rawOutputs,
+    apiKey,
+    anthropicRequests: anthropic.requests.length,
+  };
+}
+
+/** The tokens reach the runner only in its own mask commands, which come before any other line. */
+function expectNoTokens(result: ActionRun): void {
+  const lines = result.stdout.split('\n');
+  expect(lines.slice(0, 2)).toEqual([`::add-mask::${DEFAULT_TOKEN}`, `::add-mask::${result.apiKey}`]);
+  const shown = [...lines.slice(2), result.stderr, result.summary, result.rawOutputs].join('\n');
+  for (const secret of [DEFAULT_TOKEN, result.apiKey]) expect(shown).not.toContain(secret);
+}
+
+describe('the action bundle, run as GitHub Actions runs it', () => {
+  it('a maintainer labels an issue: resolved, summary and outputs written (regression: a second proper-lockfile copy in the bundle made every claim a lost lock)', {
+    timeout: 90_000,
+  }, async () => {
+    const number = run.github.addIssue({ title: 'Greeting typo', ...member });
+    run.github.setPermission('maintainer', 'maintain');
+    const result = await runBundle(
+      'issues',
+      labeledPayload({ number, title: 'Greeting typo', label: 'issueloop', sender: 'maintainer' }),
+    );
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(/info {3}#\d+ verifying/);
+    expect(result.code).toBe(0);
+    const pr = run.github.pulls()[0];
+    expect(pr?.draft).toBe(true);
+    expect(result.outputs).toMatchObject({ outcome: 'resolved', issues_resolved: '1' });
+    // The emulator names its pull requests after the address it listens on.
+    expect(result.outputs.pr_url).toMatch(
+      new RegExp(`^http://127\\.0\\.0\\.1:\\d+/octo-org/widgets/pull/${pr?.number}$`),
+    );
+    expect(Number(result.outputs.cost_usd)).toBeGreaterThan(0);
+    expect(result.summary).toContain(`<h2>issueloop: issue #${number}</h2>`);
+    expect(result.summary).toContain(`<a href="${result.outputs.pr_url}">#${pr?.number}</a>`);
+    expect(result.summary).toMatch(/<td>#\d+<\/td><td>Greeting typo<\/td><td><code>resolved<\/code><\/td>/);
+    expect(result.summary).toMatch(/GitHub requests charged/);
+    expect(result.stdout).toContain(`::group::#${number} Greeting typo`);
+    expect(result.stdout).toContain('::endgroup::');
+    expectNoTokens(result);
+  });
+
+  it('a read-only user labels an issue: refused with a notice, no model call, still a green run', {
+    timeout: 30_000,
+  }, async () => {
+    const number = run.github.addIssue({ title: 'Greeting typo', ...member });
+    run.github.addUser('drive-by');
+    run.github.setPermission('drive-by', 'read');
+    const result = await runBundle(
+      'issues',
+      labeledPayload({ number, title: 'Greeting typo', label: 'issueloop', sender: 'drive-by' }),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `::notice::issueloop: #${number} not worked: the label was applied by drive-by, whose permission on the repository is "read"`,
+      ),
+    );
+    expect(result.outputs.outcome).toBe('refused');
+    expect(result.anthropicRequests).toBe(0);
+    expect(run.github.pulls()).toHaveLength(0);
+    expectNoTokens(result);
+  });
+
+  it('a scheduled run drains the backlog: a row per issue, failures annotated and counted by class', {
+    timeout: 90_000,
+  }, async () => {
+    const typo = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
+    const vague = run.github.addIssue({ title: 'Improve everything', ...member });
+    const result = await runBundle('schedule', { schedule: '17 */6 * * *' }, { max_usd_per_issue: '1' });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.outputs).toMatchObject({ outcome: 'empty_backlog', issues_resolved: '1' });
+    expect(result.summary).toContain('<h2>issueloop: drain</h2>');
+    for (const n of [typo, vague]) expect(result.summary).toContain(`<td>#${n}</td>`);
+    expect(result.summary).toMatch(/Failures by class[\s\S]*<code>no_changes<\/code><\/td><td>\d+<\/td>/);
+    expect(result.stdout).toContain(`::error title=issueloop #${vague}%3A no_changes::Improve everything`);
+    expectNoTokens(result);
+  });
+
+  it('a manual dispatch drains too; an unrelated event does nothing', { timeout: 60_000 }, async () => {
+    const dispatched = await runBundle('workflow_dispatch', dispatchPayload());
+    expect(dispatched.code).toBe(0);
+    expect(dispatched.outputs.outcome).toBe('empty_backlog');
+    const pushed = await runBundle('push', {});
+    expect(pushed.code).toBe(0);
+    expect(pushed.stdout).toContain('::notice::issueloop: nothing to do: event "push" starts no work');
+    expect(pushed.outputs.outcome).toBe('skipped');
+  });
+});
