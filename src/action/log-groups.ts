@@ -41,8 +41,10 @@ export function createLogGroups(out: GroupOutput): LogGroups {
     else waiting.set(issue, [line]);
   }
 
+  /** Closes the open group. Its issue is forgotten: a line logged after its end is written where it falls. */
   function closeGroup(): void {
     out.endGroup();
+    if (open !== undefined) titles.delete(open);
     open = undefined;
   }
 
@@ -88,6 +90,7 @@ export function createLogGroups(out: GroupOutput): LogGroups {
         closeGroup();
       }
       finished.clear();
+      titles.clear();
     },
   };
 }
