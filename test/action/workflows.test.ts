@@ -1,0 +1,112 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { INPUT_NAMES, OUTPUT_NAMES } from '../../src/action/inputs.js';
+import { ROOT, readActionYaml } from './action-fixture.js';
+
+interface Step {
+  id?: string;
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+}
+
+interface Workflow {
+  on: Record<string, unknown>;
+  permissions: Record<string, string>;
+  concurrency: { group: string; 'cancel-in-progress'?: boolean };
+  jobs: Record<string, { steps: Step[]; 'timeout-minutes'?: number }>;
+}
+
+/** A workflow expression as written in YAML: `${{ name }}`. */
+const expression = (name: string) => `\${{ ${name} }}`;
+
+const EXAMPLES = join(ROOT, 'examples', 'workflows');
+
+async function examples(): Promise<Array<{ file: string; text: string; workflow: Workflow }>> {
+  const files = (await readdir(EXAMPLES)).filter((f) => f.endsWith('.yml')).sort();
+  return Promise.all(
+    files.map(async (file) => {
+      const text = await readFile(join(EXAMPLES, file), 'utf8');
+      return { file, text, workflow: parse(text) as Workflow };
+    }),
+  );
+}
+
+const issueloopSteps = (workflow: Workflow) =>
+  Object.values(workflow.jobs).flatMap((job) =>
+    job.steps.filter((s) => s.uses?.startsWith('issueloop/issueloop@')),
+  );
+
+describe('action.yml', () => {
+  it('declares exactly the inputs and outputs the action reads and writes, and runs the bundle on node24', async () => {
+    const action = await readActionYaml();
+    expect(Object.keys(action.inputs).sort()).toEqual([...INPUT_NAMES].sort());
+    expect(Object.keys(action.outputs).sort()).toEqual([...OUTPUT_NAMES].sort());
+    expect(action.runs.using).toBe('node24');
+    expect(existsSync(join(ROOT, action.runs.main))).toBe(true);
+    const required = Object.entries(action.inputs).filter(([, spec]) => spec.required);
+    expect(required.map(([name]) => name)).toEqual(['anthropic_api_key']);
+    for (const [name, spec] of Object.entries(action.inputs)) {
+      expect((spec as { description?: string }).description, name).toBeTruthy();
+    }
+  });
+});
+
+describe('the example workflows', () => {
+  it('parse, use only inputs and outputs that exist, and ask for the least permissions', async () => {
+    const action = await readActionYaml();
+    const found = await examples();
+    expect(found.map((e) => e.file)).toEqual(['issueloop-drain.yml', 'issueloop-issue.yml']);
+    for (const { file, text, workflow } of found) {
+      const steps = issueloopSteps(workflow);
+      expect(steps, file).toHaveLength(1);
+      for (const key of Object.keys(steps[0]?.with ?? {}))
+        expect(Object.keys(action.inputs), `${file}: ${key}`).toContain(key);
+      expect(steps[0]?.with?.anthropic_api_key).toBe(expression('secrets.ANTHROPIC_API_KEY'));
+      for (const [, output] of text.matchAll(/steps\.issueloop\.outputs\.([a-z_]+)/g)) {
+        expect(OUTPUT_NAMES as readonly string[], `${file}: output ${output}`).toContain(output);
+      }
+      expect(workflow.permissions).toEqual({ contents: 'write', issues: 'write', 'pull-requests': 'write' });
+      expect(workflow.concurrency['cancel-in-progress']).toBe(false);
+      for (const job of Object.values(workflow.jobs)) expect(job['timeout-minutes'], file).toBeGreaterThan(0);
+    }
+  });
+
+  it('per issue: labeled events only, one concurrency group per issue', async () => {
+    const { workflow } = (await examples()).find((e) => e.file === 'issueloop-issue.yml') as {
+      workflow: Workflow;
+    };
+    expect(workflow.on).toEqual({ issues: { types: ['labeled'] } });
+    expect(workflow.concurrency.group).toBe(`issueloop-issue-${expression('github.event.issue.number')}`);
+  });
+
+  it('drain: schedule and manual dispatch, one global group, the state directory cached', async () => {
+    const { workflow } = (await examples()).find((e) => e.file === 'issueloop-drain.yml') as {
+      workflow: Workflow;
+    };
+    expect(Object.keys(workflow.on).sort()).toEqual(['schedule', 'workflow_dispatch']);
+    expect(workflow.concurrency.group).not.toContain('${{');
+    const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+    const cache = steps.find((s) => s.uses?.startsWith('actions/cache@'));
+    expect(cache?.with?.path).toBe('.issueloop');
+    // Restored before the action runs, or it is no use.
+    expect(steps.indexOf(cache as Step)).toBeLessThan(
+      steps.findIndex((s) => s.uses?.startsWith('issueloop/')),
+    );
+    const minutes = Object.values(workflow.jobs)[0]?.['timeout-minutes'] ?? 0;
+    const budget = String(issueloopSteps(workflow)[0]?.with?.time_budget);
+    expect(Number(/^(\d+)m$/.exec(budget)?.[1])).toBeLessThanOrEqual(minutes - 15);
+  });
+
+  it('are documented in the README, and CI checks that the bundle matches the source', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    for (const { file } of await examples()) expect(readme).toContain(`examples/workflows/${file}`);
+    const ci = parse(await readFile(join(ROOT, '.github', 'workflows', 'ci.yml'), 'utf8')) as Workflow;
+    const runs = Object.values(ci.jobs).flatMap((job) => job.steps.map((s) => s.run ?? ''));
+    expect(runs).toContain('npm run bundle:check');
+    expect(await readFile(join(ROOT, '.ci', 'run'), 'utf8')).toContain('npm run bundle:check');
+  });
+});
