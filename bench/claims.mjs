@@ -1,8 +1,9 @@
-// Throughput of the file claim store: claim+release operations per second with 1, 4 and 16
-// processes, against the cost, measured in the same run, of a bare write + fsync + rename of a file
-// of the same size (the least any durable store must pay per change). Prints ops/s per process
-// count, the single-process ratio (target <= 3x; store and bare write measured in alternating
-// slices of one process) and claim latency p50/p99 under 16 processes.
+// Throughput of the claim stores: claim+release operations per second with 1, 4 and 16 processes,
+// for the file store and (when redis-server is installed) the Redis store on a local server with an
+// append-only file fsynced on every write. The file store is set against the cost, measured in the
+// same run, of a bare write + fsync + rename of a file of the same size (the least any durable store
+// must pay per change): the single-process ratio (target <= 3x; store and bare write measured in
+// alternating slices of one process). Also prints claim latency p50/p99 under 16 processes.
 // Options: --dir <path> (default: a temporary directory; point it at the disk your state_dir uses),
 // --seconds <n> per measurement (default 3).
 import { execFile } from 'node:child_process';
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { requireDist } from './lib.mjs';
+import { requireDist, startRedis } from './lib.mjs';
 
 const worker = fileURLToPath(new URL('./claims-worker.mjs', import.meta.url));
 requireDist('claims', 'claims/file-claim-store.js');
@@ -37,8 +38,8 @@ function runWorker(file, issue, start, end) {
 }
 
 /** `processes` workers, each on its own issue so every claim succeeds: this measures the store. */
-async function measureStore(processes) {
-  const file = join(root, `claims-${processes}.json`);
+async function measureStore(processes, redisUrl) {
+  const file = redisUrl ?? join(root, `claims-${processes}.json`);
   // Leave time for every process to start before the shared window opens.
   const start = Date.now() + 500 + 40 * processes;
   const end = start + seconds * 1000;
@@ -47,7 +48,7 @@ async function measureStore(processes) {
   );
   const ops = results.reduce((sum, r) => sum + r.ops, 0);
   const claimMs = results.flatMap((r) => r.claimMs).sort((a, b) => a - b);
-  return { processes, opsPerSecond: ops / seconds, claimMs, bytes: (await stat(file)).size };
+  return { processes, opsPerSecond: ops / seconds, claimMs, bytes: redisUrl ? 0 : (await stat(file)).size };
 }
 
 /** What the store pays for the write itself (temp file, fsync, rename), without lock, read or checks. */
@@ -115,10 +116,27 @@ try {
       `  ${String(r.processes).padStart(2)} process${r.processes === 1 ? ' ' : 'es'}             ${r.opsPerSecond.toFixed(0).padStart(6)} ops/s   ${(1000 / r.opsPerSecond).toFixed(2)} ms/op`,
     );
   }
-  const contended = runs.at(-1).claimMs;
-  console.log(
-    `  claim latency under 16 processes: p50 ${percentile(contended, 50).toFixed(1)} ms, p99 ${percentile(contended, 99).toFixed(1)} ms (${contended.length} claims)`,
-  );
+  const latency = (claimMs) =>
+    `p50 ${percentile(claimMs, 50).toFixed(1)} ms, p99 ${percentile(claimMs, 99).toFixed(1)} ms (${claimMs.length} claims)`;
+  console.log(`  claim latency under 16 processes: ${latency(runs.at(-1).claimMs)}`);
+  const redis = await startRedis();
+  if (!redis) {
+    console.log('  redis store: skipped (redis-server is not installed: apt-get install redis-server)');
+  } else {
+    try {
+      console.log('  redis store (local redis-server, appendfsync always):');
+      const redisRuns = [];
+      for (const processes of [1, 4, 16]) redisRuns.push(await measureStore(processes, redis.url));
+      for (const [i, r] of redisRuns.entries()) {
+        console.log(
+          `  ${String(r.processes).padStart(2)} process${r.processes === 1 ? ' ' : 'es'}             ${r.opsPerSecond.toFixed(0).padStart(6)} ops/s   ${(1000 / r.opsPerSecond).toFixed(2)} ms/op   ${(r.opsPerSecond / runs[i].opsPerSecond).toFixed(1)}x the file store`,
+        );
+      }
+      console.log(`  claim latency under 16 processes: ${latency(redisRuns.at(-1).claimMs)}`);
+    } finally {
+      await redis.stop();
+    }
+  }
   const ratio = storeMsPerOp / bareMsPerOp;
   const verdict = ratio <= TARGET ? 'ok' : 'over target';
   console.log(

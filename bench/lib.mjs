@@ -1,4 +1,5 @@
-// What the benchmarks share: the dist/ check, a silent logger, and a GitHub client on the emulator.
+// What the benchmarks share: the dist/ check, a silent logger, a GitHub client on the emulator, and a
+// throwaway redis-server.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -31,4 +32,10 @@ export async function emulatedGitHubClient(emulator, { clock, redact = (text) =>
     retryUnitMs: 0,
     writeSpacingMs: 0,
   });
+}
+
+/** A throwaway redis-server (src/sandbox/redis-server.ts); undefined when it is not installed. */
+export async function startRedis() {
+  const { findRedisServer, startRedisServer } = await import('../dist/sandbox/redis-server.js');
+  return findRedisServer() ? startRedisServer() : undefined;
 }

@@ -189,6 +189,7 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
   for (const token of readTokens((name) => core.getInput(name))) core.setSecret(token);
   let redact: Redactor = createRedactor(readTokens((name) => core.getInput(name)));
   let logging: Logging | undefined;
+  let closeStore: () => Promise<void> = async () => undefined;
   try {
     const inputs = readInputs((name) => core.getInput(name));
     const env = actionEnv(io.env, inputs);
@@ -261,6 +262,7 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
       ...(io.writeSpacingMs !== undefined ? { writeSpacingMs: io.writeSpacingMs } : {}),
     };
     const runBase = await openRunBase(runInput);
+    closeStore = () => runBase.claims.close();
 
     if (decision.kind === 'issue') {
       titles.set(decision.issue, decision.title);
@@ -335,5 +337,8 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
     const code = exitCodeFor(err);
     core.setFailed(redact(`issueloop: ${(err as Error).message}`));
     return code;
+  } finally {
+    // A Redis store's connection would keep the process alive.
+    await closeStore().catch(() => undefined);
   }
 }

@@ -79,4 +79,6 @@ export interface ClaimStore {
   forceRelease(issue: number): Promise<Lease | undefined>;
   /** Forgets every lease and all history; fencing tokens keep growing. */
   clear(): Promise<ClearSummary>;
+  /** Lets go of connections (a server store); the store is not used afterwards. */
+  close(): Promise<void>;
 }

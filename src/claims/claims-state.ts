@@ -43,7 +43,7 @@ function isLive(lease: Lease | null, now: number): boolean {
   return lease !== null && Date.parse(lease.expires_at) > now;
 }
 
-function holderOf(lease: Lease): Holder {
+export function holderOf(lease: Lease): Holder {
   return { owner: lease.owner, token: lease.token, expires_at: lease.expires_at };
 }
 
@@ -135,7 +135,7 @@ export function renewLease(state: ClaimsFile, lease: Lease, ctx: RuleContext): T
 }
 
 /** The first non-blank line, trimmed and capped: what a failure reason keeps. */
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   const line = text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
   return line.trim().slice(0, MAX_MESSAGE_LENGTH);
 }

@@ -26,9 +26,18 @@ export interface ClaimStoreOptions {
 /** Far above `claims.ttl`'s 24 h limit; it only keeps expiry times representable. */
 const MAX_TTL_MS = 7 * 86_400_000;
 
-function checkIssue(issue: number): void {
+export function checkIssue(issue: number): void {
   if (!Number.isSafeInteger(issue) || issue <= 0) {
     throw new IssueloopError('invalid_argument', `issue must be a positive integer, got ${String(issue)}`);
+  }
+}
+
+/** The arguments of `claim`, checked the same way by every store. */
+export function checkClaim(issue: number, owner: string, ttlMs: number): void {
+  checkIssue(issue);
+  if (owner.trim() === '') throw new IssueloopError('invalid_argument', 'owner must not be empty');
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0 || ttlMs > MAX_TTL_MS) {
+    throw new IssueloopError('invalid_argument', `ttl must be between 1 ms and 7 days, got ${ttlMs} ms`);
   }
 }
 
@@ -47,11 +56,7 @@ export function createClaimStore(backend: ClaimsBackend, options: ClaimStoreOpti
   // Every method is async, so bad arguments reject like any other failure instead of throwing.
   return {
     async claim(issue, owner, ttlMs) {
-      checkIssue(issue);
-      if (owner.trim() === '') throw new IssueloopError('invalid_argument', 'owner must not be empty');
-      if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0 || ttlMs > MAX_TTL_MS) {
-        throw new IssueloopError('invalid_argument', `ttl must be between 1 ms and 7 days, got ${ttlMs} ms`);
-      }
+      checkClaim(issue, owner, ttlMs);
       return run((s, c) => rules.claimIssue(s, issue, owner, ttlMs, c));
     },
     renew: (lease) => run((s, c) => rules.renewLease(s, lease, c)),
@@ -93,5 +98,7 @@ export function createClaimStore(backend: ClaimsBackend, options: ClaimStoreOpti
       return run((s, c) => rules.forceRelease(s, issue, c.now));
     },
     clear: () => run((s, c) => rules.clearAll(s, c.now)),
+    // Nothing held open between transactions.
+    close: async () => undefined,
   };
 }

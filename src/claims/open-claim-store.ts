@@ -1,16 +1,20 @@
 import { resolve } from 'node:path';
 import type { Clock } from '../core/clock.js';
+import { UsageError } from '../core/errors.js';
 import type { Redactor } from '../core/redact.js';
 import type { ClaimStore } from './claim-store.js';
 import { createFileClaimStore } from './file-claim-store.js';
+import { createRedisClaimStore, redisLocation } from './redis-claim-store.js';
 
 const CLAIMS_FILE_NAME = 'claims.json';
 
 /** The settings a store is opened from: the shape of the validated config, declared here structurally. */
 export interface ClaimStoreSettings {
-  claims: { store: 'file'; max_failures: number };
+  claims: { store: 'file' | 'redis'; redis_url?: string | undefined; max_failures: number };
   /** Resolved against `cwd`. */
   state_dir: string;
+  /** `owner/name`: a Redis store keeps each repository's claims under its own key prefix. */
+  repo?: string | undefined;
 }
 
 export interface OpenedClaimStore {
@@ -26,6 +30,23 @@ export function openClaimStore(
   settings: ClaimStoreSettings,
   options: { cwd: string; clock: Pick<Clock, 'now'>; redact?: Redactor },
 ): OpenedClaimStore {
+  if (settings.claims.store === 'redis') {
+    const url = settings.claims.redis_url;
+    if (!url) throw new UsageError('claims.store is redis but claims.redis_url is not set');
+    if (!settings.repo) {
+      throw new UsageError(
+        'a Redis claim store keeps claims per repository: pass --repo owner/name, set `repo:` or ISSUELOOP_REPO',
+      );
+    }
+    const store = createRedisClaimStore({
+      url,
+      repo: settings.repo,
+      clock: options.clock,
+      maxFailures: settings.claims.max_failures,
+      ...(options.redact ? { redact: options.redact } : {}),
+    });
+    return { store, location: `${redisLocation(url)} (${settings.repo})` };
+  }
   const file = resolve(options.cwd, settings.state_dir, CLAIMS_FILE_NAME);
   const store = createFileClaimStore({
     file,

@@ -29,6 +29,8 @@ export interface CliIo {
 export interface CommandIo extends CliIo {
   /** Widens output redaction to these variables too, and returns the widened redactor. */
   redactAlso(envNames: readonly string[]): Redactor;
+  /** Runs `close` when the command ends, however it ends (a Redis store's connection). */
+  atExit(close: () => Promise<void>): void;
 }
 
 interface GlobalOptions {
@@ -60,7 +62,9 @@ export async function openStore(
   ]);
   const { config } = await loadConfig(loadOptions(io, command));
   const redact = io.redactAlso(config.redact_env);
-  return { opened: openClaimStore(config, { cwd: io.cwd, clock: systemClock, redact }), config };
+  const opened = openClaimStore(config, { cwd: io.cwd, clock: systemClock, redact });
+  io.atExit(() => opened.store.close());
+  return { opened, config };
 }
 
 /** The configuration, the output redactor widened by it, and the process deps, for a command that works. */

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { basename } from 'node:path';
 import { promisify } from 'node:util';
+import type { OpenedClaimStore } from '../claims/open-claim-store.js';
 import { type LoadConfigOptions, type LoadedConfig, loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
-import { ConfigError, CorruptStateError } from '../core/errors.js';
+import { ConfigError, CorruptStateError, UsageError } from '../core/errors.js';
 import { redact } from '../core/redact.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
@@ -178,8 +179,23 @@ function checkEndpoints(env: LoadConfigOptions['env']): Check[] {
 /** The claim store opens and parses; a corrupt file fails like bad configuration (exit 2). */
 async function checkClaims(input: DoctorInput, loaded: LoadedConfig | undefined): Promise<Check | undefined> {
   if (!loaded) return undefined;
-  const { openClaimStore } = await import('../claims/open-claim-store.js');
-  const opened = openClaimStore(loaded.config, { cwd: input.cwd, clock: systemClock });
+  const [{ openClaimStore }, { ClaimStoreUnreachableError }] = await Promise.all([
+    import('../claims/open-claim-store.js'),
+    import('../claims/redis-claim-store.js'),
+  ]);
+  let opened: OpenedClaimStore;
+  try {
+    opened = openClaimStore(loaded.config, { cwd: input.cwd, clock: systemClock });
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    return {
+      name: 'claims',
+      status: 'fail',
+      detail: err.message,
+      fix: 'name the repository (--repo, `repo:`, ISSUELOOP_REPO)',
+      config: true,
+    };
+  }
   try {
     const views = await opened.store.list();
     const leased = views.filter((v) => v.lease).length;
@@ -187,13 +203,34 @@ async function checkClaims(input: DoctorInput, loaded: LoadedConfig | undefined)
     const detail = `${opened.location}: ${leased} leased, ${blocked} needing a human, ${views.length} known`;
     return { name: 'claims', status: 'ok', detail };
   } catch (err) {
+    if (err instanceof ClaimStoreUnreachableError) {
+      return {
+        name: 'claims',
+        status: 'fail',
+        detail: err.message,
+        fix: 'start Redis there, or correct claims.redis_url (ISSUELOOP_CLAIMS__REDIS_URL)',
+      };
+    }
     if (!(err instanceof CorruptStateError)) throw err;
     const fix =
       err.reason === 'newer_version'
         ? 'upgrade issueloop'
         : 'repair the file, or run `issueloop reset --claims` to move it aside';
     return { name: 'claims', status: 'fail', detail: err.message, fix, config: true };
+  } finally {
+    await opened.store.close();
   }
+}
+
+/** The settings as printed: a Redis URL without its user and password. */
+function withoutCredentials(config: Config): Config {
+  const url = config.claims.redis_url;
+  if (url === undefined) return config;
+  const parsed = new URL(url);
+  if (!parsed.username && !parsed.password) return config;
+  parsed.username = parsed.username ? '***' : '';
+  parsed.password = parsed.password ? '***' : '';
+  return { ...config, claims: { ...config.claims, redis_url: parsed.toString() } };
 }
 
 export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
@@ -227,7 +264,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     ok: checks.every((c) => c.status !== 'fail'),
     checks,
   };
-  if (loaded) report.config = loaded.config;
+  if (loaded) report.config = withoutCredentials(loaded.config);
   return report;
 }
 

@@ -86,11 +86,16 @@ export async function openRunBase(input: OpenRunInput): Promise<RunBase> {
   return { checkout, client, github, claims, stateDir };
 }
 
+export function requireAnthropicKey(env: Env): string {
+  const apiKey = env.ANTHROPIC_API_KEY;
+  if (!apiKey) throw new UsageError('no Anthropic API key: export ANTHROPIC_API_KEY');
+  return apiKey;
+}
+
 /** Everything a run needs; the Anthropic key is required here, not for a dry run. */
 export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<OpenedRun> {
   const { config, deps, env, redact } = input;
-  const apiKey = env.ANTHROPIC_API_KEY;
-  if (!apiKey) throw new UsageError('no Anthropic API key: export ANTHROPIC_API_KEY');
+  const apiKey = requireAnthropicKey(env);
   const base = opened ?? (await openRunBase(input));
   const models = createModelRuntime({
     adapter: createAnthropicModel({

@@ -160,6 +160,7 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
 export async function runCli(rawIo: CliIo): Promise<ExitCode> {
   // Defence in depth: whatever a command prints, the tokens it was given are never part of it.
   let redact = createRedactor(secretsFromEnv(rawIo.env));
+  const closers: Array<() => Promise<void>> = [];
   const io: CommandIo = {
     ...rawIo,
     stdout: (text) => rawIo.stdout(redact(text)),
@@ -167,6 +168,9 @@ export async function runCli(rawIo: CliIo): Promise<ExitCode> {
     redactAlso: (names) => {
       redact = createRedactor(secretsFromEnv(rawIo.env, names));
       return redact;
+    },
+    atExit: (close) => {
+      closers.push(close);
     },
   };
   let exitCode: ExitCode = EXIT.ok;
@@ -181,5 +185,7 @@ export async function runCli(rawIo: CliIo): Promise<ExitCode> {
     const message = err instanceof Error ? err.message : String(err);
     io.stderr(`issueloop: ${message}\n`);
     return exitCodeFor(err);
+  } finally {
+    await Promise.allSettled(closers.map((close) => close()));
   }
 }

@@ -4,7 +4,7 @@ import type { Deps } from '../core/deps.js';
 import { UsageError } from '../core/errors.js';
 import type { Redactor } from '../core/redact.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import { executeRun, openRun, openRunBase } from './open-run.js';
+import { executeRun, type FinishedRun, openRun, openRunBase, requireAnthropicKey } from './open-run.js';
 import type { ProgressDisplay } from './progress-display.js';
 import { renderRunSummary } from './run-summary.js';
 import type { Env } from './secrets.js';
@@ -47,25 +47,33 @@ function maxRoundsOf(flags: RunFlags, config: Config): number | undefined {
 /** `issueloop run`: rounds over the backlog until it stays empty, then a summary. */
 export async function runRun(input: RunCommandInput): Promise<ExitCode> {
   const maxRounds = maxRoundsOf(input.flags, input.config);
-  if (input.flags.dryRun) {
-    const { github, claims, stateDir } = await openRunBase(input);
-    const { planDryRun, renderDryRun } = await import('./dry-run.js');
-    const plan = await planDryRun({
-      github,
-      claims,
-      config: input.config,
-      stateDir,
-      now: input.deps.clock.now(),
-    });
-    input.stdout(input.flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderDryRun(plan));
-    return EXIT.ok;
+  if (!input.flags.dryRun) requireAnthropicKey(input.env);
+  const base = await openRunBase(input);
+  let finished: FinishedRun;
+  try {
+    if (input.flags.dryRun) {
+      const { planDryRun, renderDryRun } = await import('./dry-run.js');
+      const { github, claims, stateDir } = base;
+      const plan = await planDryRun({
+        github,
+        claims,
+        config: input.config,
+        stateDir,
+        now: input.deps.clock.now(),
+      });
+      input.stdout(input.flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderDryRun(plan));
+      return EXIT.ok;
+    }
+    finished = await executeRun(
+      await openRun(input, base),
+      { owner: `${hostname()}:${process.pid}`, ...(maxRounds !== undefined ? { maxRounds } : {}) },
+      input.progress,
+    );
+  } finally {
+    // A Redis store's connection would keep the process alive.
+    await base.claims.close();
   }
-  const run = await openRun(input);
-  const { summary, requests, ledgerFile } = await executeRun(
-    run,
-    { owner: `${hostname()}:${process.pid}`, ...(maxRounds !== undefined ? { maxRounds } : {}) },
-    input.progress,
-  );
+  const { summary, requests, ledgerFile } = finished;
   input.stdout(
     input.flags.json
       ? `${JSON.stringify({ ...summary, requests, ledger: ledgerFile }, null, 2)}\n`

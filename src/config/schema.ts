@@ -45,11 +45,32 @@ export const repoSlug = z
   .string()
   .regex(REPO_SLUG, 'expected a repository as "owner/name", e.g. "octocat/hello-world"');
 
-const ClaimsSchema = z.strictObject({
-  store: z.enum(['file']).default('file'),
-  ttl: duration({ min: 60_000, max: 86_400_000 }).prefault('30m'),
-  max_failures: z.int().min(1).max(100).default(3),
-});
+const redisUrl = z.string().refine(
+  (text) => {
+    try {
+      return ['redis:', 'rediss:'].includes(new URL(text).protocol);
+    } catch {
+      return false;
+    }
+  },
+  {
+    message: 'expected a Redis URL such as "redis://localhost:6379" or "rediss://user:password@host:6380/0"',
+  },
+);
+
+const ClaimsSchema = z
+  .strictObject({
+    /** `file`: one machine (a lock directory next to claims.json); `redis`: every host that reaches the server. */
+    store: z.enum(['file', 'redis']).default('file'),
+    redis_url: redisUrl.optional(),
+    ttl: duration({ min: 60_000, max: 86_400_000 }).prefault('30m'),
+    max_failures: z.int().min(1).max(100).default(3),
+  })
+  .refine((claims) => claims.store !== 'redis' || claims.redis_url !== undefined, {
+    message:
+      'claims.store is redis but no claims.redis_url is set: set it (or ISSUELOOP_CLAIMS__REDIS_URL), e.g. redis://localhost:6379',
+    path: ['redis_url'],
+  });
 
 const PriceSchema = z.strictObject({
   input: z.number().nonnegative(),

@@ -2,15 +2,18 @@ import type { ClaimView } from '../claims/claim-store.js';
 import { computeBackoff } from '../core/backoff.js';
 import { classifyError } from '../core/classify/classify-error.js';
 import { IssueloopError } from '../core/errors.js';
+import type { Log } from '../core/logger.js';
 import type { Backlog } from '../github/backlog.js';
 import type { TrustDecision } from '../github/trust.js';
 import type { SessionReport } from '../session/run-session.js';
 import { importCandidateHistory } from './history.js';
-import { createEmptyRoundMonitor, describeSkip, planRound } from './plan-round.js';
+import { createEmptyRoundMonitor, describeSkip, planRound, type RoundPlan } from './plan-round.js';
 import { type WorkContext, workIssue } from './work-issue.js';
 
 /** A run that cannot read its backlog this many times in a row fails (exit 1) rather than spin. */
 export const MAX_FETCH_FAILURES = 3;
+/** Rounds in a row without the claim store before the run fails; backoff makes this about a minute. */
+export const MAX_STORE_OUTAGES = 5;
 
 export type RunStop = 'empty_backlog' | 'max_rounds' | 'budget' | 'time_budget' | 'interrupted';
 
@@ -69,6 +72,7 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
   let rounds = 0;
   let skipped: RunSummary['skipped'] = [];
   const historyChecked = new Set<number>();
+  const storeOutage = createOutagePause(ctx);
   const summary = (stop: RunStop): RunSummary => ({ rounds, reports, stop, costUsd, skipped });
 
   for (;;) {
@@ -120,23 +124,31 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
     }
     const now = deps.clock.now();
     const listClaims = async () => new Map((await ctx.claims.list()).map((view) => [view.issue, view]));
-    let claimViews = await listClaims();
-    const trust = await readTrust(ctx, backlog, claimViews, now);
-    let plan = planRound({ issues: backlog.issues, claims: claimViews, trust, now });
-    // Imported history can only add records, so the trust read above still covers every candidate.
-    for (;;) {
-      const history = { ...ctx, log: roundLog };
-      const imported = await importCandidateHistory(
-        history,
-        plan.candidates,
-        claimViews,
-        historyChecked,
-        config.workers,
-      );
-      if (imported.length === 0) break;
-      await ctx.ledger.append('history_import', { round: rounds, issues: imported });
-      claimViews = await listClaims();
+    let plan: RoundPlan;
+    try {
+      let claimViews = await listClaims();
+      const trust = await readTrust(ctx, backlog, claimViews, now);
       plan = planRound({ issues: backlog.issues, claims: claimViews, trust, now });
+      // Imported history can only add records, so the trust read above still covers every candidate.
+      for (;;) {
+        const history = { ...ctx, log: roundLog };
+        const imported = await importCandidateHistory(
+          history,
+          plan.candidates,
+          claimViews,
+          historyChecked,
+          config.workers,
+        );
+        if (imported.length === 0) break;
+        await ctx.ledger.append('history_import', { round: rounds, issues: imported });
+        claimViews = await listClaims();
+        plan = planRound({ issues: backlog.issues, claims: claimViews, trust, now });
+      }
+    } catch (err) {
+      if (!isStoreOutage(err, ctx)) throw err;
+      rounds -= 1;
+      if (!(await storeOutage.pause(err, roundLog))) return summary('interrupted');
+      continue;
     }
     skipped = plan.skipped.map((skip) => ({
       issue: skip.issue.number,
@@ -155,9 +167,18 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
     }
 
     const claimed: Array<Promise<SessionReport>> = [];
+    // A claim store that goes away mid-round stops the claiming; what was claimed still runs.
+    let outage: unknown;
     for (const issue of plan.candidates) {
       if (claimed.length >= config.workers || ctx.signal.aborted) break;
-      const result = await ctx.claims.claim(issue.number, options.owner, config.claims.ttl);
+      let result: Awaited<ReturnType<typeof ctx.claims.claim>>;
+      try {
+        result = await ctx.claims.claim(issue.number, options.owner, config.claims.ttl);
+      } catch (err) {
+        if (!isStoreOutage(err, ctx)) throw err;
+        outage = err;
+        break;
+      }
       if (!result.ok) continue;
       claimed.push(workIssue(ctx, issue, result.lease));
     }
@@ -183,11 +204,50 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
         roundLog.warn({ err: (err as Error).message }, 'could not save the ETag cache'),
       );
 
+    if (outage !== undefined) {
+      // Says nothing about the backlog: not an empty round.
+      if (!(await storeOutage.pause(outage, roundLog))) return summary('interrupted');
+      continue;
+    }
+    storeOutage.reset();
     if (empty.record(claimed.length)) return summary('empty_backlog');
     if (ctx.signal.aborted) return summary('interrupted');
     if (options.maxRounds !== undefined && rounds >= options.maxRounds) return summary('max_rounds');
     if (claimed.length === 0 && !(await pause(ctx, config.poll_interval))) return summary('interrupted');
   }
+}
+
+/** A claim store that cannot be reached (a Redis server restarting, a network cut): worth waiting for. */
+function isStoreOutage(err: unknown, ctx: WorkContext): boolean {
+  return !ctx.signal.aborted && classifyError(err).errorClass === 'network';
+}
+
+/**
+ * While the claim store is unreachable the run claims nothing: it backs off and tries again, and
+ * fails (exit 1) after MAX_STORE_OUTAGES rounds in a row, naming the store and the error.
+ */
+function createOutagePause(ctx: WorkContext) {
+  let outages = 0;
+  return {
+    reset() {
+      outages = 0;
+    },
+    async pause(err: unknown, log: Log): Promise<boolean> {
+      outages += 1;
+      const failure = classifyError(err, { now: ctx.deps.clock.now(), redact: ctx.redact });
+      await ctx.ledger.append('claims_unreachable', { attempt: outages, message: failure.message });
+      if (outages >= MAX_STORE_OUTAGES) {
+        throw new IssueloopError(
+          'claims_unreachable',
+          `could not reach the claim store ${outages} times in a row: ${failure.message}`,
+          { cause: err },
+        );
+      }
+      const waitMs = computeBackoff(outages, {}, ctx.deps.random);
+      log.warn({ waitMs }, `claim store unreachable (${failure.message}); no claims until it is back`);
+      return pause(ctx, waitMs);
+    },
+  };
 }
 
 /** Sleeps on the injected clock; false when the run was interrupted meanwhile. */

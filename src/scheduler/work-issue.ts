@@ -1,6 +1,10 @@
-import type { ClaimStore, Lease } from '../claims/claim-store.js';
+import type { ClaimStore, ClaimView, Lease, ReleaseOutcome } from '../claims/claim-store.js';
+import { StaleLeaseError } from '../claims/errors.js';
 import type { Config } from '../config/schema.js';
+import { computeBackoff } from '../core/backoff.js';
+import { classifyError } from '../core/classify/classify-error.js';
 import type { Deps } from '../core/deps.js';
+import type { Log } from '../core/logger.js';
 import type { GitHubAdapter } from '../github/adapter.js';
 import type { BoardPhase } from '../github/board/board-state.js';
 import type { BacklogIssue } from '../github/issue-shape.js';
@@ -38,6 +42,63 @@ async function quietly(ctx: WorkContext, what: string, work: () => Promise<unkno
   }
 }
 
+/** Attempts at recording an outcome while the claim store is unreachable, with backoff between them. */
+export const RELEASE_ATTEMPTS = 4;
+
+/**
+ * Records how the session ended. A lease lost meanwhile (expired, taken over) is not ours to end:
+ * the store has counted any failure anyway, and the run goes on. A store that cannot be reached is
+ * tried again with backoff; after that the outcome is lost, logged and put in the ledger, and the
+ * lease lapses by itself at its TTL.
+ */
+async function releaseClaim(
+  ctx: WorkContext,
+  lease: Lease,
+  log: Log,
+  outcome: ReleaseOutcome,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ctx.claims.release(lease, outcome);
+      return;
+    } catch (err) {
+      if (err instanceof StaleLeaseError) {
+        log.warn({ issue: lease.issue }, `${err.message}; the outcome ${outcome.outcome} was not recorded`);
+        await ctx.ledger.append('release_stale', { issue: lease.issue, outcome: outcome.outcome });
+        return;
+      }
+      const failure = classifyError(err, { now: ctx.deps.clock.now(), redact: ctx.redact });
+      if (failure.errorClass !== 'network') throw err;
+      if (attempt >= RELEASE_ATTEMPTS) {
+        log.error(
+          { issue: lease.issue },
+          `could not record the outcome ${outcome.outcome} of #${lease.issue}: ${failure.message}; its lease lapses at ${lease.expires_at}`,
+        );
+        await ctx.ledger.append('release_failed', {
+          issue: lease.issue,
+          outcome: outcome.outcome,
+          message: failure.message,
+        });
+        return;
+      }
+      // Not abortable: an interrupted run still wants its outcome recorded.
+      await ctx.deps.clock.sleep(computeBackoff(attempt, {}, ctx.deps.random));
+    }
+  }
+}
+
+/** The issue's claim record; while the store is unreachable, none (the session starts as attempt 1). */
+async function readClaim(ctx: WorkContext, issue: number, log: Log): Promise<ClaimView | undefined> {
+  try {
+    return await ctx.claims.get(issue);
+  } catch (err) {
+    const failure = classifyError(err, { now: ctx.deps.clock.now(), redact: ctx.redact });
+    if (failure.errorClass !== 'network') throw err;
+    log.warn({ issue }, `could not read the claim of #${issue}: ${failure.message}`);
+    return undefined;
+  }
+}
+
 function boardMove(ctx: WorkContext, issue: BacklogIssue, phase: BoardPhase): Promise<void> {
   const board = ctx.github.board;
   if (!board) return Promise.resolve();
@@ -56,7 +117,7 @@ function boardMove(ctx: WorkContext, issue: BacklogIssue, phase: BoardPhase): Pr
 export async function workIssue(ctx: WorkContext, issue: BacklogIssue, lease: Lease): Promise<SessionReport> {
   const { claims, github, redact } = ctx;
   const log = ctx.deps.log.child({ issue: issue.number });
-  const before = await claims.get(issue.number);
+  const before = await readClaim(ctx, issue.number, log);
   // `claim` has counted this attempt already.
   const attempt = before?.attempts ?? 1;
   const nowIso = () => new Date(ctx.deps.clock.now()).toISOString();
@@ -123,13 +184,13 @@ export async function workIssue(ctx: WorkContext, issue: BacklogIssue, lease: Le
 
   ctx.progress?.done(issue.number, report.outcome);
   const failed = isFailure(report.outcome);
-  await claims.release(keeper.current(), {
+  await releaseClaim(ctx, keeper.current(), log, {
     outcome: report.outcome,
     ...(failed ? { failure: { errorClass: failureClassOf(report.outcome), message: report.reason } } : {}),
     ...(report.outcome === 'interrupted' ? { partialContext: report.partialContext } : {}),
     ...(report.hint ? { hint: report.hint } : {}),
   });
-  const after = await claims.get(issue.number);
+  const after = await readClaim(ctx, issue.number, log);
   await ctx.ledger.append('outcome', {
     issue: issue.number,
     attempt,

@@ -39,4 +39,13 @@ describe('secretsFromEnv', () => {
       ]),
     ).toEqual(['a-token', 'k-value', 'x']);
   });
+
+  it("keeps a Redis URL's password secret (as written and decoded), not the server it names", () => {
+    expect(secretsFromEnv({ ISSUELOOP_CLAIMS__REDIS_URL: 'redis://fleet:p%40ss@cache:6379/1' })).toEqual([
+      'redis://fleet:p%40ss@cache:6379/1',
+      'p%40ss',
+      'p@ss',
+    ]);
+    expect(secretsFromEnv({ ISSUELOOP_CLAIMS__REDIS_URL: 'redis://cache:6379' })).toEqual([]);
+  });
 });

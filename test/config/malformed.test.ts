@@ -61,6 +61,24 @@ const cases: Case[] = [
     expected: ['repo: expected'],
   },
   {
+    name: 'redis store without a URL',
+    files: yaml('claims:\n  store: redis\n'),
+    expected: [
+      'claims.redis_url: claims.store is redis but no claims.redis_url is set',
+      'redis://localhost:6379',
+    ],
+  },
+  {
+    name: 'redis URL of another scheme',
+    files: yaml('claims:\n  store: redis\n  redis_url: http://cache:6379\n'),
+    expected: ['claims.redis_url: expected a Redis URL such as "redis://localhost:6379"'],
+  },
+  {
+    name: 'unknown claim store',
+    files: yaml('claims:\n  store: postgres\n'),
+    expected: ['claims.store:', '"file"', '"redis"'],
+  },
+  {
     name: 'duration as a bare number',
     files: yaml('claims:\n  ttl: 30\n'),
     expected: ['claims.ttl: expected a duration'],
@@ -79,11 +97,6 @@ const cases: Case[] = [
     name: 'negative poll interval',
     files: yaml('poll_interval: -5s\n'),
     expected: ['poll_interval: expected a duration'],
-  },
-  {
-    name: 'unknown claim store',
-    files: yaml('claims:\n  store: redis\n'),
-    expected: ['claims.store:', '"file"'],
   },
   {
     name: 'max_failures zero',

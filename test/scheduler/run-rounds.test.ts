@@ -2,7 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ClaimStore, Lease } from '../../src/claims/claim-store.js';
+import { StaleLeaseError } from '../../src/claims/errors.js';
 import { createMemoryClaimStore } from '../../src/claims/memory-claim-store.js';
+import { ClaimStoreUnreachableError } from '../../src/claims/redis-claim-store.js';
 import { createSeededRandom } from '../../src/core/random.js';
 import { createRedactor } from '../../src/core/redact.js';
 import { emptyTrackingRecord, renderTrackingComment } from '../../src/github/tracking-comment.js';
@@ -79,6 +82,22 @@ async function setup(config: Record<string, unknown> = {}, emulator?: GitHubEmul
     redact,
   };
   return { gh, ctx, claims, ledger, clock, log };
+}
+
+const unreachable = () =>
+  new ClaimStoreUnreachableError(
+    'redis://127.0.0.1:6390',
+    'claim',
+    new Error('connect ECONNREFUSED 127.0.0.1:6390'),
+  );
+
+/** The store, with list and claim failing as unreachable while `down()` says so. */
+function withOutages(store: ClaimStore, down: () => boolean): ClaimStore {
+  return {
+    ...store,
+    list: () => (down() ? Promise.reject(unreachable()) : store.list()),
+    claim: (...args) => (down() ? Promise.reject(unreachable()) : store.claim(...args)),
+  };
 }
 
 const member = (title: string) => ({
@@ -276,6 +295,54 @@ describe('rounds', () => {
     gh.emulator.addIssue(member('Fix the greeting typo'));
     const summary = await runRounds(ctx, { owner: 'host:1', claimUntil: clock.now() });
     expect(summary).toMatchObject({ stop: 'time_budget', reports: [] });
+  });
+
+  it('a claim store that is unreachable pauses claiming with backoff, then the run goes on', async () => {
+    const { gh, ctx, claims, clock, ledger } = await setup({ empty_rounds: 1 });
+    const number = gh.emulator.addIssue(member('Fix the greeting typo'));
+    let outages = 2;
+    const flaky = withOutages(claims, () => outages-- > 0);
+    const summary = await runRounds({ ...ctx, claims: flaky }, { owner: 'host:1' });
+    expect(summary.reports.map((r) => [r.issue, r.outcome])).toEqual([[number, 'resolved']]);
+    expect(clock.sleeps.length).toBeGreaterThanOrEqual(2);
+    const { events } = await readLedger(ledger.file);
+    expect(events.filter((e) => e.type === 'claims_unreachable').map((e) => e.attempt)).toEqual([1, 2]);
+  });
+
+  it('a claim store that stays unreachable fails the run, naming the store', async () => {
+    const { gh, ctx, claims } = await setup();
+    gh.emulator.addIssue(member('Fix the greeting typo'));
+    const down = withOutages(claims, () => true);
+    await expect(runRounds({ ...ctx, claims: down }, { owner: 'host:1' })).rejects.toThrow(
+      /could not reach the claim store 5 times in a row: .*redis:\/\/127\.0\.0\.1:6390/,
+    );
+  });
+
+  it('an outcome that cannot be recorded (store down at release) is retried, then logged, and the run goes on', async () => {
+    const { gh, ctx, claims, ledger } = await setup({ empty_rounds: 1 });
+    const number = gh.emulator.addIssue(member('Fix the greeting typo'));
+    const flaky = { ...claims, release: () => Promise.reject(unreachable()) } as ClaimStore;
+    const summary = await runRounds({ ...ctx, claims: flaky }, { owner: 'host:1', maxRounds: 1 });
+    expect(summary.reports.map((r) => r.outcome)).toEqual(['resolved']);
+    const { events } = await readLedger(ledger.file);
+    expect(events.find((e) => e.type === 'release_failed')).toMatchObject({
+      issue: number,
+      outcome: 'resolved',
+    });
+  });
+
+  it('regression: a release refused as stale (the lease was taken over) no longer fails the whole run', async () => {
+    const { gh, ctx, claims, ledger } = await setup({ empty_rounds: 1 });
+    gh.emulator.addIssue(member('Fix the greeting typo'));
+    const taken = {
+      ...claims,
+      release: (lease: Lease) =>
+        Promise.reject(new StaleLeaseError(lease.issue, lease.token, undefined, 'it expired at then')),
+    } as ClaimStore;
+    const summary = await runRounds({ ...ctx, claims: taken }, { owner: 'host:1', maxRounds: 1 });
+    expect(summary.reports.map((r) => r.outcome)).toEqual(['resolved']);
+    const { events } = await readLedger(ledger.file);
+    expect(events.some((e) => e.type === 'release_stale')).toBe(true);
   });
 
   it('--once runs a single round', async () => {

@@ -4,6 +4,8 @@ export const SECRET_ENV_NAMES: readonly string[] = Object.freeze([
   'GH_TOKEN',
   'ANTHROPIC_API_KEY',
   'ISSUELOOP_PROJECTS_TOKEN',
+  // The claim store's URL, which may carry a Redis password.
+  'ISSUELOOP_CLAIMS__REDIS_URL',
   'SSH_AUTH_SOCK',
   // Credential helpers hand out what the variables above would have.
   'GIT_ASKPASS',

@@ -8,7 +8,7 @@ export interface ErrorFacts {
   aborted: boolean;
   /** A named timeout: DOMException `TimeoutError` (AbortSignal.timeout) or the SDK's connection timeout. */
   namedTimeout: boolean;
-  /** The SDK's `APIConnectionError`: the request never got an HTTP answer. */
+  /** The SDK's `APIConnectionError` or `ClaimStoreUnreachableError`: no answer from the server. */
   namedConnection: boolean;
   status?: number;
   headers?: HeaderBag;
@@ -78,7 +78,8 @@ function visit(node: Node, facts: ErrorFacts): void {
     facts.aborted = true;
   }
   if (name === 'TimeoutError' || name === 'APIConnectionTimeoutError') facts.namedTimeout = true;
-  if (name === 'APIConnectionError') facts.namedConnection = true;
+  // The SDK's, and the Redis claim store's when the server cannot be reached.
+  if (name === 'APIConnectionError' || name === 'ClaimStoreUnreachableError') facts.namedConnection = true;
   if (name === 'HttpError' || name === 'GraphqlResponseError') facts.source ??= 'github';
 
   const message = str(node.message);

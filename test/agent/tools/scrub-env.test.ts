@@ -6,6 +6,10 @@ describe('scrubEnv', () => {
     const env = Object.fromEntries(SECRET_ENV_NAMES.map((name) => [name, 'x']));
     expect(scrubEnv(env)).toEqual({ GIT_TERMINAL_PROMPT: '0' });
     expect(SECRET_ENV_NAMES).toContain('SSH_AUTH_SOCK');
+    // The Redis claim store's URL matches no pattern but may carry a password.
+    expect(scrubEnv({ ISSUELOOP_CLAIMS__REDIS_URL: 'redis://u:p@cache:6379' })).toEqual({
+      GIT_TERMINAL_PROMPT: '0',
+    });
   });
 
   it('drops every name containing a secret pattern, whatever its case', () => {

@@ -1,0 +1,320 @@
+import { Redis } from 'ioredis';
+import type { Clock } from '../core/clock.js';
+import { IssueloopError } from '../core/errors.js';
+import { type Redactor, redact as redactByPattern } from '../core/redact.js';
+import type { ClaimStore, ClaimView, Lease } from './claim-store.js';
+import { type ClaimRecord, MAX_FAILURE_REASONS } from './claims-schema.js';
+import { blankRecord, holderOf, oneLine, viewOf } from './claims-state.js';
+import { checkClaim, checkIssue } from './create-claim-store.js';
+import { StaleLeaseError } from './errors.js';
+import { REDIS_SCRIPTS } from './redis-scripts.js';
+
+/**
+ * Claims shared by every host that reaches one Redis server: the same `ClaimStore` contract as the
+ * file store, each operation one atomic Lua script (see redis-scripts.ts). Keys live under
+ * `issueloop:<owner>/<repo>:` so several repositories can share a server.
+ */
+export interface RedisClaimStoreOptions {
+  /** `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS). */
+  url: string;
+  /** `owner/name`: the key prefix. */
+  repo: string;
+  clock: Pick<Clock, 'now'>;
+  maxFailures: number;
+  redact?: Redactor;
+  /** How long a command waits for a connection before it fails as `network` (default 5 s). */
+  connectTimeoutMs?: number;
+}
+
+/** The server a URL names, without credentials: what messages and `issueloop doctor` show. */
+export function redisLocation(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+  } catch {
+    return 'redis (unparsable URL)';
+  }
+}
+
+/**
+ * The claim store could not reach Redis. Error classification knows the name and files it as
+ * `network`: the run pauses claiming and retries.
+ */
+export class ClaimStoreUnreachableError extends IssueloopError {
+  constructor(location: string, what: string, cause: unknown) {
+    super(
+      'claims_unreachable',
+      `claim store ${location} unreachable while trying to ${what}: ${(cause as Error).message}; check that Redis is running there and claims.redis_url is right`,
+      { cause },
+    );
+  }
+}
+
+type Scripts = {
+  [K in keyof typeof REDIS_SCRIPTS]: (...args: Array<string | number>) => Promise<unknown>;
+};
+
+interface StoredLease {
+  token: number;
+  owner: string;
+  claimed: number;
+  expires: number;
+  ttl: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function leaseFrom(issue: number, raw: string): Lease {
+  const stored = JSON.parse(raw) as StoredLease;
+  return {
+    issue,
+    owner: stored.owner,
+    token: stored.token,
+    claimed_at: iso(stored.claimed),
+    expires_at: iso(stored.expires),
+    ttl_ms: stored.ttl,
+  };
+}
+
+function recordFrom(issue: number, hash: Record<string, string>, lease: string | null): ClaimRecord {
+  const text = (name: string) => (hash[name] === undefined ? null : (hash[name] as string));
+  return {
+    ...blankRecord(issue),
+    lease: lease ? leaseFrom(issue, lease) : null,
+    attempts: Number(hash.attempts ?? 0),
+    failure_count: Number(hash.failure_count ?? 0),
+    last_failure_at: text('last_failure_at'),
+    failure_reasons: hash.failure_reasons ? JSON.parse(hash.failure_reasons) : [],
+    last_outcome: text('last_outcome'),
+    interrupted_at: text('interrupted_at'),
+    partial_context: text('partial_context'),
+    hint: text('hint'),
+  };
+}
+
+function isConnectionError(err: unknown): boolean {
+  // A ReplyError is Redis answering (a script error): a bug, not a network failure.
+  return !(err instanceof Error && err.name === 'ReplyError');
+}
+
+export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimStore {
+  const redact = options.redact ?? redactByPattern;
+  const location = redisLocation(options.url);
+  const prefix = `issueloop:${options.repo}:`;
+  const keys = {
+    lease: (issue: number) => `${prefix}lease:${issue}`,
+    record: (issue: number) => `${prefix}issue:${issue}`,
+    nextToken: `${prefix}next_token`,
+    issues: `${prefix}issues`,
+  };
+  const client = new Redis(options.url, {
+    lazyConnect: true,
+    // Commands wait for a (re)connection, but only so long: a store that is down fails as `network`.
+    maxRetriesPerRequest: 1,
+    connectTimeout: options.connectTimeoutMs ?? 5_000,
+    retryStrategy: (times) => Math.min(times * 200, 2_000),
+    scripts: REDIS_SCRIPTS,
+  });
+  // Connection errors reach the caller through the failed command; the event is not news.
+  client.on('error', () => undefined);
+  const scripts = client as unknown as Scripts;
+
+  async function call<T>(what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof IssueloopError || !isConnectionError(err)) throw err;
+      throw new ClaimStoreUnreachableError(location, what, err);
+    }
+  }
+
+  async function read(issue: number): Promise<ClaimRecord | undefined> {
+    const results = await client
+      .multi()
+      .sismember(keys.issues, String(issue))
+      .hgetall(keys.record(issue))
+      .get(keys.lease(issue))
+      .exec();
+    const [known, hash, lease] = (results ?? []).map(([err, value]) => {
+      if (err) throw err;
+      return value;
+    });
+    if (known !== 1) return undefined;
+    return recordFrom(issue, hash as Record<string, string>, lease as string | null);
+  }
+
+  const now = () => options.clock.now();
+  const ctx = () => ({ now: now(), maxFailures: options.maxFailures });
+
+  function stale(lease: Lease, why: string, raw: string): StaleLeaseError {
+    const current = raw ? leaseFrom(lease.issue, raw) : undefined;
+    switch (why) {
+      case 'replaced':
+        return new StaleLeaseError(
+          lease.issue,
+          lease.token,
+          current ? holderOf(current) : undefined,
+          'another lease replaced it',
+        );
+      case 'expired':
+        return new StaleLeaseError(
+          lease.issue,
+          lease.token,
+          undefined,
+          `it expired at ${current?.expires_at}`,
+        );
+      default:
+        return new StaleLeaseError(lease.issue, lease.token, undefined, 'the issue is not claimed');
+    }
+  }
+
+  return {
+    async claim(issue, owner, ttlMs) {
+      checkClaim(issue, owner, ttlMs);
+      const [granted, raw] = (await call(`claim #${issue}`, () =>
+        scripts.issueloopClaim(
+          keys.lease(issue),
+          keys.record(issue),
+          keys.nextToken,
+          keys.issues,
+          issue,
+          owner,
+          ttlMs,
+          now(),
+        ),
+      )) as [number, string];
+      const lease = leaseFrom(issue, raw);
+      return granted === 1 ? { ok: true, lease } : { ok: false, heldBy: holderOf(lease) };
+    },
+
+    async renew(lease) {
+      const [ok, why, raw] = (await call(`renew the lease on #${lease.issue}`, () =>
+        scripts.issueloopRenew(keys.lease(lease.issue), String(lease.token), lease.owner, now()),
+      )) as [number, string, string?];
+      if (ok !== 1) throw stale(lease, why, raw ?? '');
+      return leaseFrom(lease.issue, why);
+    },
+
+    async release(lease, outcome) {
+      const at = now();
+      const interrupted = outcome.outcome === 'interrupted';
+      const payload = {
+        issue: String(lease.issue),
+        outcome: outcome.outcome,
+        at: iso(at),
+        interrupted,
+        ...(outcome.failure
+          ? {
+              failure: {
+                class: outcome.failure.errorClass,
+                message: oneLine(redact(outcome.failure.message)),
+              },
+            }
+          : {}),
+        ...(interrupted ? { partial: redact(outcome.partialContext ?? '') } : {}),
+        ...(outcome.hint ? { hint: redact(outcome.hint) } : {}),
+      };
+      const [ok, why, raw] = (await call(`release the lease on #${lease.issue}`, () =>
+        scripts.issueloopRelease(
+          keys.lease(lease.issue),
+          keys.record(lease.issue),
+          keys.issues,
+          String(lease.token),
+          lease.owner,
+          at,
+          JSON.stringify(payload),
+        ),
+      )) as [number, string?, string?];
+      if (ok !== 1) throw stale(lease, why ?? 'none', raw ?? '');
+    },
+
+    async recordFailure(issue, failure) {
+      checkIssue(issue);
+      await call(`record a failure of #${issue}`, () =>
+        scripts.issueloopRecordFailure(
+          keys.record(issue),
+          keys.issues,
+          issue,
+          iso(now()),
+          failure.errorClass,
+          oneLine(redact(failure.message)),
+        ),
+      );
+      const record = await call(`read #${issue}`, () => read(issue));
+      return viewOf(record ?? blankRecord(issue), ctx());
+    },
+
+    async get(issue) {
+      checkIssue(issue);
+      const record = await call(`read #${issue}`, () => read(issue));
+      return record ? viewOf(record, ctx()) : undefined;
+    },
+
+    async list() {
+      const members = await call('list the claims', () => client.smembers(keys.issues));
+      const records = await call('list the claims', () =>
+        Promise.all(members.map((member) => read(Number(member)))),
+      );
+      const c = ctx();
+      return records
+        .filter((r): r is ClaimRecord => r !== undefined)
+        .sort((a, b) => a.issue - b.issue)
+        .map((r): ClaimView => viewOf(r, c));
+    },
+
+    async needsHuman(issue) {
+      checkIssue(issue);
+      const record = await call(`read #${issue}`, () => read(issue));
+      return record !== undefined && record.failure_count >= options.maxFailures;
+    },
+
+    async importHistory(issue, history) {
+      checkIssue(issue);
+      const count = (n: number) => (Number.isSafeInteger(n) && n > 0 ? n : 0);
+      const reasons = history.failure_reasons.slice(-MAX_FAILURE_REASONS).map((reason) => ({
+        at: iso(Number.isNaN(Date.parse(reason.at)) ? now() : Date.parse(reason.at)),
+        error_class: reason.error_class,
+        message: oneLine(redact(reason.message)),
+      }));
+      const fields: Record<string, string> = {
+        attempts: String(count(history.attempts)),
+        failure_count: String(Math.max(count(history.failure_count), reasons.length)),
+        failure_reasons: JSON.stringify(reasons),
+      };
+      const last = reasons.at(-1);
+      if (last) fields.last_failure_at = last.at;
+      if (history.last_outcome !== null) fields.last_outcome = history.last_outcome;
+      const taken = await call(`import the history of #${issue}`, () =>
+        scripts.issueloopImportHistory(keys.record(issue), keys.issues, issue, JSON.stringify(fields)),
+      );
+      return taken === 1;
+    },
+
+    async resetFailures(issue) {
+      checkIssue(issue);
+      const cleared = await call(`reset the failures of #${issue}`, () =>
+        scripts.issueloopResetFailures(keys.record(issue)),
+      );
+      return cleared === 1;
+    },
+
+    async forceRelease(issue) {
+      checkIssue(issue);
+      const raw = (await call(`release #${issue}`, () =>
+        scripts.issueloopForceRelease(keys.lease(issue), now()),
+      )) as string;
+      return raw ? leaseFrom(issue, raw) : undefined;
+    },
+
+    async clear() {
+      const [leases, issues] = (await call('clear the claims', () =>
+        scripts.issueloopClear(keys.issues, prefix, now()),
+      )) as [number, number];
+      return { leases, issues };
+    },
+
+    async close() {
+      client.disconnect();
+    },
+  };
+}
