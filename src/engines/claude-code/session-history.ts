@@ -1,0 +1,191 @@
+import { readFile, realpath } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+
+/**
+ * Seed 003: when a Claude Code attempt fails (a billing or rate limit) and the native engine takes
+ * over, it should not start cold. Claude Code keeps the session in
+ * `~/.claude/projects/<project>/<session-id>.jsonl`; the fallback's first prompt starts with a
+ * prelude built from it, the way Claude Code itself resumes after `/compact`: the latest compaction
+ * summary, then the turns after the latest compact boundary.
+ */
+
+/** The prelude's whole body stays within this many characters. */
+export const PRELUDE_MAX_CHARS = 8_000;
+/** A summary longer than this is cut and marked `(truncated)`; the rest of the budget is for turns. */
+export const SUMMARY_MAX_CHARS = 4_000;
+const TOOL_RESULT_CHARS = 200;
+export const PRELUDE_LABEL = 'Prior session context (from claude-code)';
+
+export interface SessionTurn {
+  role: 'user' | 'assistant';
+  /** Text, with tool blocks shortened to `(tool call: name)` / `(tool result: …)`. */
+  text: string;
+}
+
+export interface SessionSeed {
+  /** The latest compaction's summary: its own `summary` entry, else the boundary's content. */
+  summary?: string;
+  /** The turns after the latest compact boundary, oldest first. */
+  turns: SessionTurn[];
+}
+
+type Entry = Record<string, unknown>;
+
+function blockText(block: unknown): string {
+  if (typeof block === 'string') return block;
+  if (!block || typeof block !== 'object') return '';
+  const b = block as Entry;
+  switch (b.type) {
+    case 'text':
+      return typeof b.text === 'string' ? b.text : '';
+    case 'tool_use':
+      return `(tool call: ${typeof b.name === 'string' ? b.name : 'tool'})`;
+    case 'tool_result': {
+      const content = Array.isArray(b.content) ? b.content.map(blockText).join(' ') : blockText(b.content);
+      const flat = content.replace(/\s+/g, ' ').trim();
+      return `(tool result: ${flat.length > TOOL_RESULT_CHARS ? `${flat.slice(0, TOOL_RESULT_CHARS - 1)}…` : flat})`;
+    }
+    default:
+      return '';
+  }
+}
+
+function turnOf(entry: Entry): SessionTurn | undefined {
+  if (entry.type !== 'user' && entry.type !== 'assistant') return undefined;
+  const message = entry.message as Entry | undefined;
+  const content = message?.content ?? entry.content;
+  const text = (Array.isArray(content) ? content.map(blockText) : [blockText(content)])
+    .filter((part) => part.trim() !== '')
+    .join('\n')
+    .trim();
+  return text ? { role: entry.type, text } : undefined;
+}
+
+function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (Array.isArray(value)) return value.map(blockText).join('\n').trim() || undefined;
+  return undefined;
+}
+
+/**
+ * The seed from a session file's lines. Summaries wait for the compact boundary that follows them
+ * and are paired with it; a boundary without its own summary uses its own content, never an older
+ * summary. Turns before the latest boundary are what its summary covers and are dropped. A summary
+ * after the last boundary, which no boundary took, is used only when the file has no boundary at
+ * all (nothing was dropped, so nothing it covers is missing). Unreadable lines are skipped.
+ */
+export function seedFromSessionLines(text: string): SessionSeed {
+  let pending: string | undefined;
+  let summary: string | undefined;
+  let boundaries = 0;
+  let turns: SessionTurn[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let entry: Entry;
+    try {
+      entry = JSON.parse(line) as Entry;
+    } catch {
+      continue;
+    }
+    if (entry.type === 'summary') {
+      pending = textOf(entry.summary) ?? pending;
+    } else if (entry.type === 'system' && entry.subtype === 'compact_boundary') {
+      boundaries += 1;
+      summary = pending ?? textOf(entry.content);
+      pending = undefined;
+      turns = [];
+    } else {
+      const turn = turnOf(entry);
+      if (turn) turns.push(turn);
+    }
+  }
+  if (boundaries === 0 && pending !== undefined) summary = pending;
+  return { ...(summary !== undefined ? { summary } : {}), turns };
+}
+
+/**
+ * The prelude: the summary (cut at SUMMARY_MAX_CHARS and marked), then the newest turns that fit
+ * in what is left of PRELUDE_MAX_CHARS, as one contiguous window — chosen newest first, stopping at
+ * the first turn that does not fit (a gap would mislead more than a shorter window), shown oldest
+ * first. Undefined when there is nothing to say.
+ */
+export function formatPrelude(seed: SessionSeed): string | undefined {
+  const parts: string[] = [];
+  let used = 0;
+  if (seed.summary) {
+    const marker = ' (truncated)';
+    const summary =
+      seed.summary.length > SUMMARY_MAX_CHARS
+        ? `${seed.summary.slice(0, SUMMARY_MAX_CHARS - marker.length).trimEnd()}${marker}`
+        : seed.summary;
+    parts.push(`Summary of the earlier session:\n${summary}`);
+    used += summary.length;
+  }
+  const window: string[] = [];
+  for (let i = seed.turns.length - 1; i >= 0; i--) {
+    const turn = seed.turns[i] as SessionTurn;
+    const shown = `${turn.role}: ${turn.text}`;
+    if (used + shown.length > PRELUDE_MAX_CHARS) break;
+    window.unshift(shown);
+    used += shown.length;
+  }
+  if (window.length > 0) parts.push(`Most recent turns:\n${window.join('\n')}`);
+  if (parts.length === 0) return undefined;
+  return `${PRELUDE_LABEL}:\n${parts.join('\n\n')}`;
+}
+
+/** Claude Code's project directory name for a working directory: every non-alphanumeric is a `-`. */
+export function claudeProjectName(cwd: string): string {
+  return cwd.replace(/[^A-Za-z0-9]/g, '-');
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/**
+ * The session file of `sessionId` for a worktree, or undefined when the id or the resolved path
+ * would leave `<claudeHome>/projects/` (a crafted id, a symlink out).
+ */
+export async function sessionFilePath(
+  claudeHome: string,
+  cwd: string,
+  sessionId: string,
+): Promise<string | undefined> {
+  if (!SESSION_ID.test(sessionId)) return undefined;
+  const projects = join(claudeHome, 'projects');
+  const candidate = join(projects, claudeProjectName(cwd), `${sessionId}.jsonl`);
+  try {
+    const [root, real] = await Promise.all([realpath(projects), realpath(candidate)]);
+    const inside = relative(root, real);
+    if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || inside.startsWith(sep))
+      return undefined;
+    return real;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ReadSeedOptions {
+  claudeHome: string;
+  cwd: string;
+  sessionId: string;
+  /** Claude Code may not have flushed its last lines yet: read once more after this wait (ms). */
+  flushDelayMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The seed for a failed session; undefined when its file is missing, unsafe or says nothing. */
+export async function readSessionSeed(options: ReadSeedOptions): Promise<SessionSeed | undefined> {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const attempt = async (): Promise<SessionSeed | undefined> => {
+    const path = await sessionFilePath(options.claudeHome, options.cwd, options.sessionId);
+    if (!path) return undefined;
+    const text = await readFile(path, 'utf8').catch(() => undefined);
+    if (text === undefined) return undefined;
+    const seed = seedFromSessionLines(text);
+    return seed.summary || seed.turns.length > 0 ? seed : undefined;
+  };
+  const first = await attempt();
+  if (first) return first;
+  await sleep(options.flushDelayMs ?? 250);
+  return attempt();
+}
