@@ -89,12 +89,18 @@ export function describeClaimStoreContract(name: string, factory: ContractFactor
       expect(second.token).toBeGreaterThan(first.token);
     });
 
-    it('removes expired leases lazily, at the start of any claim', async (ctx) => {
+    it('removes expired leases lazily, at the start of any claim', async () => {
       const { clock, store, persistedLeases } = await setup();
-      if (!persistedLeases) ctx.skip();
       const lease = leaseOf(await store.claim(7, 'a', TTL));
       leaseOf(await store.claim(8, 'a', 2 * TTL));
       clock.advance(TTL);
+      if (!persistedLeases) {
+        // Expiry is the engine's own (Redis): the expired lease is simply not there for anyone.
+        expect((await store.get(7))?.lease).toBeNull();
+        expect((await store.list()).filter((v) => v.lease).map((v) => v.issue)).toEqual([8]);
+        expect((await store.claim(7, 'b', TTL)).ok).toBe(true);
+        return;
+      }
       // Nothing runs in the background: the expired lease is still on disk until someone claims.
       expect((await persistedLeases?.())?.map((l) => l.token)).toContain(lease.token);
       leaseOf(await store.claim(9, 'b', TTL));
