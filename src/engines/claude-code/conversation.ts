@@ -1,0 +1,78 @@
+import type { Log } from '../../core/logger.js';
+import type { ClaudeCodeResult } from './claude-code-run.js';
+
+/** Seed 000 feature 5, step 1: what the resumed session is asked before it is left behind. */
+export const COMPACTION_REQUEST =
+  'Summarize the work completed so far — files created/modified, key decisions, current state. Be specific about file paths and function names.';
+
+export interface ConversationTurn {
+  result: ClaudeCodeResult;
+  /** Set when this turn pushed the session past the threshold and the next task starts fresh. */
+  compacted?: { percent: number; summary: string };
+}
+
+export interface ClaudeCodeConversation {
+  /** The session a failed turn ran in (for the seeded fallback), or the one the next turn resumes. */
+  readonly sessionId: string | undefined;
+  send(task: string): Promise<ConversationTurn>;
+  /** Forget the session (after an interrupt: the old one may be inconsistent). */
+  reset(): void;
+}
+
+/**
+ * The tasks of one group as one Claude Code conversation (`--resume`), with seed 000's compaction:
+ * the session's tokens (input, cache writes and reads, output of every call, summed) are tracked;
+ * past `threshold` of the context window the session is asked for a summary, and the next task
+ * starts a fresh session with `CONTEXT FROM PREVIOUS SESSION: <summary>` then `NEXT TASK: <task>`.
+ */
+export function createClaudeCodeConversation(options: {
+  run: (input: { prompt: string; resume?: string }) => Promise<ClaudeCodeResult>;
+  threshold: number;
+  /** When Claude Code does not report `modelUsage.<model>.contextWindow`. */
+  contextWindow: number;
+  log: Log;
+}): ClaudeCodeConversation {
+  let sessionId: string | undefined;
+  let sessionTokens = 0;
+  let carried: string | undefined;
+
+  return {
+    get sessionId() {
+      return sessionId;
+    },
+    reset() {
+      sessionId = undefined;
+      sessionTokens = 0;
+    },
+    async send(task) {
+      const prompt = carried ? `CONTEXT FROM PREVIOUS SESSION:\n${carried}\n\nNEXT TASK: ${task}` : task;
+      const result = await options.run({ prompt, ...(sessionId ? { resume: sessionId } : {}) });
+      if (result.sessionId) sessionId = result.sessionId;
+      // A failed turn keeps the summary for the retry, and the session for the seeded fallback.
+      if (!result.ok) return { result };
+      carried = undefined;
+      const { input, cacheWrite, cacheRead, output } = result.usage;
+      sessionTokens += input + cacheWrite + cacheRead + output;
+      const window = result.contextWindow ?? options.contextWindow;
+      if (sessionTokens <= options.threshold * window || !sessionId) return { result };
+
+      const percent = Math.round((100 * sessionTokens) / window);
+      const summary = await options.run({ prompt: COMPACTION_REQUEST, resume: sessionId });
+      if (summary.ok && summary.text.trim()) {
+        carried = summary.text.trim();
+        options.log.info(
+          { percent },
+          `compaction: context at ${percent}%, starting fresh session with summary`,
+        );
+      } else {
+        options.log.warn(
+          { percent, errorClass: summary.errorClass },
+          `compaction: context at ${percent}%, the summary failed; starting fresh session without one`,
+        );
+      }
+      sessionId = undefined;
+      sessionTokens = 0;
+      return { result, compacted: { percent, summary: carried ?? '' } };
+    },
+  };
+}

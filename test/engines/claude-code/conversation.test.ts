@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { runClaudeCode } from '../../../src/engines/claude-code/claude-code-run.js';
+import {
+  COMPACTION_REQUEST,
+  createClaudeCodeConversation,
+} from '../../../src/engines/claude-code/conversation.js';
+import { createMemoryLog } from '../../helpers/memory-log.js';
+import { FAKE_CLAUDE, fakeClaude, resultJson } from './fake-claude.js';
+
+/** usage whose sum is `tokens` (the session-token count seed 000 tracks). */
+const usage = (tokens: number) => ({
+  input_tokens: tokens - 300,
+  cache_creation_input_tokens: 100,
+  cache_read_input_tokens: 100,
+  output_tokens: 100,
+});
+
+async function conversationOn(scenario: unknown[]) {
+  const fake = await fakeClaude(scenario);
+  const log = createMemoryLog();
+  const conversation = createClaudeCodeConversation({
+    run: ({ prompt, resume }) =>
+      runClaudeCode({
+        bin: FAKE_CLAUDE,
+        cwd: fake.dir,
+        model: 'sonnet',
+        prompt,
+        env: fake.env,
+        timeoutMs: 20_000,
+        ...(resume ? { resume } : {}),
+      }),
+    threshold: 0.8,
+    contextWindow: 100_000,
+    log,
+  });
+  return { fake, conversation, log };
+}
+
+describe('a task group as one Claude Code conversation', () => {
+  it('resumes the session for the next task while the context stays under the threshold', async () => {
+    const { fake, conversation } = await conversationOn([
+      { stdout: resultJson({ session_id: 's-1', usage: usage(50_000) }) },
+      { stdout: resultJson({ session_id: 's-1', usage: usage(20_000) }) },
+    ]);
+    await conversation.send('task one');
+    const second = await conversation.send('task two');
+    expect(second.compacted).toBeUndefined();
+    const calls = await fake.calls();
+    expect(calls[1]?.args.slice(-2)).toEqual(['--resume', 's-1']);
+    expect(calls[1]?.prompt).toBe('task two');
+  });
+
+  it('past 80 % of the window: summary from the resumed session, then a fresh session with it', async () => {
+    const { fake, conversation, log } = await conversationOn([
+      {
+        stdout: resultJson({
+          session_id: 's-1',
+          usage: usage(170_000),
+          modelUsage: { x: { contextWindow: 200_000 } },
+        }),
+      },
+      { stdout: resultJson({ session_id: 's-1', result: 'Edited src/a.ts (parse()); tests pass.' }) },
+      { stdout: resultJson({ session_id: 's-2', usage: usage(10_000) }) },
+    ]);
+    const first = await conversation.send('task one');
+    expect(first.compacted).toEqual({ percent: 85, summary: 'Edited src/a.ts (parse()); tests pass.' });
+    await conversation.send('task two');
+    const calls = await fake.calls();
+    expect(calls.map((c) => c.args.includes('--resume'))).toEqual([false, true, false]);
+    expect(calls[1]?.prompt).toBe(COMPACTION_REQUEST);
+    expect(calls[1]?.args.slice(-2)).toEqual(['--resume', 's-1']);
+    expect(calls[2]?.prompt).toBe(
+      'CONTEXT FROM PREVIOUS SESSION:\nEdited src/a.ts (parse()); tests pass.\n\nNEXT TASK: task two',
+    );
+    expect(log.entries.map((l) => l.msg)).toContain(
+      'compaction: context at 85%, starting fresh session with summary',
+    );
+    expect(conversation.sessionId).toBe('s-2');
+  });
+
+  it('a failed turn keeps its session id (for the seeded fallback) and the carried summary', async () => {
+    const { conversation } = await conversationOn([
+      {
+        stdout: resultJson({ is_error: true, session_id: 's-9', result: 'Credit balance is too low' }),
+        exit: 1,
+      },
+    ]);
+    const turn = await conversation.send('task one');
+    expect(turn.result).toMatchObject({ ok: false, errorClass: 'billing' });
+    expect(conversation.sessionId).toBe('s-9');
+  });
+});
