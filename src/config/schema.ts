@@ -146,6 +146,16 @@ const PullRequestSchema = z.strictObject({
     .prefault({}),
 });
 
+const ClaudeCodeSchema = z.strictObject({
+  /** The `claude` executable: a name on PATH or a path. */
+  bin: z.string().min(1).default('claude'),
+  /** Model for `claude --model` (an alias such as "sonnet" works); model.primary when unset. */
+  model: z.string().min(1).optional(),
+  /** When Claude Code fails with a rate, billing, overload, auth or timeout failure: `native` continues the
+   * session with the native engine, seeded with Claude Code's session context (seed 003); `none` stops. */
+  fallback: z.enum(['native', 'none']).default('native'),
+});
+
 export const ConfigSchema = z.strictObject({
   repo: repoSlug.optional(),
   label: label.default('issueloop'),
@@ -159,6 +169,9 @@ export const ConfigSchema = z.strictObject({
   max_rounds: z.int().min(1).optional(),
   run_max_usd: usd.optional(),
   state_dir: z.string().min(1).default('.issueloop'),
+  /** Who works a session: issueloop's own agent (`native`, the Anthropic API) or Claude Code's CLI. */
+  engine: z.enum(['native', 'claude-code']).default('native'),
+  claude_code: ClaudeCodeSchema.prefault({}),
   log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Names of extra environment variables whose values are secrets, redacted everywhere. */
   redact_env: z.array(z.string().regex(ENV_NAME, 'expected an environment variable name')).default([]),

@@ -1,13 +1,15 @@
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentResult } from '../agent/agent-loop.js';
 import { renderTranscript } from '../agent/compaction/transcript.js';
-import type { AgentEvent, AgentObserver } from '../agent/events.js';
+import type { AgentEvent, AgentObserver, AgentTotals } from '../agent/events.js';
 import { renderFirstMessage } from '../agent/first-message.js';
 import { scrubEnv } from '../agent/tools/scrub-env.js';
 import type { Config } from '../config/schema.js';
 import { classifyError } from '../core/classify/classify-error.js';
 import type { Deps } from '../core/deps.js';
 import type { Redactor } from '../core/redact.js';
+import { seededFallbackPrompt } from '../engines/claude-code/fallback-seed.js';
 import type { GitHubAdapter } from '../github/adapter.js';
 import type { BacklogIssue } from '../github/issue-shape.js';
 import { issueBranch } from '../github/pulls.js';
@@ -25,6 +27,12 @@ import type { Ledger } from './ledger.js';
 import { type Outcome, outcomeOfStop, type Productivity, productivity } from './outcome.js';
 import { publish, ReadBackError } from './publish.js';
 import { buildSessionAgent, type ModelRuntime } from './session-agent.js';
+import {
+  addTotals,
+  createClaudeCodeEngine,
+  fallsBackToNative,
+  type SessionEngine,
+} from './session-engine.js';
 import { renderVerifyFailure, runVerify, type VerifyResult } from './verify.js';
 
 /** Seed 000 feature 6: the tail of the transcript an interrupted attempt leaves for the next one. */
@@ -111,8 +119,12 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
   let verify: VerifyResult | undefined;
   let verifyRuns = 0;
   let keep = false;
+  /** What an engine that was replaced (Claude Code, before the fallback) spent. */
+  let spentBefore: AgentTotals | undefined;
+  const spent = (): AgentTotals | undefined =>
+    result && spentBefore ? addTotals(spentBefore, result.totals) : result?.totals;
   const report = (outcome: Outcome, reason: string, extra: Partial<SessionReport> = {}): SessionReport => {
-    const totals = result?.totals;
+    const totals = spent();
     const toolCalls = totals?.toolCalls ?? 0;
     return {
       issue: issue.number,
@@ -139,22 +151,42 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     const base = await fetchBranch(input.checkout, input.remote, input.baseBranch, git);
     await addWorktree({ checkout: input.checkout, path: worktree, branch, startPoint: base }, git);
     const task = `Issue #${issue.number}: ${issue.title}`;
-    const session = await buildSessionAgent({
-      worktree,
-      repo: input.repo,
-      branch,
-      rawIssueBody: issue.body,
-      task,
-      config,
-      models: input.models,
-      env: input.env,
-      redact: input.redact,
-      clock: deps.clock,
-      log,
-      observer,
-      signal,
-    });
-    for (const warning of session.warnings) log.warn({ warning }, warning);
+    const nativeEngine = async (): Promise<SessionEngine> => {
+      const session = await buildSessionAgent({
+        worktree,
+        repo: input.repo,
+        branch,
+        rawIssueBody: issue.body,
+        task,
+        config,
+        models: input.models,
+        env: input.env,
+        redact: input.redact,
+        clock: deps.clock,
+        log,
+        observer,
+        signal,
+      });
+      for (const warning of session.warnings) log.warn({ warning }, warning);
+      return {
+        name: 'native',
+        run: (content) => session.agent.run(content),
+        messages: () => session.agent.messages(),
+        model: () => model,
+        hint: () => session.model.lastDiagnosis()?.hint || undefined,
+      };
+    };
+    let engine: SessionEngine =
+      config.engine === 'claude-code'
+        ? createClaudeCodeEngine({
+            config,
+            worktree,
+            env: input.env,
+            log,
+            signal,
+            now: () => deps.clock.now(),
+          })
+        : await nativeEngine();
     const first = renderFirstMessage({
       number: issue.number,
       title: issue.title,
@@ -162,9 +194,38 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       interruptedContext: input.resume?.interruptedContext,
       hint: input.resume?.hint,
     });
-    result = await session.agent.run(first);
-    messages = session.agent.messages();
-    const hint = () => session.model.lastDiagnosis()?.hint || undefined;
+    const runEngine = async (content: string): Promise<AgentResult> => {
+      const done = await engine.run(content);
+      result = done;
+      messages = engine.messages();
+      model = engine.model();
+      return done;
+    };
+    result = await runEngine(first);
+    if (fallsBackToNative(config, engine, result)) {
+      // Seed 003: the native engine takes over in the same worktree, seeded with Claude Code's session.
+      const failureClass = result.error?.errorClass ?? 'unknown';
+      const failedSession = engine.sessionId?.();
+      log.warn(
+        { errorClass: failureClass },
+        `failover: claude-code stopped (${failureClass}); the native engine continues with its session context`,
+      );
+      remember('engine_fallback', { from: 'claude-code', to: 'native', errorClass: failureClass });
+      spentBefore = result.totals;
+      engine = await nativeEngine();
+      const prompt = await seededFallbackPrompt({
+        chainStartedOn: 'claude-code',
+        failedEngine: 'claude-code',
+        next: 'native',
+        failureClass,
+        task: first,
+        sessionId: failedSession,
+        cwd: worktree,
+        claudeHome: join(input.env.HOME ?? homedir(), '.claude'),
+      });
+      result = await runEngine(prompt);
+    }
+    const hint = () => engine.hint();
 
     for (;;) {
       const stopped = outcomeOfStop(result.stop, result.error);
@@ -199,8 +260,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
         return report('verify_failed', `\`${verify.command}\` failed (exit ${verify.exitCode ?? 'none'})`);
       }
       input.onPhase?.('working');
-      result = await session.agent.run(renderVerifyFailure(verify, left - 1));
-      messages = session.agent.messages();
+      result = await runEngine(renderVerifyFailure(verify, left - 1));
     }
 
     input.onPhase?.('publishing');
@@ -213,10 +273,10 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
         summary: result.finalText,
         filesChanged,
         ...(verify ? { verify } : {}),
-        costUsd: result.totals.costUsd,
+        costUsd: spent()?.costUsd ?? 0,
         model,
-        modelCalls: result.totals.modelCalls,
-        toolCalls: result.totals.toolCalls,
+        modelCalls: spent()?.modelCalls ?? 0,
+        toolCalls: spent()?.toolCalls ?? 0,
         author: config.pr.author,
         ...(config.pr.base ? { base: config.pr.base } : {}),
         draft: config.pr.draft,

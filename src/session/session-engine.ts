@@ -1,0 +1,153 @@
+import type { AgentResult } from '../agent/agent-loop.js';
+import type { AgentTotals } from '../agent/events.js';
+import { scrubEnv } from '../agent/tools/scrub-env.js';
+import type { Config } from '../config/schema.js';
+import { CLASS_POLICY, type ErrorClass } from '../core/classify/policy.js';
+import type { Log } from '../core/logger.js';
+import { runClaudeCode } from '../engines/claude-code/claude-code-run.js';
+import { createClaudeCodeConversation } from '../engines/claude-code/conversation.js';
+import type { EngineName } from '../engines/claude-code/fallback-seed.js';
+import { addUsage, type MessageParam } from '../model/types.js';
+
+/**
+ * Who works a session: the native agent loop (the Anthropic API) or Claude Code's CLI. The session
+ * code (worktree, verify and its fix-up turns, commit, publish, outcomes) is the same for both.
+ */
+export interface SessionEngine {
+  readonly name: EngineName;
+  run(content: string): Promise<AgentResult>;
+  /** The conversation so far, for an interrupted attempt's partial context. */
+  messages(): readonly MessageParam[];
+  /** The model in use, for the report. */
+  model(): string;
+  /** A diagnosis hint for the next attempt, when the engine has one. */
+  hint(): string | undefined;
+  /** Claude Code's session id, for the seeded fallback. */
+  sessionId?(): string | undefined;
+}
+
+/** Claude Code failures the native engine is a remedy for: its own limits, login or a stuck call. */
+const FALLBACK_CLASSES: ReadonlySet<ErrorClass> = new Set([
+  'rate_limit',
+  'overloaded',
+  'billing',
+  'auth',
+  'timeout',
+]);
+
+export function fallsBackToNative(config: Config, engine: SessionEngine, result: AgentResult): boolean {
+  return (
+    engine.name === 'claude-code' &&
+    config.claude_code.fallback === 'native' &&
+    result.stop === 'model_error' &&
+    result.error !== undefined &&
+    FALLBACK_CLASSES.has(result.error.errorClass)
+  );
+}
+
+const ZERO_TOTALS: AgentTotals = {
+  modelCalls: 0,
+  toolCalls: 0,
+  toolErrors: 0,
+  compactions: 0,
+  usage: { input: 0, cacheWrite: 0, cacheRead: 0, output: 0 },
+  costUsd: 0,
+  durationMs: 0,
+};
+
+export function addTotals(a: AgentTotals, b: AgentTotals): AgentTotals {
+  return {
+    modelCalls: a.modelCalls + b.modelCalls,
+    toolCalls: a.toolCalls + b.toolCalls,
+    toolErrors: a.toolErrors + b.toolErrors,
+    compactions: a.compactions + b.compactions,
+    usage: addUsage(a.usage, b.usage),
+    costUsd: a.costUsd + b.costUsd,
+    durationMs: a.durationMs + b.durationMs,
+  };
+}
+
+/**
+ * Claude Code as a session engine: each `run` is one `claude -p` call resuming the session (a verify
+ * fix-up continues the same conversation), compacted by seed 000's rule past the threshold. Claude
+ * Code runs with the scrubbed environment, so it uses its own login, never issueloop's API key.
+ */
+export function createClaudeCodeEngine(options: {
+  config: Config;
+  worktree: string;
+  env: Readonly<Record<string, string | undefined>>;
+  log: Log;
+  signal: AbortSignal;
+  now: () => number;
+}): SessionEngine {
+  const { config } = options;
+  const model = config.claude_code.model ?? config.model.primary;
+  const env = scrubEnv(options.env, config.redact_env);
+  const started = options.now();
+  let totals = ZERO_TOTALS;
+  const transcript: MessageParam[] = [];
+  const conversation = createClaudeCodeConversation({
+    run: async ({ prompt, resume }) => {
+      const result = await runClaudeCode({
+        bin: config.claude_code.bin,
+        cwd: options.worktree,
+        model,
+        prompt,
+        env,
+        timeoutMs: Math.max(config.session.max_duration - (options.now() - started), 1_000),
+        signal: options.signal,
+        ...(resume ? { resume } : {}),
+      });
+      totals = addTotals(totals, {
+        ...ZERO_TOTALS,
+        modelCalls: 1,
+        usage: result.usage,
+        costUsd: result.costUsd,
+        durationMs: 0,
+      });
+      return result;
+    },
+    threshold: config.model.compaction_threshold,
+    contextWindow: config.model.context_window,
+    log: options.log,
+  });
+
+  return {
+    name: 'claude-code',
+    model: () => `claude-code:${model}`,
+    hint: () => undefined,
+    messages: () => transcript,
+    sessionId: () => conversation.sessionId,
+    async run(content) {
+      transcript.push({ role: 'user', content });
+      const turn = await conversation.send(content);
+      if (turn.compacted) totals = { ...totals, compactions: totals.compactions + 1 };
+      const { result } = turn;
+      transcript.push({ role: 'assistant', content: [{ type: 'text', text: result.text || '(no answer)' }] });
+      const done = {
+        finalText: result.text,
+        totals: {
+          ...totals,
+          durationMs: options.now() - started,
+        },
+      };
+      if (result.ok) return { stop: 'end_turn', reason: 'claude-code finished', ...done };
+      const errorClass = result.errorClass ?? 'unknown';
+      if (errorClass === 'aborted') return { stop: 'aborted', reason: 'interrupted', ...done };
+      const policy = CLASS_POLICY[errorClass];
+      return {
+        stop: 'model_error',
+        reason: `claude-code: ${result.text}`,
+        error: {
+          errorClass,
+          action: policy.action,
+          retryable: policy.retryable,
+          failover: policy.failover,
+          source: 'text',
+          message: result.text,
+        },
+        ...done,
+      };
+    },
+  };
+}
