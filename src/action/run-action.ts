@@ -218,6 +218,11 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
       await finish(io, { ...base, notice: `Nothing to do: ${decision.why}.` }, redact, 'skipped');
       return EXIT.ok;
     }
+    if (decision.kind === 'drain' && inputs.timeBudgetMs <= config.session.max_duration) {
+      throw new UsageError(
+        `input time_budget (${Math.round(inputs.timeBudgetMs / 60_000)}m) leaves no room for a session of session.max_duration (${Math.round(config.session.max_duration / 60_000)}m): raise time_budget or lower session.max_duration`,
+      );
+    }
     if (!env.ANTHROPIC_API_KEY) {
       throw new UsageError(
         `input anthropic_api_key is empty: pass \`anthropic_api_key: $\{{ secrets.ANTHROPIC_API_KEY }}\``,

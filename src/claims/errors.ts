@@ -41,3 +41,17 @@ export class LockTimeoutError extends IssueloopError {
     );
   }
 }
+
+/**
+ * A server claim store (Redis) could not be reached. Error classification knows the name and files it as
+ * `network`: the run pauses claiming and retries.
+ */
+export class ClaimStoreUnreachableError extends IssueloopError {
+  constructor(location: string, what: string, cause: unknown) {
+    super(
+      'claims_unreachable',
+      `claim store ${location} unreachable while trying to ${what}: ${(cause as Error).message}; check that Redis is running there and claims.redis_url is right`,
+      { cause },
+    );
+  }
+}

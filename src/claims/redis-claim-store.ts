@@ -6,7 +6,10 @@ import type { ClaimStore, ClaimView, Lease } from './claim-store.js';
 import { type ClaimRecord, MAX_FAILURE_REASONS } from './claims-schema.js';
 import { blankRecord, holderOf, oneLine, viewOf } from './claims-state.js';
 import { checkClaim, checkIssue } from './create-claim-store.js';
-import { StaleLeaseError } from './errors.js';
+import { ClaimStoreUnreachableError, StaleLeaseError } from './errors.js';
+
+export { ClaimStoreUnreachableError };
+
 import { REDIS_SCRIPTS } from './redis-scripts.js';
 
 /**
@@ -24,6 +27,8 @@ export interface RedisClaimStoreOptions {
   redact?: Redactor;
   /** How long a command waits for a connection before it fails as `network` (default 5 s). */
   connectTimeoutMs?: number;
+  /** How long a command waits for its answer (default 10 s). */
+  commandTimeoutMs?: number;
 }
 
 /** The server a URL names, without credentials: what messages and `issueloop doctor` show. */
@@ -33,20 +38,6 @@ export function redisLocation(url: string): string {
     return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
   } catch {
     return 'redis (unparsable URL)';
-  }
-}
-
-/**
- * The claim store could not reach Redis. Error classification knows the name and files it as
- * `network`: the run pauses claiming and retries.
- */
-export class ClaimStoreUnreachableError extends IssueloopError {
-  constructor(location: string, what: string, cause: unknown) {
-    super(
-      'claims_unreachable',
-      `claim store ${location} unreachable while trying to ${what}: ${(cause as Error).message}; check that Redis is running there and claims.redis_url is right`,
-      { cause },
-    );
   }
 }
 
@@ -92,6 +83,14 @@ function recordFrom(issue: number, hash: Record<string, string>, lease: string |
   };
 }
 
+/**
+ * JSON for a script argument. Redis's Lua JSON decoder rejects a lone surrogate (`\ud83d`), which a
+ * 300-character cut through an emoji leaves behind: such halves become U+FFFD first.
+ */
+export function luaJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? v.toWellFormed() : v));
+}
+
 function isConnectionError(err: unknown): boolean {
   // A ReplyError is Redis answering (a script error): a bug, not a network failure.
   return !(err instanceof Error && err.name === 'ReplyError');
@@ -112,6 +111,9 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
     // Commands wait for a (re)connection, but only so long: a store that is down fails as `network`.
     maxRetriesPerRequest: 1,
     connectTimeout: options.connectTimeoutMs ?? 5_000,
+    // A server that accepts but never answers (a stuck proxy, a cut link) must fail too, well within
+    // a lease's TTL, so the lease keeper can stop a session before its lease lapses.
+    commandTimeout: options.commandTimeoutMs ?? 10_000,
     retryStrategy: (times) => Math.min(times * 200, 2_000),
     scripts: REDIS_SCRIPTS,
   });
@@ -222,7 +224,7 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
           String(lease.token),
           lease.owner,
           at,
-          JSON.stringify(payload),
+          luaJson(payload),
         ),
       )) as [number, string?, string?];
       if (ok !== 1) throw stale(lease, why ?? 'none', raw ?? '');
@@ -279,13 +281,13 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
       const fields: Record<string, string> = {
         attempts: String(count(history.attempts)),
         failure_count: String(Math.max(count(history.failure_count), reasons.length)),
-        failure_reasons: JSON.stringify(reasons),
+        failure_reasons: luaJson(reasons),
       };
       const last = reasons.at(-1);
       if (last) fields.last_failure_at = last.at;
       if (history.last_outcome !== null) fields.last_outcome = history.last_outcome;
       const taken = await call(`import the history of #${issue}`, () =>
-        scripts.issueloopImportHistory(keys.record(issue), keys.issues, issue, JSON.stringify(fields)),
+        scripts.issueloopImportHistory(keys.record(issue), keys.issues, issue, luaJson(fields)),
       );
       return taken === 1;
     },

@@ -4,31 +4,35 @@ export type Env = Readonly<Record<string, string | undefined>>;
 
 /** The credentials issueloop is given, plus the values of any variables the user names as secret. */
 export function secretsFromEnv(env: Env, extraNames: readonly string[] = []): string[] {
-  const names = [
-    'GITHUB_TOKEN',
-    'GH_TOKEN',
-    'ISSUELOOP_PROJECTS_TOKEN',
-    'ANTHROPIC_API_KEY',
-    // A Redis URL may carry a password.
-    'ISSUELOOP_CLAIMS__REDIS_URL',
-    ...extraNames,
-  ];
-  return names
+  const names = ['GITHUB_TOKEN', 'GH_TOKEN', 'ISSUELOOP_PROJECTS_TOKEN', 'ANTHROPIC_API_KEY', ...extraNames];
+  const values = names
     .map((name) => env[name])
-    .filter((value): value is string => typeof value === 'string' && value !== '')
-    .flatMap(secretParts);
+    .filter((value): value is string => typeof value === 'string' && value !== '');
+  // The Redis claim store's URL names a server that messages do show; only its credentials are secret.
+  const redisUrl = env.ISSUELOOP_CLAIMS__REDIS_URL;
+  return redisUrl ? [...values, ...urlCredentials(redisUrl)] : values;
 }
 
 /**
- * What of a value is secret. A URL (the Redis one) is secret only for its password, as written and
- * decoded, since it can show up alone in a message; the server it names is not, and messages say it.
+ * The credentials in a URL: the whole URL, its password (as written and decoded, since either can
+ * show up alone in a message) and a `password` query parameter, when it has any. A user name such as
+ * `default` is not a secret, and redacting it would blank an ordinary word everywhere.
  */
-function secretParts(value: string): string[] {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return [value];
+function urlCredentials(value: string): string[] {
+  let url: URL;
   try {
-    const { password } = new URL(value);
-    return password ? [...new Set([value, password, decodeURIComponent(password)])] : [];
+    url = new URL(value);
   } catch {
     return [value];
   }
+  const parts = [url.password, url.searchParams.get('password') ?? ''].filter((p) => p !== '');
+  if (parts.length === 0) return [];
+  const decoded = parts.map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return p;
+    }
+  });
+  return [...new Set([value, ...parts, ...decoded])];
 }

@@ -19,8 +19,10 @@ export interface HistoryContext {
  * puts repeatedly failing issues last and sends them to a human after `max_failures`.
  *
  * Each issue is looked at once per run (`checked`): the comment is read at most once, and never for
- * an issue the store already knows. Returns the issues whose history was taken; the caller plans
- * the round again when there are any. A comment that cannot be read is logged, not fatal.
+ * an issue the store already knows. A comment that cannot be read now (GitHub failing) leaves the
+ * issue `unread`: the caller does not claim it this round, since working it as new would overwrite
+ * the history its comment holds, and it is tried again next round. A claim store that cannot be
+ * reached is thrown, for the round to pause.
  */
 export async function importCandidateHistory(
   ctx: HistoryContext,
@@ -28,31 +30,38 @@ export async function importCandidateHistory(
   known: ReadonlyMap<number, ClaimView>,
   checked: Set<number>,
   want: number,
-): Promise<number[]> {
+): Promise<{ imported: number[]; unread: number[] }> {
   const imported: number[] = [];
+  const unread: number[] = [];
   let looked = 0;
   for (const issue of candidates) {
     if (looked >= want) break;
-    looked += 1;
-    if (known.has(issue.number) || checked.has(issue.number)) continue;
-    checked.add(issue.number);
+    if (known.has(issue.number) || checked.has(issue.number)) {
+      looked += 1;
+      continue;
+    }
+    let record: Awaited<ReturnType<HistoryContext['github']['tracking']['readRecord']>>;
     try {
-      const record = await ctx.github.tracking.readRecord(issue.number);
-      if (!record || (record.attempts === 0 && record.failure_count === 0 && record.last_outcome === null))
-        continue;
-      if (await ctx.claims.importHistory(issue.number, record)) {
-        imported.push(issue.number);
-        ctx.log.info(
-          { issue: issue.number, attempts: record.attempts, failures: record.failure_count },
-          `#${issue.number}: history from its tracking comment: ${record.attempts} attempt(s), ${record.failure_count} failure(s)`,
-        );
-      }
+      record = await ctx.github.tracking.readRecord(issue.number);
     } catch (err) {
+      unread.push(issue.number);
       ctx.log.warn(
         { issue: issue.number, err: ctx.redact((err as Error).message) },
-        `#${issue.number}: could not read its history from the tracking comment; working it as new`,
+        `#${issue.number}: could not read its history from the tracking comment; not claimed this round`,
+      );
+      continue;
+    }
+    looked += 1;
+    checked.add(issue.number);
+    if (!record || (record.attempts === 0 && record.failure_count === 0 && record.last_outcome === null))
+      continue;
+    if (await ctx.claims.importHistory(issue.number, record)) {
+      imported.push(issue.number);
+      ctx.log.info(
+        { issue: issue.number, attempts: record.attempts, failures: record.failure_count },
+        `#${issue.number}: history from its tracking comment: ${record.attempts} attempt(s), ${record.failure_count} failure(s)`,
       );
     }
   }
-  return imported;
+  return { imported, unread };
 }

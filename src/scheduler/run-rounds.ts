@@ -1,4 +1,5 @@
 import type { ClaimView } from '../claims/claim-store.js';
+import { ClaimStoreUnreachableError } from '../claims/errors.js';
 import { computeBackoff } from '../core/backoff.js';
 import { classifyError } from '../core/classify/classify-error.js';
 import { IssueloopError } from '../core/errors.js';
@@ -125,27 +126,34 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
     const now = deps.clock.now();
     const listClaims = async () => new Map((await ctx.claims.list()).map((view) => [view.issue, view]));
     let plan: RoundPlan;
+    let claimViews: Map<number, ClaimView>;
+    const unread = new Set<number>();
     try {
-      let claimViews = await listClaims();
+      claimViews = await listClaims();
       const trust = await readTrust(ctx, backlog, claimViews, now);
       plan = planRound({ issues: backlog.issues, claims: claimViews, trust, now });
       // Imported history can only add records, so the trust read above still covers every candidate.
       for (;;) {
         const history = { ...ctx, log: roundLog };
-        const imported = await importCandidateHistory(
+        const candidates = plan.candidates.filter((issue) => !unread.has(issue.number));
+        const found = await importCandidateHistory(
           history,
-          plan.candidates,
+          candidates,
           claimViews,
           historyChecked,
           config.workers,
         );
-        if (imported.length === 0) break;
-        await ctx.ledger.append('history_import', { round: rounds, issues: imported });
-        claimViews = await listClaims();
-        plan = planRound({ issues: backlog.issues, claims: claimViews, trust, now });
+        for (const issue of found.unread) unread.add(issue);
+        if (found.imported.length === 0 && found.unread.length === 0) break;
+        if (found.imported.length > 0) {
+          await ctx.ledger.append('history_import', { round: rounds, issues: found.imported });
+          claimViews = await listClaims();
+          plan = planRound({ issues: backlog.issues, claims: claimViews, trust, now });
+        }
       }
     } catch (err) {
-      if (!isStoreOutage(err, ctx)) throw err;
+      if (ctx.signal.aborted) return summary('interrupted');
+      if (!isStoreOutage(err)) throw err;
       rounds -= 1;
       if (!(await storeOutage.pause(err, roundLog))) return summary('interrupted');
       continue;
@@ -171,11 +179,17 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
     let outage: unknown;
     for (const issue of plan.candidates) {
       if (claimed.length >= config.workers || ctx.signal.aborted) break;
+      // Only issues whose history is known: the store's own, or the comment's read this run.
+      if (!claimViews.has(issue.number) && !historyChecked.has(issue.number)) continue;
       let result: Awaited<ReturnType<typeof ctx.claims.claim>>;
       try {
         result = await ctx.claims.claim(issue.number, options.owner, config.claims.ttl);
       } catch (err) {
-        if (!isStoreOutage(err, ctx)) throw err;
+        if (!isStoreOutage(err) && !ctx.signal.aborted) {
+          // Sessions already started still finish and record their outcome before the run fails.
+          await Promise.allSettled(claimed);
+          throw err;
+        }
         outage = err;
         break;
       }
@@ -204,22 +218,24 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
         roundLog.warn({ err: (err as Error).message }, 'could not save the ETag cache'),
       );
 
-    if (outage !== undefined) {
+    if (outage !== undefined && !ctx.signal.aborted) {
+      // A round that claimed nothing because the store was away does not count toward --max-rounds.
+      if (claimed.length === 0) rounds -= 1;
       // Says nothing about the backlog: not an empty round.
       if (!(await storeOutage.pause(outage, roundLog))) return summary('interrupted');
       continue;
     }
     storeOutage.reset();
-    if (empty.record(claimed.length)) return summary('empty_backlog');
     if (ctx.signal.aborted) return summary('interrupted');
+    if (empty.record(claimed.length)) return summary('empty_backlog');
     if (options.maxRounds !== undefined && rounds >= options.maxRounds) return summary('max_rounds');
     if (claimed.length === 0 && !(await pause(ctx, config.poll_interval))) return summary('interrupted');
   }
 }
 
 /** A claim store that cannot be reached (a Redis server restarting, a network cut): worth waiting for. */
-function isStoreOutage(err: unknown, ctx: WorkContext): boolean {
-  return !ctx.signal.aborted && classifyError(err).errorClass === 'network';
+function isStoreOutage(err: unknown): boolean {
+  return err instanceof ClaimStoreUnreachableError;
 }
 
 /**

@@ -87,15 +87,19 @@ async function releaseClaim(
   }
 }
 
-/** The issue's claim record; while the store is unreachable, none (the session starts as attempt 1). */
-async function readClaim(ctx: WorkContext, issue: number, log: Log): Promise<ClaimView | undefined> {
+/** The issue's claim record; `readable: false` while the store is unreachable. */
+async function readClaim(
+  ctx: WorkContext,
+  issue: number,
+  log: Log,
+): Promise<{ view: ClaimView | undefined; readable: boolean }> {
   try {
-    return await ctx.claims.get(issue);
+    return { view: await ctx.claims.get(issue), readable: true };
   } catch (err) {
     const failure = classifyError(err, { now: ctx.deps.clock.now(), redact: ctx.redact });
     if (failure.errorClass !== 'network') throw err;
     log.warn({ issue }, `could not read the claim of #${issue}: ${failure.message}`);
-    return undefined;
+    return { view: undefined, readable: false };
   }
 }
 
@@ -117,7 +121,9 @@ function boardMove(ctx: WorkContext, issue: BacklogIssue, phase: BoardPhase): Pr
 export async function workIssue(ctx: WorkContext, issue: BacklogIssue, lease: Lease): Promise<SessionReport> {
   const { claims, github, redact } = ctx;
   const log = ctx.deps.log.child({ issue: issue.number });
-  const before = await readClaim(ctx, issue.number, log);
+  const first = await readClaim(ctx, issue.number, log);
+  const before = first.view;
+  let readable = first.readable;
   // `claim` has counted this attempt already.
   const attempt = before?.attempts ?? 1;
   const nowIso = () => new Date(ctx.deps.clock.now()).toISOString();
@@ -132,15 +138,18 @@ export async function workIssue(ctx: WorkContext, issue: BacklogIssue, lease: Le
     phase: TrackingPhase,
     extra: { prUrl?: string; costUsd?: number; lastFailure?: string; record?: TrackingRecord } = {},
   ) =>
-    quietly(ctx, `tracking comment of #${issue.number}`, () =>
-      github.tracking.upsert(issue.number, {
-        phase,
-        attempt,
-        model: ctx.config.model.primary,
-        record: record(),
-        ...extra,
-      }),
-    );
+    // Without the store's record the comment's hidden history would be overwritten with a blank one.
+    !readable
+      ? Promise.resolve()
+      : quietly(ctx, `tracking comment of #${issue.number}`, () =>
+          github.tracking.upsert(issue.number, {
+            phase,
+            attempt,
+            model: ctx.config.model.primary,
+            record: record(),
+            ...extra,
+          }),
+        );
 
   const controller = new AbortController();
   const onRunAbort = () => controller.abort(ctx.signal.reason);
@@ -190,7 +199,9 @@ export async function workIssue(ctx: WorkContext, issue: BacklogIssue, lease: Le
     ...(report.outcome === 'interrupted' ? { partialContext: report.partialContext } : {}),
     ...(report.hint ? { hint: report.hint } : {}),
   });
-  const after = await readClaim(ctx, issue.number, log);
+  const afterRead = await readClaim(ctx, issue.number, log);
+  if (!afterRead.readable) readable = false;
+  const after = afterRead.view;
   await ctx.ledger.append('outcome', {
     issue: issue.number,
     attempt,

@@ -95,6 +95,9 @@ function partialContextOf(messages: Parameters<typeof renderTranscript>[0]): str
  * commit, push, draft PR, and a read-back from GitHub. Failures end as an outcome with evidence,
  * never as an exception, except a broken harness (a bug) which the caller records as `error:unknown`.
  */
+/** A fallback engine needs at least this much of the session's time left to be worth starting. */
+export const MIN_FALLBACK_MS = 60_000;
+
 export async function runSession(input: SessionInput): Promise<SessionReport> {
   const { config, deps, issue, signal } = input;
   const log = deps.log.child({ issue: issue.number, attempt: input.attempt });
@@ -151,14 +154,26 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     const base = await fetchBranch(input.checkout, input.remote, input.baseBranch, git);
     await addWorktree({ checkout: input.checkout, path: worktree, branch, startPoint: base }, git);
     const task = `Issue #${issue.number}: ${issue.title}`;
-    const nativeEngine = async (): Promise<SessionEngine> => {
+    /** The native engine; after a fallback, with only what the session has left of its budgets. */
+    const nativeEngine = async (spentSoFar?: AgentTotals): Promise<SessionEngine> => {
+      const limits = spentSoFar
+        ? {
+            ...config,
+            session: {
+              ...config.session,
+              max_duration: Math.max(config.session.max_duration - (deps.clock.now() - started), 1_000),
+              max_usd: config.session.max_usd - spentSoFar.costUsd,
+              max_model_calls: Math.max(config.session.max_model_calls - spentSoFar.modelCalls, 1),
+            },
+          }
+        : config;
       const session = await buildSessionAgent({
         worktree,
         repo: input.repo,
         branch,
         rawIssueBody: issue.body,
         task,
-        config,
+        config: limits,
         models: input.models,
         env: input.env,
         redact: input.redact,
@@ -202,7 +217,9 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       return done;
     };
     result = await runEngine(first);
-    if (fallsBackToNative(config, engine, result)) {
+    const timeLeft = config.session.max_duration - (deps.clock.now() - started);
+    const moneyLeft = config.session.max_usd - result.totals.costUsd;
+    if (fallsBackToNative(config, engine, result) && timeLeft >= MIN_FALLBACK_MS && moneyLeft > 0) {
       // Seed 003: the native engine takes over in the same worktree, seeded with Claude Code's session.
       const failureClass = result.error?.errorClass ?? 'unknown';
       const failedSession = engine.sessionId?.();
@@ -212,7 +229,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       );
       remember('engine_fallback', { from: 'claude-code', to: 'native', errorClass: failureClass });
       spentBefore = result.totals;
-      engine = await nativeEngine();
+      engine = await nativeEngine(spentBefore);
       const prompt = await seededFallbackPrompt({
         chainStartedOn: 'claude-code',
         failedEngine: 'claude-code',

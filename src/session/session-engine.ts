@@ -94,6 +94,8 @@ export function createClaudeCodeEngine(options: {
         model,
         prompt,
         env,
+        permissionMode: config.claude_code.permission_mode,
+        allowedTools: config.claude_code.allowed_tools,
         timeoutMs: Math.max(config.session.max_duration - (options.now() - started), 1_000),
         signal: options.signal,
         ...(resume ? { resume } : {}),

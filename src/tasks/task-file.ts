@@ -50,7 +50,7 @@ export class TaskFileError extends UsageError {
 
 const BOOT = /^<!--\s*boot:\s*(.+?)\s*-->$/;
 const COMMENT = /^<!--.*-->$/;
-const GROUP = /^##\s+(.+?)\s*#*\s*$/;
+const GROUP = /^##\s+(.+?)(?:\s+#+)?\s*$/;
 const ITEM = /^[-*]\s+(?:\[[ xX]\]\s+)?(.*)$/;
 const CONTINUATION = /^(?: {2,}|\t)\S/;
 

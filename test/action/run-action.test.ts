@@ -168,15 +168,17 @@ describe('the action, in-process against the emulators', () => {
     ]);
   });
 
-  it('a drain whose time budget leaves no room for a session claims nothing and says so', async () => {
+  it('regression: a time budget no longer than a session is a bad input (exit 2), not a green run that did nothing', async () => {
     run.github.addIssue({ title: 'Fix the greeting typo', ...member });
     const { code, core, anthropic } = await act({
       event: 'schedule',
       payload: { schedule: '0 * * * *' },
-      inputs: { time_budget: '10m' },
+      inputs: { time_budget: '30m' },
     });
-    expect(code).toBe(0);
-    expect(core.outputs.outcome).toBe('time_budget');
+    expect(code).toBe(2);
+    expect(core.failed[0]).toContain(
+      'input time_budget (30m) leaves no room for a session of session.max_duration (45m)',
+    );
     expect(anthropic.requests).toHaveLength(0);
   });
 

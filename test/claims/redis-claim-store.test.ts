@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -98,6 +99,50 @@ describe('RedisClaimStore on a real redis-server', () => {
     expect(message).not.toContain('s3cret');
     expect(classifyError(err).errorClass).toBe('network');
     expect(redisLocation('rediss://u:p@host:6380')).toBe('rediss://host:6380');
+  });
+
+  it('regression: text cut through an emoji (a lone surrogate) no longer breaks release and import in Lua', async () => {
+    const store = open(new FakeClock());
+    const half = '\u{1F600}abc'.slice(1);
+    const lease = leaseOf(await store.claim(4, 'a', 60_000));
+    await store.release(lease, { outcome: 'interrupted', partialContext: half });
+    const again = leaseOf(await store.claim(4, 'a', 60_000));
+    await store.release(again, {
+      outcome: 'no_changes',
+      failure: { errorClass: 'no_changes', message: `${'x'.repeat(299)}\u{1F600}`.slice(0, 300) },
+    });
+    expect((await store.get(4))?.failure_count).toBe(1);
+    expect(
+      await store.importHistory(5, {
+        attempts: 1,
+        failure_count: 1,
+        failure_reasons: [{ at: '2026-01-01T00:00:00Z', error_class: 'timeout', message: half }],
+        last_outcome: 'error:timeout',
+      }),
+    ).toBe(true);
+    expect((await store.get(5))?.failure_reasons[0]?.message).toBe('\uFFFDabc');
+  });
+
+  it('a server that accepts but never answers fails as unreachable within the command timeout', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const store = createRedisClaimStore({
+      url: `redis://127.0.0.1:${port}`,
+      repo: 'acme/widgets',
+      clock: new FakeClock(),
+      maxFailures: 3,
+      commandTimeoutMs: 300,
+    });
+    opened.push(store);
+    try {
+      const started = Date.now();
+      const err = await store.claim(1, 'a', 60_000).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ClaimStoreUnreachableError);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      silent.close();
+    }
   });
 
   it('survives a Redis restart: commands fail as network while it is down, the lease is there after', {

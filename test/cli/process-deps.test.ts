@@ -40,12 +40,20 @@ describe('secretsFromEnv', () => {
     ).toEqual(['a-token', 'k-value', 'x']);
   });
 
-  it("keeps a Redis URL's password secret (as written and decoded), not the server it names", () => {
+  it("keeps a Redis URL's credentials secret (as written and decoded), not the server it names", () => {
     expect(secretsFromEnv({ ISSUELOOP_CLAIMS__REDIS_URL: 'redis://fleet:p%40ss@cache:6379/1' })).toEqual([
       'redis://fleet:p%40ss@cache:6379/1',
       'p%40ss',
       'p@ss',
     ]);
+    expect(secretsFromEnv({ ISSUELOOP_CLAIMS__REDIS_URL: 'redis://cache:6379?password=q-secret' })).toContain(
+      'q-secret',
+    );
     expect(secretsFromEnv({ ISSUELOOP_CLAIMS__REDIS_URL: 'redis://cache:6379' })).toEqual([]);
+  });
+
+  it('regression: a URL-shaped secret named in redact_env is redacted whole, password or not', () => {
+    const hook = 'https://hooks.slack.com/services/T000/B000/XXXXsecret';
+    expect(secretsFromEnv({ SLACK_WEBHOOK_URL: hook }, ['SLACK_WEBHOOK_URL'])).toEqual([hook]);
   });
 });

@@ -345,6 +345,63 @@ describe('rounds', () => {
     expect(events.some((e) => e.type === 'release_stale')).toBe(true);
   });
 
+  it('regression: a tracking comment that cannot be read now is not worked as new (its history would be overwritten); it waits a round', async () => {
+    const { gh, ctx, claims } = await setup({ empty_rounds: 2 });
+    const hopeless = gh.emulator.addIssue(member('Improve everything'));
+    const history = {
+      ...emptyTrackingRecord('2026-01-01T00:00:00Z'),
+      attempts: 2,
+      failure_count: 2,
+      failure_reasons: [
+        { at: '2026-01-01T00:00:00Z', error_class: 'no_changes', message: 'nothing changed' },
+        { at: '2026-01-02T00:00:00Z', error_class: 'no_changes', message: 'nothing changed' },
+      ],
+      last_outcome: 'no_changes',
+    };
+    gh.emulator.addComment(hopeless, {
+      author: 'octocat',
+      authorAssociation: 'MEMBER',
+      body: renderTrackingComment({ phase: 'failed', attempt: 2, record: history }, (t) => t),
+    });
+    gh.emulator.failNext({ path: new RegExp(`/issues/${hopeless}/comments`), status: 403, times: 1 });
+    const summary = await runRounds(ctx, { owner: 'host:1', maxRounds: 2 });
+    expect(summary.reports.map((r) => [r.attempt, r.outcome])).toEqual([[3, 'no_changes']]);
+    expect(await claims.get(hopeless)).toMatchObject({ failure_count: 3, needs_human: true });
+  });
+
+  it('an interrupt while the claim store is away ends the run as interrupted, after the claimed sessions finish', async () => {
+    const { gh, ctx, claims } = await setup({ workers: 2 });
+    gh.emulator.addIssue(member('Fix the greeting typo'));
+    gh.emulator.addIssue(member('Improve everything'));
+    const interrupt = new AbortController();
+    let claims_ = 0;
+    const flaky: ClaimStore = {
+      ...claims,
+      claim: async (...args) => {
+        claims_ += 1;
+        if (claims_ === 1) return claims.claim(...args);
+        interrupt.abort();
+        throw unreachable();
+      },
+    };
+    const summary = await runRounds({ ...ctx, claims: flaky, signal: interrupt.signal }, { owner: 'host:1' });
+    expect(summary.stop).toBe('interrupted');
+    expect(summary.reports).toHaveLength(1);
+    expect((await claims.list()).filter((v) => v.lease)).toEqual([]);
+  });
+
+  it('a claim-store blip at claim time does not use up --once', async () => {
+    const { gh, ctx, claims } = await setup();
+    gh.emulator.addIssue(member('Fix the greeting typo'));
+    let blips = 1;
+    const flaky: ClaimStore = {
+      ...claims,
+      claim: (...args) => (blips-- > 0 ? Promise.reject(unreachable()) : claims.claim(...args)),
+    };
+    const summary = await runRounds({ ...ctx, claims: flaky }, { owner: 'host:1', maxRounds: 1 });
+    expect(summary.reports.map((r) => r.outcome)).toEqual(['resolved']);
+  });
+
   it('--once runs a single round', async () => {
     const { gh, ctx } = await setup();
     gh.emulator.addIssue(member('Improve it'));

@@ -36,13 +36,18 @@ afterEach(async () => {
 const FIXED = "export const greet = () => 'hello';\n";
 
 /** One session on the Claude Code engine (a fake `claude`), with the native engine on the scripted server. */
-async function session(scenario: unknown[], claudeCode: Record<string, unknown> = {}) {
+async function session(
+  scenario: unknown[],
+  claudeCode: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+) {
   const fake = await fakeClaude(scenario);
   const gh = await emulated(stateDir, {
     config: {
       verify: { command: 'grep -q "\'hello\'" greet.js' },
       engine: 'claude-code',
       claude_code: { bin: FAKE_CLAUDE, model: 'sonnet', ...claudeCode },
+      ...extra,
     },
   });
   const nativeRequests: ParsedMessagesRequest[] = [];
@@ -107,6 +112,18 @@ describe('a session on the Claude Code engine', () => {
     expect(call?.prompt).toMatch(/^Issue #\d+: Greeting typo\n/);
     expect(call?.cwd).toMatch(/worktrees\/issue-\d+$/);
     expect(call?.env).not.toContain('GITHUB_TOKEN');
+    // Headless Claude Code cannot ask for permission: edits and the usual tools are granted up front.
+    expect(call?.args).toEqual([
+      '-p',
+      '--output-format',
+      'json',
+      '--model',
+      'sonnet',
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash,Read,Edit,Write,Glob,Grep',
+    ]);
   });
 
   it('a billing failure hands over to the native engine, seeded with the Claude Code session (seed 003)', async () => {
@@ -140,6 +157,21 @@ describe('a session on the Claude Code engine', () => {
       errorClass: 'billing',
     });
     expect(report.costUsd).toBeGreaterThan(0.0421);
+  });
+
+  it('regression: after the hand-over the native engine gets what is left of the budget, not a fresh one', async () => {
+    const { report, nativeRequests } = await session(
+      [
+        {
+          stdout: resultJson({ is_error: true, result: 'Credit balance is too low', total_cost_usd: 0.0499 }),
+          exit: 1,
+        },
+      ],
+      {},
+      { session: { max_usd: 0.05 } },
+    );
+    expect(nativeRequests.length).toBeGreaterThanOrEqual(1);
+    expect(report.outcome).toBe('budget_exceeded');
   });
 
   it('with claude_code.fallback: none the failure is the outcome, and the native engine is never called', async () => {

@@ -98,6 +98,13 @@ describe('parseTaskFile', () => {
     ]);
   });
 
+  it('regression: a group named "C#" keeps its name; only closing hashes after a space are dropped', () => {
+    expect(parseTaskFile('## C#\n- port it\n## Docs ##\n- write\n').groups.map((g) => g.name)).toEqual([
+      'C#',
+      'Docs',
+    ]);
+  });
+
   it('accepts Windows line endings and a byte-order mark', () => {
     const parsed = parseTaskFile('\uFEFF## G\r\n- first\r\n- second\r\n');
     expect(parsed.tasks.map((t) => t.text)).toEqual(['first', 'second']);

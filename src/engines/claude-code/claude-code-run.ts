@@ -38,6 +38,9 @@ export interface ClaudeCodeRunOptions {
   prompt: string;
   /** Continue this session (`--resume`). */
   resume?: string;
+  /** `--permission-mode`, and `--allowedTools` (comma-separated): headless Claude Code cannot ask. */
+  permissionMode?: string;
+  allowedTools?: readonly string[];
   /** Already scrubbed of credentials other than what Claude Code itself needs. */
   env: Record<string, string>;
   timeoutMs: number;
@@ -86,6 +89,8 @@ function contextWindowOf(json: ResultJson, model: string): number | undefined {
 
 export async function runClaudeCode(options: ClaudeCodeRunOptions): Promise<ClaudeCodeResult> {
   const args = ['-p', '--output-format', 'json', '--model', options.model];
+  if (options.permissionMode) args.push('--permission-mode', options.permissionMode);
+  if (options.allowedTools?.length) args.push('--allowedTools', options.allowedTools.join(','));
   if (options.resume) args.push('--resume', options.resume);
   const child = spawn(options.bin, args, {
     cwd: options.cwd,
