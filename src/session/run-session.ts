@@ -26,11 +26,13 @@ import {
 import type { Ledger } from './ledger.js';
 import { type Outcome, outcomeOfStop, type Productivity, productivity } from './outcome.js';
 import { publish, ReadBackError } from './publish.js';
-import { buildSessionAgent, type ModelRuntime } from './session-agent.js';
+import type { ModelRuntime } from './session-agent.js';
 import {
   addTotals,
   createClaudeCodeEngine,
+  createNativeEngine,
   fallsBackToNative,
+  remainingBudget,
   type SessionEngine,
 } from './session-engine.js';
 import { renderVerifyFailure, runVerify, type VerifyResult } from './verify.js';
@@ -95,9 +97,6 @@ function partialContextOf(messages: Parameters<typeof renderTranscript>[0]): str
  * commit, push, draft PR, and a read-back from GitHub. Failures end as an outcome with evidence,
  * never as an exception, except a broken harness (a bug) which the caller records as `error:unknown`.
  */
-/** A fallback engine needs at least this much of the session's time left to be worth starting. */
-export const MIN_FALLBACK_MS = 60_000;
-
 export async function runSession(input: SessionInput): Promise<SessionReport> {
   const { config, deps, issue, signal } = input;
   const log = deps.log.child({ issue: issue.number, attempt: input.attempt });
@@ -155,25 +154,14 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     await addWorktree({ checkout: input.checkout, path: worktree, branch, startPoint: base }, git);
     const task = `Issue #${issue.number}: ${issue.title}`;
     /** The native engine; after a fallback, with only what the session has left of its budgets. */
-    const nativeEngine = async (spentSoFar?: AgentTotals): Promise<SessionEngine> => {
-      const limits = spentSoFar
-        ? {
-            ...config,
-            session: {
-              ...config.session,
-              max_duration: Math.max(config.session.max_duration - (deps.clock.now() - started), 1_000),
-              max_usd: config.session.max_usd - spentSoFar.costUsd,
-              max_model_calls: Math.max(config.session.max_model_calls - spentSoFar.modelCalls, 1),
-            },
-          }
-        : config;
-      const session = await buildSessionAgent({
+    const nativeEngine = (spentSoFar?: AgentTotals) =>
+      createNativeEngine({
         worktree,
         repo: input.repo,
         branch,
         rawIssueBody: issue.body,
         task,
-        config: limits,
+        config: spentSoFar ? remainingBudget(config, spentSoFar, deps.clock.now() - started) : config,
         models: input.models,
         env: input.env,
         redact: input.redact,
@@ -181,16 +169,8 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
         log,
         observer,
         signal,
+        currentModel: () => model,
       });
-      for (const warning of session.warnings) log.warn({ warning }, warning);
-      return {
-        name: 'native',
-        run: (content) => session.agent.run(content),
-        messages: () => session.agent.messages(),
-        model: () => model,
-        hint: () => session.model.lastDiagnosis()?.hint || undefined,
-      };
-    };
     let engine: SessionEngine =
       config.engine === 'claude-code'
         ? createClaudeCodeEngine({
@@ -217,9 +197,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       return done;
     };
     result = await runEngine(first);
-    const timeLeft = config.session.max_duration - (deps.clock.now() - started);
-    const moneyLeft = config.session.max_usd - result.totals.costUsd;
-    if (fallsBackToNative(config, engine, result) && timeLeft >= MIN_FALLBACK_MS && moneyLeft > 0) {
+    if (fallsBackToNative(config, engine, result, deps.clock.now() - started)) {
       // Seed 003: the native engine takes over in the same worktree, seeded with Claude Code's session.
       const failureClass = result.error?.errorClass ?? 'unknown';
       const failedSession = engine.sessionId?.();

@@ -8,6 +8,7 @@ import { runClaudeCode } from '../engines/claude-code/claude-code-run.js';
 import { createClaudeCodeConversation } from '../engines/claude-code/conversation.js';
 import type { EngineName } from '../engines/claude-code/fallback-seed.js';
 import { addUsage, type MessageParam } from '../model/types.js';
+import { buildSessionAgent } from './session-agent.js';
 
 /**
  * Who works a session: the native agent loop (the Anthropic API) or Claude Code's CLI. The session
@@ -35,14 +36,53 @@ const FALLBACK_CLASSES: ReadonlySet<ErrorClass> = new Set([
   'timeout',
 ]);
 
-export function fallsBackToNative(config: Config, engine: SessionEngine, result: AgentResult): boolean {
+/** A fallback engine needs at least this much of the session's time left to be worth starting. */
+export const MIN_FALLBACK_MS = 60_000;
+
+/** Whether the native engine takes over: a Claude Code failure it remedies, with time and money left. */
+export function fallsBackToNative(
+  config: Config,
+  engine: SessionEngine,
+  result: AgentResult,
+  elapsedMs: number,
+): boolean {
   return (
     engine.name === 'claude-code' &&
     config.claude_code.fallback === 'native' &&
     result.stop === 'model_error' &&
     result.error !== undefined &&
-    FALLBACK_CLASSES.has(result.error.errorClass)
+    FALLBACK_CLASSES.has(result.error.errorClass) &&
+    config.session.max_duration - elapsedMs >= MIN_FALLBACK_MS &&
+    config.session.max_usd - result.totals.costUsd > 0
   );
+}
+
+/** The session's budgets minus what an earlier engine spent: a fallback continues, it does not start over. */
+export function remainingBudget(config: Config, spent: AgentTotals, elapsedMs: number): Config {
+  return {
+    ...config,
+    session: {
+      ...config.session,
+      max_duration: Math.max(config.session.max_duration - elapsedMs, 1_000),
+      max_usd: config.session.max_usd - spent.costUsd,
+      max_model_calls: Math.max(config.session.max_model_calls - spent.modelCalls, 1),
+    },
+  };
+}
+
+/** issueloop's own agent loop as a session engine. */
+export async function createNativeEngine(
+  options: Parameters<typeof buildSessionAgent>[0] & { currentModel: () => string },
+): Promise<SessionEngine> {
+  const session = await buildSessionAgent(options);
+  for (const warning of session.warnings) options.log.warn({ warning }, warning);
+  return {
+    name: 'native',
+    run: (content) => session.agent.run(content),
+    messages: () => session.agent.messages(),
+    model: options.currentModel,
+    hint: () => session.model.lastDiagnosis()?.hint || undefined,
+  };
 }
 
 const ZERO_TOTALS: AgentTotals = {
