@@ -4,7 +4,8 @@ import { UsageError } from '../core/errors.js';
 import type { Redactor } from '../core/redact.js';
 import type { ClaimStore } from './claim-store.js';
 import { createFileClaimStore } from './file-claim-store.js';
-import { createRedisClaimStore, redisLocation } from './redis-claim-store.js';
+import { createRedisClaimStore } from './redis-claim-store.js';
+import { redisLocation } from './redis-records.js';
 
 const CLAIMS_FILE_NAME = 'claims.json';
 

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Clock } from '../core/clock.js';
 import { IssueloopError } from '../core/errors.js';
 import { type Redactor, redact as redactByPattern } from '../core/redact.js';
@@ -10,6 +10,7 @@ import { ClaimStoreUnreachableError, StaleLeaseError } from './errors.js';
 
 export { ClaimStoreUnreachableError };
 
+import { iso, leaseFrom, luaJson, recordFrom, redisLocation } from './redis-records.js';
 import { REDIS_SCRIPTS } from './redis-scripts.js';
 
 /**
@@ -31,65 +32,9 @@ export interface RedisClaimStoreOptions {
   commandTimeoutMs?: number;
 }
 
-/** The server a URL names, without credentials: what messages and `issueloop doctor` show. */
-export function redisLocation(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
-  } catch {
-    return 'redis (unparsable URL)';
-  }
-}
-
 type Scripts = {
   [K in keyof typeof REDIS_SCRIPTS]: (...args: Array<string | number>) => Promise<unknown>;
 };
-
-interface StoredLease {
-  token: number;
-  owner: string;
-  claimed: number;
-  expires: number;
-  ttl: number;
-}
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
-function leaseFrom(issue: number, raw: string): Lease {
-  const stored = JSON.parse(raw) as StoredLease;
-  return {
-    issue,
-    owner: stored.owner,
-    token: stored.token,
-    claimed_at: iso(stored.claimed),
-    expires_at: iso(stored.expires),
-    ttl_ms: stored.ttl,
-  };
-}
-
-function recordFrom(issue: number, hash: Record<string, string>, lease: string | null): ClaimRecord {
-  const text = (name: string) => (hash[name] === undefined ? null : (hash[name] as string));
-  return {
-    ...blankRecord(issue),
-    lease: lease ? leaseFrom(issue, lease) : null,
-    attempts: Number(hash.attempts ?? 0),
-    failure_count: Number(hash.failure_count ?? 0),
-    last_failure_at: text('last_failure_at'),
-    failure_reasons: hash.failure_reasons ? JSON.parse(hash.failure_reasons) : [],
-    last_outcome: text('last_outcome'),
-    interrupted_at: text('interrupted_at'),
-    partial_context: text('partial_context'),
-    hint: text('hint'),
-  };
-}
-
-/**
- * JSON for a script argument. Redis's Lua JSON decoder rejects a lone surrogate (`\ud83d`), which a
- * 300-character cut through an emoji leaves behind: such halves become U+FFFD first.
- */
-export function luaJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? v.toWellFormed() : v));
-}
 
 function isConnectionError(err: unknown): boolean {
   // A ReplyError is Redis answering (a script error): a bug, not a network failure.
@@ -106,31 +51,37 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
     nextToken: `${prefix}next_token`,
     issues: `${prefix}issues`,
   };
-  const client = new Redis(options.url, {
-    lazyConnect: true,
-    // Commands wait for a (re)connection, but only so long: a store that is down fails as `network`.
-    maxRetriesPerRequest: 1,
-    connectTimeout: options.connectTimeoutMs ?? 5_000,
-    // A server that accepts but never answers (a stuck proxy, a cut link) must fail too, well within
-    // a lease's TTL, so the lease keeper can stop a session before its lease lapses.
-    commandTimeout: options.commandTimeoutMs ?? 10_000,
-    retryStrategy: (times) => Math.min(times * 200, 2_000),
-    scripts: REDIS_SCRIPTS,
-  });
-  // Connection errors reach the caller through the failed command; the event is not news.
-  client.on('error', () => undefined);
-  const scripts = client as unknown as Scripts;
+  type Client = Redis & Scripts;
+  let connecting: Promise<Client> | undefined;
+  /** ioredis is loaded and connected on first use: a command on the file store never pays for it. */
+  const connect = (): Promise<Client> =>
+    (connecting ??= import('ioredis').then(({ Redis: RedisClient }) => {
+      const client = new RedisClient(options.url, {
+        lazyConnect: true,
+        // Commands wait for a (re)connection, but only so long: a store that is down fails as `network`.
+        maxRetriesPerRequest: 1,
+        connectTimeout: options.connectTimeoutMs ?? 5_000,
+        // A server that accepts but never answers (a stuck proxy, a cut link) must fail too, well
+        // within a lease's TTL, so the lease keeper can stop a session before its lease lapses.
+        commandTimeout: options.commandTimeoutMs ?? 10_000,
+        retryStrategy: (times) => Math.min(times * 200, 2_000),
+        scripts: REDIS_SCRIPTS,
+      });
+      // Connection errors reach the caller through the failed command; the event is not news.
+      client.on('error', () => undefined);
+      return client as Client;
+    }));
 
-  async function call<T>(what: string, work: () => Promise<T>): Promise<T> {
+  async function call<T>(what: string, work: (client: Client) => Promise<T>): Promise<T> {
     try {
-      return await work();
+      return await work(await connect());
     } catch (err) {
       if (err instanceof IssueloopError || !isConnectionError(err)) throw err;
       throw new ClaimStoreUnreachableError(location, what, err);
     }
   }
 
-  async function read(issue: number): Promise<ClaimRecord | undefined> {
+  async function read(client: Client, issue: number): Promise<ClaimRecord | undefined> {
     const results = await client
       .multi()
       .sismember(keys.issues, String(issue))
@@ -173,8 +124,8 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
   return {
     async claim(issue, owner, ttlMs) {
       checkClaim(issue, owner, ttlMs);
-      const [granted, raw] = (await call(`claim #${issue}`, () =>
-        scripts.issueloopClaim(
+      const [granted, raw] = (await call(`claim #${issue}`, (c) =>
+        c.issueloopClaim(
           keys.lease(issue),
           keys.record(issue),
           keys.nextToken,
@@ -190,8 +141,8 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
     },
 
     async renew(lease) {
-      const [ok, why, raw] = (await call(`renew the lease on #${lease.issue}`, () =>
-        scripts.issueloopRenew(keys.lease(lease.issue), String(lease.token), lease.owner, now()),
+      const [ok, why, raw] = (await call(`renew the lease on #${lease.issue}`, (c) =>
+        c.issueloopRenew(keys.lease(lease.issue), String(lease.token), lease.owner, now()),
       )) as [number, string, string?];
       if (ok !== 1) throw stale(lease, why, raw ?? '');
       return leaseFrom(lease.issue, why);
@@ -216,8 +167,8 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
         ...(interrupted ? { partial: redact(outcome.partialContext ?? '') } : {}),
         ...(outcome.hint ? { hint: redact(outcome.hint) } : {}),
       };
-      const [ok, why, raw] = (await call(`release the lease on #${lease.issue}`, () =>
-        scripts.issueloopRelease(
+      const [ok, why, raw] = (await call(`release the lease on #${lease.issue}`, (c) =>
+        c.issueloopRelease(
           keys.lease(lease.issue),
           keys.record(lease.issue),
           keys.issues,
@@ -232,8 +183,8 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
 
     async recordFailure(issue, failure) {
       checkIssue(issue);
-      await call(`record a failure of #${issue}`, () =>
-        scripts.issueloopRecordFailure(
+      await call(`record a failure of #${issue}`, (c) =>
+        c.issueloopRecordFailure(
           keys.record(issue),
           keys.issues,
           issue,
@@ -242,20 +193,20 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
           oneLine(redact(failure.message)),
         ),
       );
-      const record = await call(`read #${issue}`, () => read(issue));
+      const record = await call(`read #${issue}`, (c) => read(c, issue));
       return viewOf(record ?? blankRecord(issue), ctx());
     },
 
     async get(issue) {
       checkIssue(issue);
-      const record = await call(`read #${issue}`, () => read(issue));
+      const record = await call(`read #${issue}`, (c) => read(c, issue));
       return record ? viewOf(record, ctx()) : undefined;
     },
 
     async list() {
-      const members = await call('list the claims', () => client.smembers(keys.issues));
-      const records = await call('list the claims', () =>
-        Promise.all(members.map((member) => read(Number(member)))),
+      const members = await call('list the claims', (c) => c.smembers(keys.issues));
+      const records = await call('list the claims', (c) =>
+        Promise.all(members.map((member) => read(c, Number(member)))),
       );
       const c = ctx();
       return records
@@ -266,7 +217,7 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
 
     async needsHuman(issue) {
       checkIssue(issue);
-      const record = await call(`read #${issue}`, () => read(issue));
+      const record = await call(`read #${issue}`, (c) => read(c, issue));
       return record !== undefined && record.failure_count >= options.maxFailures;
     },
 
@@ -286,37 +237,39 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
       const last = reasons.at(-1);
       if (last) fields.last_failure_at = last.at;
       if (history.last_outcome !== null) fields.last_outcome = history.last_outcome;
-      const taken = await call(`import the history of #${issue}`, () =>
-        scripts.issueloopImportHistory(keys.record(issue), keys.issues, issue, luaJson(fields)),
+      const taken = await call(`import the history of #${issue}`, (c) =>
+        c.issueloopImportHistory(keys.record(issue), keys.issues, issue, luaJson(fields)),
       );
       return taken === 1;
     },
 
     async resetFailures(issue) {
       checkIssue(issue);
-      const cleared = await call(`reset the failures of #${issue}`, () =>
-        scripts.issueloopResetFailures(keys.record(issue)),
+      const cleared = await call(`reset the failures of #${issue}`, (c) =>
+        c.issueloopResetFailures(keys.record(issue)),
       );
       return cleared === 1;
     },
 
     async forceRelease(issue) {
       checkIssue(issue);
-      const raw = (await call(`release #${issue}`, () =>
-        scripts.issueloopForceRelease(keys.lease(issue), now()),
+      const raw = (await call(`release #${issue}`, (c) =>
+        c.issueloopForceRelease(keys.lease(issue), now()),
       )) as string;
       return raw ? leaseFrom(issue, raw) : undefined;
     },
 
     async clear() {
-      const [leases, issues] = (await call('clear the claims', () =>
-        scripts.issueloopClear(keys.issues, prefix, now()),
+      const [leases, issues] = (await call('clear the claims', (c) =>
+        c.issueloopClear(keys.issues, prefix, now()),
       )) as [number, number];
       return { leases, issues };
     },
 
     async close() {
-      client.disconnect();
+      const opened = connecting;
+      connecting = undefined;
+      if (opened) (await opened).disconnect();
     },
   };
 }

@@ -181,7 +181,7 @@ async function checkClaims(input: DoctorInput, loaded: LoadedConfig | undefined)
   if (!loaded) return undefined;
   const [{ openClaimStore }, { ClaimStoreUnreachableError }] = await Promise.all([
     import('../claims/open-claim-store.js'),
-    import('../claims/redis-claim-store.js'),
+    import('../claims/errors.js'),
   ]);
   let opened: OpenedClaimStore;
   try {

@@ -7,11 +7,8 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ClaimStore, Lease } from '../../src/claims/claim-store.js';
 import { StaleLeaseError } from '../../src/claims/errors.js';
-import {
-  ClaimStoreUnreachableError,
-  createRedisClaimStore,
-  redisLocation,
-} from '../../src/claims/redis-claim-store.js';
+import { ClaimStoreUnreachableError, createRedisClaimStore } from '../../src/claims/redis-claim-store.js';
+import { redisLocation } from '../../src/claims/redis-records.js';
 import { classifyError } from '../../src/core/classify/classify-error.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { useRedisServer } from '../helpers/redis-server.js';
