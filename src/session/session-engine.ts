@@ -2,7 +2,7 @@ import type { AgentResult } from '../agent/agent-loop.js';
 import type { AgentTotals } from '../agent/events.js';
 import { scrubEnv } from '../agent/tools/scrub-env.js';
 import type { Config } from '../config/schema.js';
-import { CLASS_POLICY, type ErrorClass } from '../core/classify/policy.js';
+import type { ErrorClass } from '../core/classify/policy.js';
 import type { Log } from '../core/logger.js';
 import { runClaudeCode } from '../engines/claude-code/claude-code-run.js';
 import { createClaudeCodeConversation } from '../engines/claude-code/conversation.js';
@@ -174,20 +174,11 @@ export function createClaudeCodeEngine(options: {
         },
       };
       if (result.ok) return { stop: 'end_turn', reason: 'claude-code finished', ...done };
-      const errorClass = result.errorClass ?? 'unknown';
-      if (errorClass === 'aborted') return { stop: 'aborted', reason: 'interrupted', ...done };
-      const policy = CLASS_POLICY[errorClass];
+      if (result.error.errorClass === 'aborted') return { stop: 'aborted', reason: 'interrupted', ...done };
       return {
         stop: 'model_error',
         reason: `claude-code: ${result.text}`,
-        error: {
-          errorClass,
-          action: policy.action,
-          retryable: policy.retryable,
-          failover: policy.failover,
-          source: 'text',
-          message: result.text,
-        },
+        error: result.error,
         ...done,
       };
     },

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { ErrorClass } from '../../core/classify/policy.js';
-import { classifyText } from '../../core/classify/text-patterns.js';
+import { type ClassifiedError, classifyError } from '../../core/classify/classify-error.js';
 import { stopGroup } from '../../core/process-group.js';
 
 /**
@@ -16,8 +15,7 @@ export interface ClaudeCodeUsage {
   output: number;
 }
 
-export interface ClaudeCodeResult {
-  ok: boolean;
+interface ClaudeCodeCall {
   sessionId?: string;
   /** The final answer on success; the error text on failure. */
   text: string;
@@ -25,10 +23,11 @@ export interface ClaudeCodeResult {
   /** From `modelUsage.<model>.contextWindow`, when Claude Code reports it. */
   contextWindow?: number;
   costUsd: number;
-  /** Set when `ok` is false. */
-  errorClass?: ErrorClass;
   exitCode: number | null;
 }
+
+/** A call that succeeded, or failed with its failure classified by core, as every adapter's are. */
+export type ClaudeCodeResult = ClaudeCodeCall & ({ ok: true } | { ok: false; error: ClassifiedError });
 
 export interface ClaudeCodeRunOptions {
   /** The `claude` executable: a name looked up on PATH, or a path. */
@@ -153,17 +152,14 @@ export async function runClaudeCode(options: ClaudeCodeRunOptions): Promise<Clau
   const text = typeof json?.result === 'string' ? json.result : '';
 
   if (stopped) {
-    return {
-      ...withWindow,
-      ok: false,
-      text: `claude ${stopped === 'timeout' ? 'timed out' : 'was interrupted'}`,
-      errorClass: stopped === 'timeout' ? 'timeout' : 'aborted',
-    };
+    const text = `claude ${stopped === 'timeout' ? 'timed out' : 'was interrupted'}`;
+    const why = new DOMException(text, stopped === 'timeout' ? 'TimeoutError' : 'AbortError');
+    return { ...withWindow, ok: false, text, error: classifyError(why) };
   }
   if (json && json.is_error === false && exitCode === 0) return { ...withWindow, ok: true, text };
-  // A failure: the result line when there is one (it says is_error), else what the process printed.
-  const evidence = found ? found.line : `${stdout.slice(-TAIL_CHARS)}\n${stderr}`;
-  const match = classifyText(evidence, found !== undefined) ?? classifyText(stderr);
+  // A failure, read as a log tail newest line first: the result line when there is one (it says
+  // is_error, and counts first), then what the process printed.
+  const evidence = found ? `${stderr}\n${found.line}` : `${stdout.slice(-TAIL_CHARS)}\n${stderr}`;
   const message = text || stderr.trim().split('\n').at(-1) || `claude exited with ${exitCode}`;
-  return { ...withWindow, ok: false, text: message, errorClass: match?.errorClass ?? 'unknown' };
+  return { ...withWindow, ok: false, text: message, error: classifyError(evidence) };
 }

@@ -66,7 +66,7 @@ export function createClaudeCodeConversation(options: {
         );
       } else {
         options.log.warn(
-          { percent, errorClass: summary.errorClass },
+          { percent, errorClass: summary.ok ? undefined : summary.error.errorClass },
           `compaction: context at ${percent}%, the summary failed; starting fresh session without one`,
         );
       }

@@ -78,7 +78,7 @@ describe('runClaudeCode against a fake claude on the same command line', () => {
     const fake = await fakeClaude([step]);
     const result = await run(fake);
     expect(result.ok).toBe(false);
-    expect(result.errorClass).toBe(errorClass);
+    expect(result.ok ? undefined : result.error.errorClass).toBe(errorClass);
   });
 
   it('a result that says is_error: false is a success whatever its text says', async () => {
@@ -92,7 +92,7 @@ describe('runClaudeCode against a fake claude on the same command line', () => {
     const fake = await fakeClaude([{ stdout: resultJson(), hangMs: 60_000 }]);
     const started = Date.now();
     const result = await run(fake, { timeoutMs: 500 });
-    expect(result).toMatchObject({ ok: false, errorClass: 'timeout' });
+    expect(result).toMatchObject({ ok: false, error: { errorClass: 'timeout' } });
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

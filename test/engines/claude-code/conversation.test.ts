@@ -86,7 +86,7 @@ describe('a task group as one Claude Code conversation', () => {
       },
     ]);
     const turn = await conversation.send('task one');
-    expect(turn.result).toMatchObject({ ok: false, errorClass: 'billing' });
+    expect(turn.result).toMatchObject({ ok: false, error: { errorClass: 'billing' } });
     expect(conversation.sessionId).toBe('s-9');
   });
 });
