@@ -137,8 +137,9 @@ function budgetOptions(config: Config, budgetMs: number, start: number): Pick<Ru
 export async function runAction(io: ActionIo): Promise<ExitCode> {
   const { core } = io;
   // Before anything can be logged.
-  for (const token of readTokens((name) => core.getInput(name))) core.setSecret(token);
-  let redact: Redactor = createRedactor(readTokens((name) => core.getInput(name)));
+  const tokens = readTokens((name) => core.getInput(name));
+  for (const token of tokens) core.setSecret(token);
+  let redact: Redactor = createRedactor(tokens);
   let logging: Logging | undefined;
   let closeStore: () => Promise<void> = async () => undefined;
   try {

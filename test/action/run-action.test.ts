@@ -2,11 +2,11 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAction } from '../../src/action/run-action.js';
-import { emptyTrackingRecord, renderTrackingComment } from '../../src/github/tracking-comment.js';
 import { type ParsedMessagesRequest, reply, type ScriptedReply } from '../../src/sandbox/anthropic/index.js';
 import { DEFAULT_TOKEN } from '../../src/sandbox/github/index.js';
 import { readLedger } from '../../src/session/ledger.js';
 import { useRunFixture } from '../cli/run-fixture.js';
+import { addTrackingComment, failureHistory } from '../helpers/tracking-history.js';
 import { inputEnv, labeledPayload, recordingCore, writeEvent } from './action-fixture.js';
 
 const run = useRunFixture({ 'greet.js': "export const greet = () => 'helo';\n" });
@@ -131,22 +131,7 @@ describe('the action, in-process against the emulators', () => {
     timeout: 30_000,
   }, async () => {
     const number = run.github.addIssue({ title: 'Improve everything', ...member });
-    const record = {
-      ...emptyTrackingRecord('2026-11-01T00:00:00Z'),
-      attempts: 2,
-      failure_count: 2,
-      failure_reasons: [
-        { at: '2026-11-01T00:00:00Z', error_class: 'no_changes', message: 'the agent changed nothing' },
-        { at: '2026-11-02T00:00:00Z', error_class: 'no_changes', message: 'the agent changed nothing' },
-      ],
-      last_outcome: 'no_changes',
-    };
-    run.github.addUser('github-actions[bot]', { type: 'Bot' });
-    run.github.addComment(number, {
-      author: 'github-actions[bot]',
-      authorAssociation: 'NONE',
-      body: renderTrackingComment({ phase: 'failed', attempt: 2, record }, (t) => t),
-    });
+    addTrackingComment(run.github, number, failureHistory(2, 'no_changes'), 'actions-bot');
     run.github.setPermission('maintainer', 'write');
     const { code, core } = await act({
       event: 'issues',

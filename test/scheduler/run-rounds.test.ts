@@ -1,14 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ClaimStore, Lease } from '../../src/claims/claim-store.js';
 import { StaleLeaseError } from '../../src/claims/errors.js';
 import { createMemoryClaimStore } from '../../src/claims/memory-claim-store.js';
 import { ClaimStoreUnreachableError } from '../../src/claims/redis-claim-store.js';
 import { createSeededRandom } from '../../src/core/random.js';
 import { createRedactor } from '../../src/core/redact.js';
-import { emptyTrackingRecord, renderTrackingComment } from '../../src/github/tracking-comment.js';
 import {
   createAnthropicEmulator,
   type ParsedMessagesRequest,
@@ -23,20 +20,10 @@ import { BASE, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
-import { createGitFixture, type GitFixture } from '../session/git/git-fixture.js';
+import { addTrackingComment, failureHistory } from '../helpers/tracking-history.js';
+import { GREETING_TYPO, useSessionRepo } from '../session/git/git-fixture.js';
 
-let fx: GitFixture;
-let stateDir = '';
-beforeEach(async () => {
-  fx = await createGitFixture();
-  fx.commitFiles(fx.seed, { 'greet.js': "export const greet = () => 'helo';\n" }, 'add greet');
-  fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
-  stateDir = await mkdtemp(join(tmpdir(), 'issueloop-rounds-'));
-});
-afterEach(async () => {
-  await fx.cleanup();
-  await rm(stateDir, { recursive: true, force: true });
-});
+const repo = useSessionRepo(GREETING_TYPO);
 
 /** The scripted agent: fixes the typo for issues titled "typo", does nothing for anything else. */
 function agentScript(request: ParsedMessagesRequest): ScriptedReply {
@@ -54,7 +41,7 @@ function agentScript(request: ParsedMessagesRequest): ScriptedReply {
 }
 
 async function setup(config: Record<string, unknown> = {}, emulator?: GitHubEmulator) {
-  const gh = await emulated(stateDir, {
+  const gh = await emulated(repo.stateDir, {
     config: { verify: { command: 'grep -q "\'hello\'" greet.js' }, empty_rounds: 2, ...config },
     ...(emulator ? { emulator } : {}),
   });
@@ -64,7 +51,7 @@ async function setup(config: Record<string, unknown> = {}, emulator?: GitHubEmul
   const redact = createRedactor([]);
   const deps = { clock, random: createSeededRandom(4), log };
   const claims = createMemoryClaimStore({ clock, maxFailures: gh.config.claims.max_failures });
-  const ledger = await openLedger({ stateDir, runId: 'r', clock, redact });
+  const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'r', clock, redact });
   const ctx: WorkContext = {
     config: gh.config,
     github: gh.adapter,
@@ -72,13 +59,13 @@ async function setup(config: Record<string, unknown> = {}, emulator?: GitHubEmul
     deps,
     ledger,
     signal: new AbortController().signal,
-    checkout: fx.checkout,
+    checkout: repo.fx.checkout,
     remote: 'origin',
     baseBranch: 'main',
-    worktreesDir: join(stateDir, 'worktrees'),
+    worktreesDir: join(repo.stateDir, 'worktrees'),
     repo: 'octo-org/widgets',
     models: emulatedModels(anthropic, deps, redact),
-    env: fx.env,
+    env: repo.fx.env,
     redact,
   };
   return { gh, ctx, claims, ledger, clock, log };
@@ -232,7 +219,12 @@ describe('rounds', () => {
 
     // Runner 2: same GitHub, a claim store that has never seen the issue.
     const fresh = createMemoryClaimStore({ clock: first.clock, maxFailures: 3 });
-    const ledger = await openLedger({ stateDir, runId: 'r2', clock: first.clock, redact: first.ctx.redact });
+    const ledger = await openLedger({
+      stateDir: repo.stateDir,
+      runId: 'r2',
+      clock: first.clock,
+      redact: first.ctx.redact,
+    });
     const summary = await runRounds({ ...first.ctx, claims: fresh, ledger }, { owner: 'runner-2' });
     expect(summary.reports.map((r) => [r.attempt, r.outcome])).toEqual([[3, 'no_changes']]);
     expect(await fresh.get(hopeless)).toMatchObject({ attempts: 3, failure_count: 3, needs_human: true });
@@ -245,30 +237,10 @@ describe('rounds', () => {
 
   it('imported failures put an issue behind new work; a resolved one is left to its reviewer', async () => {
     const { gh, ctx, claims } = await setup({ empty_rounds: 1, claims: { max_failures: 5 } });
-    const record = (failures: number, outcome: string) => ({
-      ...emptyTrackingRecord('2026-01-01T00:00:00Z'),
-      attempts: Math.max(failures, 1),
-      failure_count: failures,
-      failure_reasons: Array.from({ length: failures }, () => ({
-        at: '2026-01-01T00:00:00Z',
-        error_class: 'no_changes',
-        message: 'no diff',
-      })),
-      last_outcome: outcome,
-    });
-    const comment = (number: number, failures: number, outcome: string) =>
-      gh.emulator.addComment(number, {
-        author: 'octocat',
-        authorAssociation: 'MEMBER',
-        body: renderTrackingComment(
-          { phase: 'failed', attempt: 1, record: record(failures, outcome) },
-          (t) => t,
-        ),
-      });
     const failing = gh.emulator.addIssue(member('Improve everything'));
-    comment(failing, 3, 'no_changes');
+    addTrackingComment(gh.emulator, failing, failureHistory(3, 'no_changes'));
     const reviewed = gh.emulator.addIssue(member('Fix the greeting typo, again'));
-    comment(reviewed, 0, 'resolved');
+    addTrackingComment(gh.emulator, reviewed, failureHistory(0, 'resolved'));
     const fresh = gh.emulator.addIssue(member('Fix the greeting typo'));
     const summary = await runRounds(ctx, { owner: 'host:1', maxRounds: 1 });
     expect(summary.reports.map((r) => r.issue)).toEqual([fresh]);
@@ -348,21 +320,7 @@ describe('rounds', () => {
   it('regression: a tracking comment that cannot be read now is not worked as new (its history would be overwritten); it waits a round', async () => {
     const { gh, ctx, claims } = await setup({ empty_rounds: 2 });
     const hopeless = gh.emulator.addIssue(member('Improve everything'));
-    const history = {
-      ...emptyTrackingRecord('2026-01-01T00:00:00Z'),
-      attempts: 2,
-      failure_count: 2,
-      failure_reasons: [
-        { at: '2026-01-01T00:00:00Z', error_class: 'no_changes', message: 'nothing changed' },
-        { at: '2026-01-02T00:00:00Z', error_class: 'no_changes', message: 'nothing changed' },
-      ],
-      last_outcome: 'no_changes',
-    };
-    gh.emulator.addComment(hopeless, {
-      author: 'octocat',
-      authorAssociation: 'MEMBER',
-      body: renderTrackingComment({ phase: 'failed', attempt: 2, record: history }, (t) => t),
-    });
+    addTrackingComment(gh.emulator, hopeless, failureHistory(2, 'no_changes'));
     gh.emulator.failNext({ path: new RegExp(`/issues/${hopeless}/comments`), status: 403, times: 1 });
     const summary = await runRounds(ctx, { owner: 'host:1', maxRounds: 2 });
     expect(summary.reports.map((r) => [r.attempt, r.outcome])).toEqual([[3, 'no_changes']]);

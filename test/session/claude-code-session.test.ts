@@ -1,7 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/core/random.js';
 import { createRedactor } from '../../src/core/redact.js';
 import type { BacklogIssue } from '../../src/github/issue-shape.js';
@@ -17,21 +15,10 @@ import { emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
-import { createGitFixture, type GitFixture } from './git/git-fixture.js';
+import { GREETING_TYPO, useSessionRepo } from './git/git-fixture.js';
 
 const TOKEN = 'ghp_claudeCodeSession0123456789abcdefghij';
-let fx: GitFixture;
-let stateDir = '';
-beforeEach(async () => {
-  fx = await createGitFixture();
-  fx.commitFiles(fx.seed, { 'greet.js': "export const greet = () => 'helo';\n" }, 'add greet');
-  fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
-  stateDir = await mkdtemp(join(tmpdir(), 'issueloop-cc-session-'));
-});
-afterEach(async () => {
-  await fx.cleanup();
-  await rm(stateDir, { recursive: true, force: true });
-});
+const repo = useSessionRepo(GREETING_TYPO);
 
 const FIXED = "export const greet = () => 'hello';\n";
 
@@ -42,7 +29,7 @@ async function session(
   extra: Record<string, unknown> = {},
 ) {
   const fake = await fakeClaude(scenario);
-  const gh = await emulated(stateDir, {
+  const gh = await emulated(repo.stateDir, {
     config: {
       verify: { command: 'grep -q "\'hello\'" greet.js' },
       engine: 'claude-code',
@@ -73,19 +60,19 @@ async function session(
     authorAssociation: 'MEMBER',
     labels: ['issueloop'],
   });
-  const ledger = await openLedger({ stateDir, runId: 'cc', clock, redact });
+  const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'cc', clock, redact });
   const report = await runSession({
     issue: (await gh.adapter.issues.get(number)) as BacklogIssue,
     attempt: 1,
-    checkout: fx.checkout,
+    checkout: repo.fx.checkout,
     remote: 'origin',
     baseBranch: 'main',
-    worktreesDir: join(stateDir, 'worktrees'),
+    worktreesDir: join(repo.stateDir, 'worktrees'),
     repo: 'octo-org/widgets',
     config: gh.config,
     github: gh.adapter,
     models: emulatedModels(anthropic, deps, redact),
-    env: { ...fx.env, ...fake.env, GITHUB_TOKEN: TOKEN },
+    env: { ...repo.fx.env, ...fake.env, GITHUB_TOKEN: TOKEN },
     redact,
     deps,
     ledger,

@@ -1,7 +1,6 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/core/random.js';
 import { createRedactor } from '../../src/core/redact.js';
 import type { BacklogIssue } from '../../src/github/issue-shape.js';
@@ -17,23 +16,13 @@ import { type Emulated, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
-import { createGitFixture, type GitFixture } from './git/git-fixture.js';
+import { GREETING_TYPO, useSessionRepo } from './git/git-fixture.js';
 
 const TOKEN = 'ghp_sessionSecret0123456789abcdefghijklmn';
-let fx: GitFixture;
-let stateDir = '';
+const repo = useSessionRepo(GREETING_TYPO);
 let gh: Emulated;
-
 beforeEach(async () => {
-  fx = await createGitFixture();
-  fx.commitFiles(fx.seed, { 'greet.js': "export const greet = () => 'helo';\n" }, 'add greet');
-  fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
-  stateDir = await mkdtemp(join(tmpdir(), 'issueloop-session-'));
-  gh = await emulated(stateDir, { config: { verify: { command: 'grep -q "\'hello\'" greet.js' } } });
-});
-afterEach(async () => {
-  await fx.cleanup();
-  await rm(stateDir, { recursive: true, force: true });
+  gh = await emulated(repo.stateDir, { config: { verify: { command: 'grep -q "\'hello\'" greet.js' } } });
 });
 
 const view = () =>
@@ -61,19 +50,19 @@ async function session(replies: ScriptedReply[], overrides: Partial<SessionInput
     labels: ['issueloop'],
   });
   const issue = (await gh.adapter.issues.get(number)) as BacklogIssue;
-  const ledger = await openLedger({ stateDir, runId: 'run-1', clock, redact });
+  const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'run-1', clock, redact });
   const report = await runSession({
     issue,
     attempt: 1,
-    checkout: fx.checkout,
+    checkout: repo.fx.checkout,
     remote: 'origin',
     baseBranch: 'main',
-    worktreesDir: join(stateDir, 'worktrees'),
+    worktreesDir: join(repo.stateDir, 'worktrees'),
     repo: 'octo-org/widgets',
     config: gh.config,
     github: gh.adapter,
     models,
-    env: { ...fx.env, GITHUB_TOKEN: TOKEN },
+    env: { ...repo.fx.env, GITHUB_TOKEN: TOKEN },
     redact,
     deps,
     ledger,
@@ -104,19 +93,21 @@ describe('session: one issue end to end against a real repository and the emulat
     expect(pulls[0]).toMatchObject({ draft: true, head: { ref: `issueloop/issue-${number}` } });
     expect(pulls[0]?.body).toContain(`Closes #${number}`);
     expect(report.pr).toMatchObject({ number: pulls[0]?.number, created: true });
-    const remoteSha = fx.git(
-      fx.root,
+    const remoteSha = repo.fx.git(
+      repo.fx.root,
       '--git-dir',
-      fx.origin,
+      repo.fx.origin,
       'rev-parse',
       `refs/heads/issueloop/issue-${number}`,
     );
     expect(report.commit).toBe(remoteSha);
-    expect(fx.git(fx.root, '--git-dir', fx.origin, 'log', '-1', '--format=%an <%ae>', remoteSha)).toBe(
-      'issueloop <issueloop@users.noreply.github.com>',
+    expect(
+      repo.fx.git(repo.fx.root, '--git-dir', repo.fx.origin, 'log', '-1', '--format=%an <%ae>', remoteSha),
+    ).toBe('issueloop <issueloop@users.noreply.github.com>');
+    expect(repo.fx.git(repo.fx.root, '--git-dir', repo.fx.origin, 'show', `${remoteSha}:greet.js`)).toContain(
+      "'hello'",
     );
-    expect(fx.git(fx.root, '--git-dir', fx.origin, 'show', `${remoteSha}:greet.js`)).toContain("'hello'");
-    await expect(stat(join(stateDir, 'worktrees', `issue-${number}`))).rejects.toThrow();
+    await expect(stat(join(repo.stateDir, 'worktrees', `issue-${number}`))).rejects.toThrow();
     const { events } = await readLedger(ledger.file);
     expect(events.map((e) => e.type)).toEqual(
       expect.arrayContaining(['model_call', 'verify', 'session_end']),
@@ -147,10 +138,10 @@ describe('session: one issue end to end against a real repository and the emulat
     expect(report.verify).toMatchObject({ passed: false, exitCode: 1 });
     expect(gh.emulator.pulls()).toHaveLength(0);
     expect(() =>
-      fx.git(
-        fx.root,
+      repo.fx.git(
+        repo.fx.root,
         '--git-dir',
-        fx.origin,
+        repo.fx.origin,
         'rev-parse',
         '--verify',
         '--quiet',

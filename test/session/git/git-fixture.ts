@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 
 /** Only what git needs: no global or system config, fixed identities, no prompts. */
 export function isolatedEnv(home: string): Record<string, string> {
@@ -72,5 +73,42 @@ export async function createGitFixture(): Promise<GitFixture> {
     git,
     commitFiles,
     cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+/** The repository the session and round tests work on: origin's main has greet.js, which says "helo". */
+export const GREETING_TYPO = { 'greet.js': "export const greet = () => 'helo';\n" };
+
+/**
+ * For each test: a git fixture whose origin's main has `files`, and an empty state directory; both
+ * removed after the test.
+ */
+export function useSessionRepo(files: Record<string, string>): {
+  readonly fx: GitFixture;
+  readonly stateDir: string;
+} {
+  let fx: GitFixture | undefined;
+  let stateDir: string | undefined;
+  beforeEach(async () => {
+    fx = await createGitFixture();
+    fx.commitFiles(fx.seed, files, 'project files');
+    fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
+    stateDir = await mkdtemp(join(tmpdir(), 'issueloop-state-'));
+  });
+  afterEach(async () => {
+    await fx?.cleanup();
+    if (stateDir) await rm(stateDir, { recursive: true, force: true });
+  });
+  const need = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('useSessionRepo used outside a test');
+    return value;
+  };
+  return {
+    get fx() {
+      return need(fx);
+    },
+    get stateDir() {
+      return need(stateDir);
+    },
   };
 }
