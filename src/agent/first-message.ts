@@ -17,9 +17,18 @@ export function renderFirstMessage(inputs: FirstMessageInputs): string {
   const parts = [`Issue #${inputs.number}: ${inputs.title.trim()}`];
   const body = inputs.body.trim();
   parts.push(body === '' ? '(The issue has no description.)' : body);
-  if (inputs.interruptedContext?.trim()) {
-    parts.push(`CONTEXT FROM INTERRUPTED ATTEMPT: ${inputs.interruptedContext.trim()}`);
+  return withResumeNotes(parts, inputs).join('\n\n');
+}
+
+/** What earlier attempts left, after the work's own text (seed 000 feature 6, seed 001's hint). */
+export function withResumeNotes(
+  parts: readonly string[],
+  resume: Pick<FirstMessageInputs, 'interruptedContext' | 'hint'> | undefined,
+): string[] {
+  const all = [...parts];
+  if (resume?.interruptedContext?.trim()) {
+    all.push(`CONTEXT FROM INTERRUPTED ATTEMPT: ${resume.interruptedContext.trim()}`);
   }
-  if (inputs.hint?.trim()) parts.push(`IMPORTANT HINT FROM PREVIOUS ATTEMPT: ${inputs.hint.trim()}`);
-  return parts.join('\n\n');
+  if (resume?.hint?.trim()) all.push(`IMPORTANT HINT FROM PREVIOUS ATTEMPT: ${resume.hint.trim()}`);
+  return all;
 }

@@ -7,11 +7,20 @@ export interface SystemPromptInputs {
   verifyCommand?: string | undefined;
   maxModelCallsPerTurn: number;
   boot?: BootFile | undefined;
+  /** What the session works on: a GitHub issue (the default) or a task of a local task file. */
+  subject?: WorkSubject;
 }
+
+export type WorkSubject = 'issue' | 'task';
+
+const ASSIGNMENT: Record<WorkSubject, string> = {
+  issue: 'GitHub issue',
+  task: 'task of a plan (a local task file)',
+};
 
 export interface SystemPrompt {
   text: string;
-  /** `system v1`: recorded with the session, so a ledger says which prompt produced a result. */
+  /** `system v2`: recorded with the session, so a ledger says which prompt produced a result. */
   version: string;
 }
 
@@ -30,6 +39,8 @@ export async function renderSystemPrompt(inputs: SystemPromptInputs): Promise<Sy
     branch: inputs.branch,
     verify,
     max_calls_per_turn: String(inputs.maxModelCallsPerTurn),
+    assignment: ASSIGNMENT[inputs.subject ?? 'issue'],
+    subject: inputs.subject ?? 'issue',
   });
   if (inputs.boot) {
     const merged = replaceSections(text, inputs.boot.text);

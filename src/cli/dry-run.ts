@@ -1,8 +1,8 @@
 import type { ClaimStore } from '../claims/claim-store.js';
 import type { Config } from '../config/schema.js';
 import type { GitHubAdapter } from '../github/adapter.js';
+import { readTrust } from '../scheduler/issue-source.js';
 import { describeSkip, planRound } from '../scheduler/plan-round.js';
-import { readTrust } from '../scheduler/run-rounds.js';
 import { latestLedger, readLedger } from '../session/ledger.js';
 
 export interface DryRunPlan {

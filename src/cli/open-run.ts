@@ -9,10 +9,13 @@ import { UsageError } from '../core/errors.js';
 import type { Redactor } from '../core/redact.js';
 import { type GitHubAdapter, openGitHubAdapter } from '../github/adapter.js';
 import type { GitHubClient } from '../github/client.js';
+import type { BacklogIssue } from '../github/issue-shape.js';
 import { createAnthropicModel } from '../model/anthropic-model.js';
+import { createIssueSource } from '../scheduler/issue-source.js';
 import type { ProgressSink } from '../scheduler/progress.js';
 import { type RunOptions, type RunSummary, runRounds } from '../scheduler/run-rounds.js';
-import type { WorkContext } from '../scheduler/work-issue.js';
+import type { WorkContext } from '../scheduler/work-item.js';
+import type { WorkItem } from '../scheduler/work-source.js';
 import { runGit } from '../session/git/index.js';
 import { type Ledger, newRunId, openLedger } from '../session/ledger.js';
 import { buildGitHubClient, stateDirOf } from './github-deps.js';
@@ -46,8 +49,9 @@ export interface RunBase {
 }
 
 export interface OpenedRun extends RunBase {
-  ctx: WorkContext;
+  ctx: WorkContext<BacklogIssue>;
   ledger: Ledger;
+  baseBranch: string;
 }
 
 export interface FinishedRun {
@@ -92,15 +96,17 @@ export function requireAnthropicKey(env: Env): string {
   return apiKey;
 }
 
-/** Everything a run needs; the Anthropic key is required here, not for a dry run. */
-export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<OpenedRun> {
-  const { config, deps, env, redact } = input;
-  const apiKey = requireAnthropicKey(env);
-  const base = opened ?? (await openRunBase(input));
-  const models = createModelRuntime({
+/** The model runtime (Anthropic Messages with failover), shared by issue and task runs. */
+export function openModels(
+  input: Pick<OpenRunInput, 'config' | 'deps' | 'redact' | 'fetch'>,
+  apiKey: string,
+  baseURL: string | undefined,
+) {
+  const { config, deps, redact } = input;
+  return createModelRuntime({
     adapter: createAnthropicModel({
       apiKey,
-      baseURL: env.ANTHROPIC_BASE_URL || undefined,
+      baseURL,
       prices: config.model.prices,
       redact,
       ...(input.fetch ? { fetch: input.fetch } : {}),
@@ -114,26 +120,52 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
     deps,
     redact,
   });
+}
+
+/** A run's ledger (`<ledgerDir>/runs/<run-id>.jsonl`) and the worktrees directory under the state directory. */
+export async function openRunFiles(
+  input: Pick<OpenRunInput, 'deps' | 'redact'>,
+  stateDir: string,
+  ledgerDir: string,
+): Promise<{ ledger: Ledger; worktreesDir: string }> {
+  const { deps } = input;
   const ledger = await openLedger({
-    stateDir: base.stateDir,
+    stateDir: ledgerDir,
     runId: newRunId(deps.clock, deps.random),
     clock: deps.clock,
-    redact,
+    redact: input.redact,
     log: deps.log,
   });
-  const worktreesDir = join(base.stateDir, 'worktrees');
+  const worktreesDir = join(stateDir, 'worktrees');
   await mkdir(worktreesDir, { recursive: true });
+  return { ledger, worktreesDir };
+}
+
+/** Everything a run needs; the Anthropic key is required here, not for a dry run. */
+export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<OpenedRun> {
+  const { config, deps, env, redact } = input;
+  const apiKey = requireAnthropicKey(env);
+  const base = opened ?? (await openRunBase(input));
+  const models = openModels(input, apiKey, env.ANTHROPIC_BASE_URL || undefined);
+  const { ledger, worktreesDir } = await openRunFiles(input, base.stateDir, base.stateDir);
   const baseBranch = config.pr.base ?? (await base.github.pulls.defaultBranch());
-  const ctx: WorkContext = {
+  const ctx: WorkContext<BacklogIssue> = {
     config,
-    github: base.github,
+    source: createIssueSource({
+      github: base.github,
+      config,
+      redact,
+      checkout: base.checkout,
+      remote: 'origin',
+      baseBranch,
+      log: deps.log,
+      clock: deps.clock,
+    }),
     claims: base.claims,
     deps,
     ledger,
     signal: input.interrupt,
     checkout: base.checkout,
-    remote: 'origin',
-    baseBranch,
     worktreesDir,
     repo: `${base.client.repo.owner}/${base.client.repo.name}`,
     models,
@@ -141,7 +173,7 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
     redact,
     ...(input.progress ? { progress: input.progress } : {}),
   };
-  return { ...base, ctx, ledger };
+  return { ...base, ctx, ledger, baseBranch };
 }
 
 /** The rounds, between the ledger's `run_start` and `run_end`; the ETag cache is saved either way. */
@@ -150,22 +182,48 @@ export async function executeRun(
   options: RunOptions,
   progress?: { stop?(): void },
 ): Promise<FinishedRun> {
-  const { ctx, ledger, client } = run;
-  await ledger.append('run_start', {
-    repo: ctx.repo,
-    base: ctx.baseBranch,
-    workers: ctx.config.workers,
-    maxRounds: options.maxRounds,
-    ...(options.only !== undefined ? { only: options.only } : {}),
-  });
+  const { ctx, client } = run;
+  return executeRounds(
+    {
+      ctx,
+      ledger: run.ledger,
+      start: {
+        repo: ctx.repo,
+        base: run.baseBranch,
+        workers: ctx.config.workers,
+        maxRounds: options.maxRounds,
+        ...(options.only !== undefined ? { only: options.only } : {}),
+      },
+      close: () => run.github.flush(),
+      requests: () => ({ charged: client.metrics.charged, free: client.metrics.uncharged }),
+    },
+    options,
+    progress,
+  );
+}
+
+/** Any source's rounds between the ledger's `run_start` and `run_end`; `close` runs either way. */
+export async function executeRounds<T extends WorkItem>(
+  run: {
+    ctx: WorkContext<T>;
+    ledger: Ledger;
+    start: Record<string, unknown>;
+    close?: () => Promise<unknown>;
+    requests?: () => { charged: number; free: number };
+  },
+  options: RunOptions,
+  progress?: { stop?(): void },
+): Promise<FinishedRun> {
+  const { ctx, ledger } = run;
+  await ledger.append('run_start', run.start);
   let summary: RunSummary;
   try {
     summary = await runRounds(ctx, options);
   } finally {
     progress?.stop?.();
-    await run.github.flush().catch(() => undefined);
+    await run.close?.().catch(() => undefined);
   }
-  const requests = { charged: client.metrics.charged, free: client.metrics.uncharged };
+  const requests = run.requests?.() ?? { charged: 0, free: 0 };
   await ledger.append('run_end', {
     stop: summary.stop,
     rounds: summary.rounds,

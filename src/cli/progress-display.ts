@@ -30,11 +30,14 @@ export function createProgressDisplay(options: {
   log: () => Log | undefined;
   now: () => number;
   heartbeatMs?: number;
+  /** How an item is named: `#12` for an issue (the default), `task 3` for a task. */
+  label?: (issue: number) => string;
 }): ProgressDisplay {
   const active = new Map<number, Active>();
   let drawn = 0;
+  const name = options.label ?? ((issue: number) => `#${issue}`);
   const line = (issue: number, a: Active) =>
-    `#${issue}  ${a.phase.padEnd(10)} ${String(a.calls).padStart(3)} model calls  $${a.costUsd.toFixed(2)}  ${humanDuration(options.now() - a.started)}`;
+    `${name(issue)}  ${a.phase.padEnd(10)} ${String(a.calls).padStart(3)} model calls  $${a.costUsd.toFixed(2)}  ${humanDuration(options.now() - a.started)}`;
   const clear = () => {
     if (drawn > 0) options.write(`${up(drawn)}${ERASE_DOWN}`);
     drawn = 0;
@@ -67,7 +70,7 @@ export function createProgressDisplay(options: {
       const known = active.get(issue);
       if (known) known.phase = phase;
       else active.set(issue, { phase, calls: 0, costUsd: 0, started: options.now() });
-      say(issue, `#${issue} ${phase}`);
+      say(issue, `${name(issue)} ${phase}`);
     },
     event(issue, event: AgentEvent) {
       const a = active.get(issue);
@@ -79,7 +82,7 @@ export function createProgressDisplay(options: {
       const a = active.get(issue);
       active.delete(issue);
       const spent = a ? ` ($${a.costUsd.toFixed(2)}, ${humanDuration(options.now() - a.started)})` : '';
-      say(issue, `#${issue} ${outcome}${spent}`);
+      say(issue, `${name(issue)} ${outcome}${spent}`);
     },
     writeLog(text) {
       if (!options.isTTY) {

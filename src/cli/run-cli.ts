@@ -6,7 +6,7 @@ import { type CliIo, type CommandIo, configured, loadOptions, openStore } from '
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
 import { secretsFromEnv } from './secrets.js';
 import { readVersion } from './version.js';
-import { addDemoCommand, addWorkCommands } from './work-commands.js';
+import { addDemoCommand, addWorkCommands, inDir, taskInputs } from './work-commands.js';
 
 export type { CliIo } from './command-io.js';
 
@@ -63,19 +63,39 @@ function addClaimsCommands(program: Command, io: CommandIo): void {
     .command('reset')
     .description('clear all leases and failure history, after a confirmation')
     .option('--claims', 'reset only the claim store (today the only state reset clears)')
+    .option('--tasks <file>', "forget a task file's outcomes and conversations instead (its branch stays)")
+    .option('--dir <checkout>', 'the checkout the task file works in (default: the current directory)')
     .option('-y, --yes', 'do not ask (for scripts)')
-    .action(async (options: { claims?: boolean; yes?: boolean }, command: Command) => {
-      const { opened } = await openStore(io, command);
-      const { resetClaims } = await import('./claims-commands.js');
-      io.stdout(
-        await resetClaims({
-          opened,
-          now: systemClock.now(),
-          yes: options.yes === true,
-          ...(io.confirm ? { confirm: io.confirm } : {}),
-        }),
-      );
-    });
+    .action(
+      async (
+        options: { claims?: boolean; yes?: boolean; tasks?: string; dir?: string },
+        command: Command,
+      ) => {
+        if (options.tasks) {
+          const at = inDir(io, options.dir);
+          const { config } = await configured(at, command, true);
+          const { openTaskState, resetTaskState } = await import('./task-commands.js');
+          const state = await openTaskState(taskInputs(io, at, options.tasks, config));
+          io.stdout(
+            await resetTaskState(state, {
+              yes: options.yes === true,
+              ...(io.confirm ? { confirm: io.confirm } : {}),
+            }),
+          );
+          return;
+        }
+        const { opened } = await openStore(io, command);
+        const { resetClaims } = await import('./claims-commands.js');
+        io.stdout(
+          await resetClaims({
+            opened,
+            now: systemClock.now(),
+            yes: options.yes === true,
+            ...(io.confirm ? { confirm: io.confirm } : {}),
+          }),
+        );
+      },
+    );
 }
 
 function addBoardCommands(

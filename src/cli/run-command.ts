@@ -14,11 +14,20 @@ export interface RunFlags {
   once?: boolean;
   maxRounds?: string;
   json?: boolean;
+  /** A task file instead of GitHub issues. */
+  tasks?: string;
+  /** The checkout to work in. */
+  dir?: string;
 }
 
 export interface RunCommandInput {
   env: Env;
+  /** The checkout (`--dir`, else where the command runs). */
   cwd: string;
+  /** Where the command runs: a task file's path is relative to it. */
+  userCwd?: string;
+  /** Filled with the tasks' labels for the progress lines. */
+  labels?: Map<number, string>;
   config: Config;
   flags: RunFlags;
   deps: Deps;
@@ -47,6 +56,7 @@ function maxRoundsOf(flags: RunFlags, config: Config): number | undefined {
 /** `issueloop run`: rounds over the backlog until it stays empty, then a summary. */
 export async function runRun(input: RunCommandInput): Promise<ExitCode> {
   const maxRounds = maxRoundsOf(input.flags, input.config);
+  if (input.flags.tasks !== undefined) return runTaskFile(input, input.flags.tasks, maxRounds);
   if (!input.flags.dryRun) requireAnthropicKey(input.env);
   const base = await openRunBase(input);
   let finished: FinishedRun;
@@ -80,4 +90,45 @@ export async function runRun(input: RunCommandInput): Promise<ExitCode> {
       : renderRunSummary(summary, requests, ledgerFile),
   );
   return summary.stop === 'interrupted' ? EXIT.interrupted : EXIT.ok;
+}
+
+/** `run --tasks <file>`: the same rounds over a task file, without GitHub. */
+async function runTaskFile(
+  input: RunCommandInput,
+  file: string,
+  maxRounds: number | undefined,
+): Promise<ExitCode> {
+  const tasks = await import('./task-commands.js');
+  const state = await tasks.openTaskState({
+    cwd: input.userCwd ?? input.cwd,
+    dir: input.cwd,
+    file,
+    config: input.config,
+    env: input.env,
+    redact: input.redact,
+    clock: input.deps.clock,
+  });
+  try {
+    if (input.flags.dryRun) {
+      const plan = await tasks.planTaskDryRun(state, input.config, input.deps.clock.now());
+      input.stdout(input.flags.json ? `${JSON.stringify(plan, null, 2)}\n` : tasks.renderTaskDryRun(plan));
+      return EXIT.ok;
+    }
+    return await tasks.runTasks({
+      env: input.env,
+      config: input.config,
+      deps: input.deps,
+      redact: input.redact,
+      interrupt: input.interrupt,
+      state,
+      json: input.flags.json === true,
+      stdout: input.stdout,
+      ...(maxRounds !== undefined ? { maxRounds } : {}),
+      ...(input.progress ? { progress: input.progress } : {}),
+      ...(input.labels ? { labels: input.labels } : {}),
+      ...(input.fetch ? { fetch: input.fetch } : {}),
+    });
+  } finally {
+    await state.claims.close();
+  }
 }

@@ -39,16 +39,24 @@ export function tally(reports: readonly SessionReport[]): Tally {
 /** The table printed at the end of a run: per session, then totals by outcome and class. */
 export function renderRunSummary(
   summary: RunSummary,
-  requests: { charged: number; free: number },
+  requests: { charged: number; free: number } | undefined,
   ledgerFile: string,
+  /** A task run names its tasks (`task 3`); an issue run prints `#12`. */
+  label?: (issue: number) => string,
 ): string {
   const lines = [`issueloop run: ${STOP_TEXT[summary.stop]} after ${summary.rounds} round(s)`];
   if (summary.reports.length > 0) {
-    lines.push('', 'issue  outcome              cost    time  pull request / reason');
+    lines.push(
+      '',
+      label
+        ? 'task     outcome              cost    time  commit / reason'
+        : 'issue  outcome              cost    time  pull request / reason',
+    );
     for (const r of summary.reports) {
       const detail = r.pr?.url ?? r.reason;
+      const name = label ? label(r.issue).padEnd(8) : `#${String(r.issue).padEnd(5)}`;
       lines.push(
-        `#${String(r.issue).padEnd(5)} ${r.outcome.padEnd(20)} ${dollars(r.costUsd).padStart(6)} ${seconds(r.durationMs).padStart(5)}  ${detail}`,
+        `${name} ${r.outcome.padEnd(20)} ${dollars(r.costUsd).padStart(6)} ${seconds(r.durationMs).padStart(5)}  ${detail}`,
       );
     }
   }
@@ -57,7 +65,9 @@ export function renderRunSummary(
   lines.push(
     '',
     `resolved ${count.resolved}, failed ${count.failed}${failures ? ` (${failures})` : ''}, cost ${dollars(summary.costUsd)}`,
-    `GitHub requests: ${requests.charged} charged, ${requests.free} free (304 and rate-limit checks)`,
+    ...(requests
+      ? [`GitHub requests: ${requests.charged} charged, ${requests.free} free (304 and rate-limit checks)`]
+      : []),
     `ledger: ${ledgerFile}`,
   );
   return `${lines.join('\n')}\n`;

@@ -1,4 +1,6 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import type { Log } from '../core/logger.js';
 import { type CommandIo, configured, openStore } from './command-io.js';
@@ -30,6 +32,11 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
     .option('--dry-run', 'show what the next round would claim and why the rest is skipped; write nothing')
     .option('--once', 'run a single round')
     .option('--max-rounds <n>', 'stop after this many rounds')
+    .option(
+      '--tasks <file>',
+      'work a local task file ("## Group" headings, "- task" items) instead of GitHub issues',
+    )
+    .option('--dir <checkout>', 'the checkout to work in (default: the current directory)')
     .option('--json', 'print the summary as JSON')
     .action(async (flags: RunFlags, command: Command) => {
       const [{ runRun }, { createProgressDisplay }] = await Promise.all([
@@ -37,17 +44,22 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
         import('./progress-display.js'),
       ]);
       let log: Log | undefined;
+      const labels = new Map<number, string>();
       const progress = createProgressDisplay({
         isTTY: io.isTTY === true && flags.json !== true,
         write: io.stderr,
         log: () => log,
         now: () => systemClock.now(),
+        ...(flags.tasks ? { label: (n: number) => labels.get(n) ?? `#${n}` } : {}),
       });
-      const { config, redact, deps } = await configured(io, command, false, progress.writeLog);
+      const at = inDir(io, flags.dir);
+      const { config, redact, deps } = await configured(at, command, false, progress.writeLog);
       log = deps.log;
       const code = await runRun({
+        labels,
         env: io.env,
-        cwd: io.cwd,
+        cwd: at.cwd,
+        userCwd: io.cwd,
         config,
         flags,
         deps: io.fetch ? { ...deps, fetch: io.fetch } : deps,
@@ -64,8 +76,19 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
   program
     .command('status')
     .description('the last run (per issue: outcome, PR, cost, time), live leases, and what needs a human')
+    .option('--tasks <file>', "a task file's tasks: status, attempts, session ids, interrupted context")
+    .option('--dir <checkout>', 'the checkout the task file works in (default: the current directory)')
     .option('--json', 'print the report as JSON')
-    .action(async (options: { json?: boolean }, command: Command) => {
+    .action(async (options: { json?: boolean; tasks?: string; dir?: string }, command: Command) => {
+      if (options.tasks) {
+        const at = inDir(io, options.dir);
+        const { config } = await configured(at, command, true);
+        const { openTaskState, readTaskStatus, renderTaskStatus } = await import('./task-commands.js');
+        const state = await openTaskState({ ...taskInputs(io, at, options.tasks, config) });
+        const report = await readTaskStatus(state, config, systemClock.now());
+        io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderTaskStatus(report));
+        return;
+      }
       const { opened, config } = await openStore(io, command);
       const [{ readStatus, renderStatus }, { stateDirOf }] = await Promise.all([
         import('./status-command.js'),
@@ -75,4 +98,22 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
       const report = await readStatus(stateDirOf(config, io.cwd), await opened.store.list(), now);
       io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report, now));
     });
+}
+
+/** `--dir <checkout>`: the command works (and finds its config) there; paths the user typed stay relative to where they typed them. */
+export function inDir(io: CommandIo, dir: string | undefined): CommandIo {
+  return dir === undefined ? io : { ...io, cwd: resolve(io.cwd, dir) };
+}
+
+/** What opening a task file's state needs, from the CLI's io. */
+export function taskInputs(io: CommandIo, at: CommandIo, file: string, config: Config) {
+  return {
+    cwd: io.cwd,
+    dir: at.cwd,
+    file,
+    config,
+    env: io.env,
+    redact: io.redactAlso(config.redact_env),
+    clock: systemClock,
+  };
 }

@@ -9,12 +9,14 @@ export type SkipReason =
   | { kind: 'leased'; owner: string; until: string }
   | { kind: 'needs_human'; failures: number }
   | { kind: 'in_review' }
-  | { kind: 'untrusted'; why: string };
+  | { kind: 'untrusted'; why: string }
+  | { kind: 'completed' }
+  | { kind: 'waiting'; on: string };
 
-export interface RoundPlan {
-  /** Claimable issues in the order they are worked; the round claims the first `workers`. */
-  candidates: BacklogIssue[];
-  skipped: Array<{ issue: BacklogIssue; reason: SkipReason }>;
+export interface RoundPlan<T = BacklogIssue> {
+  /** Claimable items in the order they are worked; the round claims the first `workers`. */
+  candidates: T[];
+  skipped: Array<{ issue: T; reason: SkipReason }>;
 }
 
 export function describeSkip(reason: SkipReason): string {
@@ -27,6 +29,10 @@ export function describeSkip(reason: SkipReason): string {
       return 'resolved: its pull request awaits review';
     case 'untrusted':
       return `untrusted: ${reason.why}`;
+    case 'completed':
+      return 'completed: committed on its branch';
+    case 'waiting':
+      return `waits for ${reason.on}: tasks run in file order`;
   }
 }
 

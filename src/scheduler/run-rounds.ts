@@ -1,15 +1,12 @@
-import type { ClaimView } from '../claims/claim-store.js';
 import { ClaimStoreUnreachableError } from '../claims/errors.js';
 import { computeBackoff } from '../core/backoff.js';
 import { classifyError } from '../core/classify/classify-error.js';
 import { IssueloopError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
-import type { Backlog } from '../github/backlog.js';
-import type { TrustDecision } from '../github/trust.js';
 import type { SessionReport } from '../session/run-session.js';
-import { importCandidateHistory } from './history.js';
-import { createEmptyRoundMonitor, describeSkip, planRound, type RoundPlan } from './plan-round.js';
-import { type WorkContext, workIssue } from './work-issue.js';
+import { createEmptyRoundMonitor, describeSkip } from './plan-round.js';
+import { type WorkContext, workItem } from './work-item.js';
+import type { SourcePlan, WorkItem } from './work-source.js';
 
 /** A run that cannot read its backlog this many times in a row fails (exit 1) rather than spin. */
 export const MAX_FETCH_FAILURES = 3;
@@ -32,39 +29,23 @@ export interface RunOptions {
   owner: string;
   /** Stop after this many rounds (`--once` is 1). */
   maxRounds?: number;
-  /** Work this one issue only (the GitHub Action's `issue` mode). */
+  /** Work this one item only (the GitHub Action's `issue` mode). */
   only?: number;
   /** No claims at or after this time (epoch ms): a time budget, with room left for running sessions. */
   claimUntil?: number;
 }
 
-/** Trust for the issues a round could claim (leased, needs-human and resolved ones cost nothing). */
-export async function readTrust(
-  ctx: Pick<WorkContext, 'github'>,
-  backlog: Backlog,
-  claims: ReadonlyMap<number, ClaimView>,
-  now: number,
-) {
-  const gate = ctx.github.trustGate();
-  const trust = new Map<number, TrustDecision>();
-  for (const issue of backlog.issues) {
-    const claim = claims.get(issue.number);
-    // Leased and needs-human issues are skipped anyway: their trust costs requests for nothing.
-    if (claim?.needs_human || claim?.last_outcome === 'resolved') continue;
-    if (claim?.lease && Date.parse(claim.lease.expires_at) > now) continue;
-    trust.set(issue.number, await gate.check(issue));
-  }
-  return trust;
-}
-
 /**
  * Rounds until the backlog stays empty (`empty_rounds` in a row), the round limit, the run's budget
  * (`run_max_usd` stops new claims) or an interrupt. Each round: list the backlog, plan, claim up to
- * `workers`, run those sessions in parallel, record every outcome; between rounds the board's
- * pending moves are retried, the ETag cache saved, and `poll_interval` waited out (abortable).
+ * `workers`, run those sessions in parallel, record every outcome; between rounds the source tidies up
+ * (GitHub: pending board moves, the ETag cache) and `poll_interval` is waited out (abortable).
  */
-export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<RunSummary> {
-  const { config, deps, github } = ctx;
+export async function runRounds<T extends WorkItem>(
+  ctx: WorkContext<T>,
+  options: RunOptions,
+): Promise<RunSummary> {
+  const { config, deps, source } = ctx;
   const log = deps.log;
   const empty = createEmptyRoundMonitor(config.empty_rounds);
   const reports: SessionReport[] = [];
@@ -72,7 +53,6 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
   let fetchFailures = 0;
   let rounds = 0;
   let skipped: RunSummary['skipped'] = [];
-  const historyChecked = new Set<number>();
   const storeOutage = createOutagePause(ctx);
   const summary = (stop: RunStop): RunSummary => ({ rounds, reports, stop, costUsd, skipped });
 
@@ -82,9 +62,9 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
     rounds += 1;
     const roundLog = log.child({ round: rounds });
 
-    let backlog: Backlog;
+    let backlog: readonly T[];
     try {
-      backlog = await github.listBacklog();
+      backlog = await source.list();
       fetchFailures = 0;
     } catch (err) {
       if (ctx.signal.aborted) return summary('interrupted');
@@ -120,37 +100,18 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
       continue;
     }
 
-    if (options.only !== undefined) {
-      backlog = { ...backlog, issues: backlog.issues.filter((issue) => issue.number === options.only) };
-    }
+    if (options.only !== undefined) backlog = backlog.filter((item) => item.number === options.only);
     const now = deps.clock.now();
-    const listClaims = async () => new Map((await ctx.claims.list()).map((view) => [view.issue, view]));
-    let plan: RoundPlan;
-    let claimViews: Map<number, ClaimView>;
-    const unread = new Set<number>();
+    let plan: SourcePlan<T>;
     try {
-      claimViews = await listClaims();
-      const trust = await readTrust(ctx, backlog, claimViews, now);
-      plan = planRound({ issues: backlog.issues, claims: claimViews, trust, now });
-      // Imported history can only add records, so the trust read above still covers every candidate.
-      for (;;) {
-        const history = { ...ctx, log: roundLog };
-        const candidates = plan.candidates.filter((issue) => !unread.has(issue.number));
-        const found = await importCandidateHistory(
-          history,
-          candidates,
-          claimViews,
-          historyChecked,
-          config.workers,
-        );
-        for (const issue of found.unread) unread.add(issue);
-        if (found.imported.length === 0 && found.unread.length === 0) break;
-        if (found.imported.length > 0) {
-          await ctx.ledger.append('history_import', { round: rounds, issues: found.imported });
-          claimViews = await listClaims();
-          plan = planRound({ issues: backlog.issues, claims: claimViews, trust, now });
-        }
-      }
+      const claimViews = new Map((await ctx.claims.list()).map((view) => [view.issue, view]));
+      plan = await source.plan(backlog, claimViews, {
+        round: rounds,
+        now,
+        log: roundLog,
+        store: ctx.claims,
+        ledger: ctx.ledger,
+      });
     } catch (err) {
       if (ctx.signal.aborted) return summary('interrupted');
       if (!isStoreOutage(err)) throw err;
@@ -177,13 +138,12 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
     const claimed: Array<Promise<SessionReport>> = [];
     // A claim store that goes away mid-round stops the claiming; what was claimed still runs.
     let outage: unknown;
-    for (const issue of plan.candidates) {
+    for (const item of plan.candidates) {
       if (claimed.length >= config.workers || ctx.signal.aborted) break;
-      // Only issues whose history is known: the store's own, or the comment's read this run.
-      if (!claimViews.has(issue.number) && !historyChecked.has(issue.number)) continue;
+      if (!plan.claimable(item)) continue;
       let result: Awaited<ReturnType<typeof ctx.claims.claim>>;
       try {
-        result = await ctx.claims.claim(issue.number, options.owner, config.claims.ttl);
+        result = await ctx.claims.claim(item.number, options.owner, config.claims.ttl);
       } catch (err) {
         if (!isStoreOutage(err) && !ctx.signal.aborted) {
           // Sessions already started still finish and record their outcome before the run fails.
@@ -194,16 +154,16 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
         break;
       }
       if (!result.ok) continue;
-      claimed.push(workIssue(ctx, issue, result.lease));
+      claimed.push(workItem(ctx, item, result.lease));
     }
     await ctx.ledger.append('round', {
       round: rounds,
-      backlog: backlog.issues.length,
+      backlog: backlog.length,
       claimable: plan.candidates.length,
       claimed: claimed.length,
     });
     roundLog.info(
-      { backlog: backlog.issues.length, claimed: claimed.length, skipped: plan.skipped.length },
+      { backlog: backlog.length, claimed: claimed.length, skipped: plan.skipped.length },
       `round ${rounds}: ${claimed.length} claimed`,
     );
 
@@ -211,12 +171,7 @@ export async function runRounds(ctx: WorkContext, options: RunOptions): Promise<
       reports.push(report);
       costUsd += report.costUsd;
     }
-    await github.board?.retryPending().catch(() => undefined);
-    await github
-      .flush()
-      .catch((err: unknown) =>
-        roundLog.warn({ err: (err as Error).message }, 'could not save the ETag cache'),
-      );
+    await source.afterRound(roundLog);
 
     if (outage !== undefined && !ctx.signal.aborted) {
       // A round that claimed nothing because the store was away does not count toward --max-rounds.

@@ -3,20 +3,12 @@ import type { GitHubAdapter } from '../github/adapter.js';
 import { renderPullRequestBody, renderPullRequestTitle } from '../github/pr-body.js';
 import { issueBranch } from '../github/pulls.js';
 import { commitAll, type GitOptions, pushBranch, remoteBranchSha } from './git/index.js';
-import type { VerifyResult } from './verify.js';
+import type { DeliveryInput } from './session-work.js';
 
-export interface PublishInput {
-  worktree: string;
+export interface PublishInput extends DeliveryInput {
   checkout: string;
   remote: string;
   issue: { number: number; title: string };
-  summary: string;
-  filesChanged: string[];
-  verify?: VerifyResult;
-  costUsd: number;
-  model: string;
-  modelCalls: number;
-  toolCalls: number;
   author: { name: string; email: string };
   base?: string;
   draft: boolean;

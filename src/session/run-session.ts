@@ -3,29 +3,17 @@ import { join } from 'node:path';
 import type { AgentResult } from '../agent/agent-loop.js';
 import { renderTranscript } from '../agent/compaction/transcript.js';
 import type { AgentEvent, AgentObserver, AgentTotals } from '../agent/events.js';
-import { renderFirstMessage } from '../agent/first-message.js';
 import { scrubEnv } from '../agent/tools/scrub-env.js';
 import type { Config } from '../config/schema.js';
 import { classifyError } from '../core/classify/classify-error.js';
 import type { Deps } from '../core/deps.js';
 import type { Redactor } from '../core/redact.js';
 import { seededFallbackPrompt } from '../engines/claude-code/fallback-seed.js';
-import type { GitHubAdapter } from '../github/adapter.js';
-import type { BacklogIssue } from '../github/issue-shape.js';
-import { issueBranch } from '../github/pulls.js';
-import { sanitizeIssueText } from '../github/sanitize.js';
 import { totalTokens } from '../model/types.js';
-import {
-  addWorktree,
-  changedFiles,
-  fetchBranch,
-  GitError,
-  type GitOptions,
-  removeWorktree,
-} from './git/index.js';
+import { addWorktree, changedFiles, GitError, type GitOptions, removeWorktree } from './git/index.js';
 import type { Ledger } from './ledger.js';
 import { type Outcome, outcomeOfStop, type Productivity, productivity } from './outcome.js';
-import { publish, ReadBackError } from './publish.js';
+import { ReadBackError } from './publish.js';
 import type { ModelRuntime } from './session-agent.js';
 import {
   addTotals,
@@ -35,6 +23,7 @@ import {
   remainingBudget,
   type SessionEngine,
 } from './session-engine.js';
+import type { ResumeContext, SessionWork } from './session-work.js';
 import { renderVerifyFailure, runVerify, type VerifyResult } from './verify.js';
 
 /** Seed 000 feature 6: the tail of the transcript an interrupted attempt leaves for the next one. */
@@ -43,17 +32,16 @@ export const PARTIAL_CONTEXT_CHARS = 500;
 export type SessionPhase = 'working' | 'verifying' | 'publishing';
 
 export interface SessionInput {
-  issue: BacklogIssue;
+  /** A GitHub issue (`issueWork`) or a task of a task file (`taskWork`). */
+  work: SessionWork;
   attempt: number;
   /** From an interrupted attempt, and from the diagnosis of the last unknown failure. */
-  resume?: { interruptedContext?: string; hint?: string };
+  resume?: ResumeContext;
   checkout: string;
-  remote: string;
-  baseBranch: string;
   worktreesDir: string;
+  /** What the system prompt calls the repository. */
   repo: string;
   config: Config;
-  github: Pick<GitHubAdapter, 'pulls' | 'issues'>;
   models: ModelRuntime;
   env: Readonly<Record<string, string | undefined>>;
   redact: Redactor;
@@ -85,6 +73,8 @@ export interface SessionReport {
   partialContext: string;
   /** The diagnosis hint for the next attempt, after an unknown failure. */
   hint?: string;
+  /** Claude Code's session, when the work ran on it. */
+  sessionId?: string;
 }
 
 function partialContextOf(messages: Parameters<typeof renderTranscript>[0]): string {
@@ -92,22 +82,24 @@ function partialContextOf(messages: Parameters<typeof renderTranscript>[0]): str
 }
 
 /**
- * One claimed issue end to end: a worktree on `issueloop/issue-<n>` from a freshly fetched base, the
- * agent, then validation by the harness — a non-empty diff, the verify command (with fix-up turns),
- * commit, push, draft PR, and a read-back from GitHub. Failures end as an outcome with evidence,
- * never as an exception, except a broken harness (a bug) which the caller records as `error:unknown`.
+ * One claimed piece of work end to end: a worktree on the work's branch (`issueloop/issue-<n>` from a
+ * freshly fetched base, or a task file's branch), the engine, then validation by the harness — a
+ * non-empty diff, the verify command (with fix-up turns) — and delivery (commit, push, draft PR and a
+ * read-back from GitHub; or a commit on the task file's branch). Failures end as an outcome with
+ * evidence, never as an exception, except a broken harness (a bug) which the caller records as
+ * `error:unknown`.
  */
 export async function runSession(input: SessionInput): Promise<SessionReport> {
-  const { config, deps, issue, signal } = input;
-  const log = deps.log.child({ issue: issue.number, attempt: input.attempt });
+  const { config, deps, work, signal } = input;
+  const log = deps.log.child({ issue: work.key, attempt: input.attempt });
   const started = deps.clock.now();
-  const branch = issueBranch(issue.number);
-  const worktree = join(input.worktreesDir, `issue-${issue.number}`);
+  const branch = work.branch;
+  const worktree = join(input.worktreesDir, work.worktreeName);
   const git: GitOptions = { env: input.env, signal, redact: input.redact };
   let model = config.model.primary;
   // Appends never reject (see Ledger), so the session does not wait for them.
   const remember = (type: string, fields: Record<string, unknown>) => {
-    void input.ledger?.append(type, { issue: issue.number, attempt: input.attempt, ...fields });
+    void input.ledger?.append(type, { issue: work.key, attempt: input.attempt, ...fields });
   };
   const observer: AgentObserver = (event: AgentEvent) => {
     if (event.type === 'model_call') model = event.model;
@@ -128,8 +120,9 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
   const report = (outcome: Outcome, reason: string, extra: Partial<SessionReport> = {}): SessionReport => {
     const totals = spent();
     const toolCalls = totals?.toolCalls ?? 0;
+    const sessionId = engine?.sessionId?.();
     return {
-      issue: issue.number,
+      issue: work.key,
       attempt: input.attempt,
       outcome,
       reason: input.redact(reason),
@@ -144,23 +137,30 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       durationMs: deps.clock.now() - started,
       productivity: productivity(filesChanged.length, extra.pr?.created ? 1 : 0, toolCalls),
       partialContext: input.redact(partialContextOf(messages)),
+      ...(sessionId ? { sessionId } : {}),
       ...extra,
     };
   };
 
+  /** The engine working now; a fallback replaces it. */
+  let engine: SessionEngine | undefined;
+  const thread = work.thread?.from;
   try {
     input.onPhase?.('working');
-    const base = await fetchBranch(input.checkout, input.remote, input.baseBranch, git);
+    const base = await work.startPoint(git);
     await addWorktree({ checkout: input.checkout, path: worktree, branch, startPoint: base }, git);
-    const task = `Issue #${issue.number}: ${issue.title}`;
+    const engineName = work.engine ?? config.engine;
     /** The native engine; after a fallback, with only what the session has left of its budgets. */
     const nativeEngine = (spentSoFar?: AgentTotals) =>
       createNativeEngine({
         worktree,
         repo: input.repo,
         branch,
-        rawIssueBody: issue.body,
-        task,
+        rawIssueBody: work.rawBody,
+        task: work.task,
+        subject: work.subject,
+        boot: work.boot,
+        initial: !spentSoFar && thread?.engine === 'native' ? thread.messages : undefined,
         config: spentSoFar ? remainingBudget(config, spentSoFar, deps.clock.now() - started) : config,
         models: input.models,
         env: input.env,
@@ -171,8 +171,8 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
         signal,
         currentModel: () => model,
       });
-    let engine: SessionEngine =
-      config.engine === 'claude-code'
+    engine =
+      engineName === 'claude-code'
         ? createClaudeCodeEngine({
             config,
             worktree,
@@ -180,20 +180,16 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
             log,
             signal,
             now: () => deps.clock.now(),
+            from: thread?.engine === 'claude-code' ? thread : undefined,
           })
         : await nativeEngine();
-    const first = renderFirstMessage({
-      number: issue.number,
-      title: issue.title,
-      body: sanitizeIssueText(issue.body).text,
-      interruptedContext: input.resume?.interruptedContext,
-      hint: input.resume?.hint,
-    });
+    const first = work.firstMessage(input.resume);
     const runEngine = async (content: string): Promise<AgentResult> => {
-      const done = await engine.run(content);
+      const current = engine as SessionEngine;
+      const done = await current.run(content);
       result = done;
-      messages = engine.messages();
-      model = engine.model();
+      messages = current.messages();
+      model = current.model();
       return done;
     };
     result = await runEngine(first);
@@ -220,7 +216,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       });
       result = await runEngine(prompt);
     }
-    const hint = () => engine.hint();
+    const hint = () => engine?.hint();
 
     for (;;) {
       const stopped = outcomeOfStop(result.stop, result.error);
@@ -259,12 +255,9 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     }
 
     input.onPhase?.('publishing');
-    const published = await publish(
+    const { reason, ...delivered } = await work.deliver(
       {
         worktree,
-        checkout: input.checkout,
-        remote: input.remote,
-        issue,
         summary: result.finalText,
         filesChanged,
         ...(verify ? { verify } : {}),
@@ -272,15 +265,16 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
         model,
         modelCalls: spent()?.modelCalls ?? 0,
         toolCalls: spent()?.toolCalls ?? 0,
-        author: config.pr.author,
-        ...(config.pr.base ? { base: config.pr.base } : {}),
-        draft: config.pr.draft,
       },
-      input.github,
-      input.redact,
       git,
     );
-    return report('resolved', `draft PR #${published.pr.number}`, published);
+    if (work.thread) {
+      // The group's next task continues this conversation (a summary turn is counted here).
+      const next = await engine.carry();
+      if (next.result) result = next.result;
+      work.thread.keep(next.carry);
+    }
+    return report('resolved', reason, delivered);
   } catch (err) {
     keep = true;
     if (signal.aborted) return report('interrupted', 'interrupted');

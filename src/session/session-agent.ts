@@ -1,13 +1,14 @@
 import { type Agent, createAgent } from '../agent/agent-loop.js';
 import type { AgentObserver } from '../agent/events.js';
-import { findBootFile, readIdentityFiles } from '../agent/project-files.js';
+import { type BootLookup, findBootFile, readIdentityFiles } from '../agent/project-files.js';
 import type { createModelRuntime, SessionModel } from '../agent/session-model.js';
-import { renderSystemPrompt } from '../agent/system-prompt.js';
+import { renderSystemPrompt, type WorkSubject } from '../agent/system-prompt.js';
 import { createToolset, type Toolset } from '../agent/tools/toolset.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Log } from '../core/logger.js';
 import type { Redactor } from '../core/redact.js';
+import type { MessageParam } from '../model/types.js';
 
 export type ModelRuntime = ReturnType<typeof createModelRuntime>;
 
@@ -39,10 +40,18 @@ export async function buildSessionAgent(options: {
   log: Log;
   observer: AgentObserver;
   signal: AbortSignal;
+  subject?: WorkSubject;
+  /** A boot file the caller read (a task file's directive), used instead of the lookup. */
+  boot?: { path: string; text: string } | undefined;
+  /** The conversation so far: a task group's previous task. */
+  initial?: readonly MessageParam[] | undefined;
 }): Promise<SessionAgent> {
   const { config, worktree } = options;
-  const boot = await findBootFile(worktree, options.rawIssueBody, config.session.boot_file);
+  const boot: BootLookup = options.boot
+    ? { boot: { ...options.boot, truncated: false, source: 'directive' }, warnings: [] }
+    : await findBootFile(worktree, options.rawIssueBody, config.session.boot_file);
   const system = await renderSystemPrompt({
+    ...(options.subject ? { subject: options.subject } : {}),
     repo: options.repo,
     branch: options.branch,
     verifyCommand: config.verify.command,
@@ -61,28 +70,31 @@ export async function buildSessionAgent(options: {
     bashTimeoutMs: config.session.command_timeout,
     maxOutputChars: config.session.max_tool_output,
   });
-  const agent = createAgent({
-    callModel: model.callModel,
-    model: config.model.primary,
-    system: async () => [system.text, await readIdentityFiles(worktree, config.session.identity_files)],
-    tools: toolset,
-    files: () => toolset.tracker.snapshot(),
-    limits: {
-      maxModelCallsPerTurn: config.session.max_model_calls_per_turn,
-      maxModelCalls: config.session.max_model_calls,
-      maxTokens: config.session.max_tokens,
-      maxUsd: config.session.max_usd,
-      maxDurationMs: config.session.max_duration,
+  const agent = createAgent(
+    {
+      callModel: model.callModel,
+      model: config.model.primary,
+      system: async () => [system.text, await readIdentityFiles(worktree, config.session.identity_files)],
+      tools: toolset,
+      files: () => toolset.tracker.snapshot(),
+      limits: {
+        maxModelCallsPerTurn: config.session.max_model_calls_per_turn,
+        maxModelCalls: config.session.max_model_calls,
+        maxTokens: config.session.max_tokens,
+        maxUsd: config.session.max_usd,
+        maxDurationMs: config.session.max_duration,
+      },
+      contextWindow: model.contextWindow,
+      compactionThreshold: config.model.compaction_threshold,
+      maxOutputTokens: config.model.max_output_tokens,
+      clock: options.clock,
+      observer: options.observer,
+      log: options.log,
+      redact: options.redact,
+      signal: options.signal,
     },
-    contextWindow: model.contextWindow,
-    compactionThreshold: config.model.compaction_threshold,
-    maxOutputTokens: config.model.max_output_tokens,
-    clock: options.clock,
-    observer: options.observer,
-    log: options.log,
-    redact: options.redact,
-    signal: options.signal,
-  });
+    options.initial,
+  );
   return {
     agent,
     toolset,

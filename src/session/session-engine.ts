@@ -1,14 +1,16 @@
 import type { AgentResult } from '../agent/agent-loop.js';
-import type { AgentTotals } from '../agent/events.js';
+import { compactionLogLine, compactionPercent, shouldCompact } from '../agent/compaction/should-compact.js';
+import type { AgentObserver, AgentTotals } from '../agent/events.js';
 import { scrubEnv } from '../agent/tools/scrub-env.js';
 import type { Config } from '../config/schema.js';
 import type { ErrorClass } from '../core/classify/policy.js';
 import type { Log } from '../core/logger.js';
 import { runClaudeCode } from '../engines/claude-code/claude-code-run.js';
-import { createClaudeCodeConversation } from '../engines/claude-code/conversation.js';
+import { COMPACTION_REQUEST, createClaudeCodeConversation } from '../engines/claude-code/conversation.js';
 import type { EngineName } from '../engines/claude-code/fallback-seed.js';
 import { addUsage, type MessageParam } from '../model/types.js';
 import { buildSessionAgent } from './session-agent.js';
+import type { ThreadCarry } from './session-work.js';
 
 /**
  * Who works a session: the native agent loop (the Anthropic API) or Claude Code's CLI. The session
@@ -23,8 +25,14 @@ export interface SessionEngine {
   model(): string;
   /** A diagnosis hint for the next attempt, when the engine has one. */
   hint(): string | undefined;
-  /** Claude Code's session id, for the seeded fallback. */
+  /** Claude Code's session id, for the seeded fallback and the task's state. */
   sessionId?(): string | undefined;
+  /**
+   * Where the conversation stands after a completed task, for the next task of its group. Past the
+   * compaction threshold the engine is asked for a summary first (seed 000 feature 5); that turn's
+   * result comes back too, so its cost is counted.
+   */
+  carry(): Promise<{ carry: ThreadCarry; result?: AgentResult }>;
 }
 
 /** Claude Code failures the native engine is a remedy for: its own limits, login or a stuck call. */
@@ -70,18 +78,43 @@ export function remainingBudget(config: Config, spent: AgentTotals, elapsedMs: n
   };
 }
 
-/** issueloop's own agent loop as a session engine. */
+/**
+ * issueloop's own agent loop as a session engine. A task group's conversation continues from the
+ * previous task's messages (`initial`); past the threshold it is summarised for the next task.
+ */
 export async function createNativeEngine(
   options: Parameters<typeof buildSessionAgent>[0] & { currentModel: () => string },
 ): Promise<SessionEngine> {
-  const session = await buildSessionAgent(options);
+  let contextTokens = 0;
+  const observer: AgentObserver = (event) => {
+    if (event.type === 'model_call') contextTokens = event.contextTokens + event.usage.output;
+    options.observer(event);
+  };
+  const session = await buildSessionAgent({ ...options, observer });
   for (const warning of session.warnings) options.log.warn({ warning }, warning);
+  const { agent } = session;
   return {
     name: 'native',
-    run: (content) => session.agent.run(content),
-    messages: () => session.agent.messages(),
+    run: (content) => agent.run(content),
+    messages: () => agent.messages(),
     model: options.currentModel,
     hint: () => session.model.lastDiagnosis()?.hint || undefined,
+    async carry() {
+      const window = session.model.contextWindow;
+      if (!shouldCompact(contextTokens, window, options.config.model.compaction_threshold)) {
+        return { carry: { engine: 'native', tokens: contextTokens, messages: agent.messages() } };
+      }
+      const result = await agent.run(COMPACTION_REQUEST);
+      const summary = result.stop === 'end_turn' ? result.finalText.trim() : '';
+      const percent = compactionPercent(contextTokens, window);
+      if (summary) options.log.info({ percent }, compactionLogLine(contextTokens, window));
+      else
+        options.log.warn(
+          { percent, stop: result.stop },
+          `compaction: context at ${percent}%, the summary failed; the next task starts fresh without one`,
+        );
+      return { carry: { engine: 'native', tokens: 0, ...(summary ? { summary } : {}) }, result };
+    },
   };
 }
 
@@ -119,6 +152,8 @@ export function createClaudeCodeEngine(options: {
   log: Log;
   signal: AbortSignal;
   now: () => number;
+  /** A task group's session, resumed by this task. */
+  from?: ThreadCarry | undefined;
 }): SessionEngine {
   const { config } = options;
   const model = config.claude_code.model ?? config.model.primary;
@@ -152,6 +187,9 @@ export function createClaudeCodeEngine(options: {
     threshold: config.model.compaction_threshold,
     contextWindow: config.model.context_window,
     log: options.log,
+    ...(options.from?.sessionId
+      ? { start: { sessionId: options.from.sessionId, tokens: options.from.tokens } }
+      : {}),
   });
 
   return {
@@ -160,6 +198,17 @@ export function createClaudeCodeEngine(options: {
     hint: () => undefined,
     messages: () => transcript,
     sessionId: () => conversation.sessionId,
+    async carry() {
+      const { sessionId, tokens, summary } = conversation.state();
+      return {
+        carry: {
+          engine: 'claude-code',
+          tokens,
+          ...(sessionId ? { sessionId } : {}),
+          ...(summary ? { summary } : {}),
+        },
+      };
+    },
     async run(content) {
       transcript.push({ role: 'user', content });
       const turn = await conversation.send(content);

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { UsageError } from '../core/errors.js';
 
 /**
- * A local backlog in Markdown (seed 001): `## Group` headings, `- task` items under them, and an
- * optional `<!-- boot: path -->` directive before the first heading. A `# Title` line may open the
+ * A local backlog in Markdown (seed 001): `## Group` headings, `- task` items under them, an
+ * optional `<!-- boot: path -->` directive before the first heading, and an optional
+ * `<!-- engine: native|claude-code -->` directive right under a heading. A `# Title` line may open the
  * file, `<!-- comments -->` and blank lines are ignored, and lines indented under an item continue
  * it. Anything else is an error with its line number: a plan that is half understood must not run.
  */
@@ -15,11 +16,18 @@ export interface Task {
   group: string;
   text: string;
   line: number;
+  /** The group's `<!-- engine: … -->` directive, when it has one. */
+  engine?: TaskEngine;
 }
+
+export type TaskEngine = 'native' | 'claude-code';
+const ENGINES: readonly TaskEngine[] = ['native', 'claude-code'];
 
 export interface TaskGroup {
   name: string;
   line: number;
+  /** `<!-- engine: claude-code -->` right under the heading: this group's engine. */
+  engine?: TaskEngine;
   tasks: Task[];
 }
 
@@ -49,6 +57,7 @@ export class TaskFileError extends UsageError {
 }
 
 const BOOT = /^<!--\s*boot:\s*(.+?)\s*-->$/;
+const ENGINE = /^<!--\s*engine:\s*(.*?)\s*-->$/;
 const COMMENT = /^<!--.*-->$/;
 const GROUP = /^##\s+(.+?)(?:\s+#+)?\s*$/;
 const ITEM = /^[-*]\s+(?:\[[ xX]\]\s+)?(.*)$/;
@@ -56,6 +65,17 @@ const CONTINUATION = /^(?: {2,}|\t)\S/;
 
 function taskId(group: string, text: string): string {
   return createHash('sha256').update(`${group}\n${text}`).digest('hex').slice(0, 12);
+}
+
+/** Why an engine directive cannot be used here, or undefined when it can. */
+function engineProblem(group: TaskGroup | undefined, value: string): string | undefined {
+  if (!group) return 'an engine directive belongs right under a "## " group heading';
+  if (group.tasks.length > 0)
+    return `the engine directive of group "${group.name}" must come before its first task`;
+  if (group.engine) return `group "${group.name}" names its engine twice`;
+  if (!(ENGINES as readonly string[]).includes(value))
+    return `engine "${value}": expected one of ${ENGINES.join(', ')}`;
+  return undefined;
 }
 
 export function parseTaskFile(text: string, file = 'tasks.md'): TaskFile {
@@ -92,6 +112,14 @@ export function parseTaskFile(text: string, file = 'tasks.md'): TaskFile {
       } else if (boot) {
         problems.push({ line, message: `a second boot directive (the first is on line ${boot.line})` });
       } else boot = { path: bootMatch[1] as string, line };
+      return;
+    }
+    const engineMatch = ENGINE.exec(trimmed);
+    if (engineMatch) {
+      closeItem();
+      const problem = engineProblem(current, engineMatch[1] as string);
+      if (problem) problems.push({ line, message: problem });
+      else if (current) current.engine = engineMatch[1] as TaskEngine;
       return;
     }
     if (COMMENT.test(trimmed)) return;
@@ -143,6 +171,9 @@ export function parseTaskFile(text: string, file = 'tasks.md'): TaskFile {
     task.index = i + 1;
     task.id = taskId(task.group, task.text);
   });
+  for (const group of groups) {
+    if (group.engine) for (const task of group.tasks) task.engine = group.engine;
+  }
   const seen = new Map<string, Task>();
   for (const task of tasks) {
     const twin = seen.get(task.id);

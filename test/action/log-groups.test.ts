@@ -213,7 +213,7 @@ describe('createLogGroups', () => {
     expect(calls).toHaveLength(before);
   });
 
-  // work-issue.ts logs the productivity warning with the issue's child logger after progress.done
+  // work-item.ts logs the productivity warning with the issue's child logger after progress.done
   // (that is, after end): a line of an issue whose session already ended must not leave a group open.
   it('regression: a line logged after its issue ended (the low-productivity warning) does not reopen its group', () => {
     const { calls, groups } = setup();

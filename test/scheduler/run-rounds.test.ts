@@ -13,8 +13,9 @@ import {
   type ScriptedReply,
 } from '../../src/sandbox/anthropic/index.js';
 import { createGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/github/index.js';
+import { createIssueSource } from '../../src/scheduler/issue-source.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
-import { type WorkContext, workIssue } from '../../src/scheduler/work-issue.js';
+import { type WorkContext, workItem } from '../../src/scheduler/work-item.js';
 import { openLedger, readLedger } from '../../src/session/ledger.js';
 import { BASE, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
@@ -52,23 +53,33 @@ async function setup(config: Record<string, unknown> = {}, emulator?: GitHubEmul
   const deps = { clock, random: createSeededRandom(4), log };
   const claims = createMemoryClaimStore({ clock, maxFailures: gh.config.claims.max_failures });
   const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'r', clock, redact });
+  /** A run's view of GitHub; a new runner has its own (nothing read yet). */
+  const newSource = () =>
+    createIssueSource({
+      github: gh.adapter,
+      config: gh.config,
+      redact,
+      checkout: repo.fx.checkout,
+      remote: 'origin',
+      baseBranch: 'main',
+      log,
+      clock,
+    });
   const ctx: WorkContext = {
     config: gh.config,
-    github: gh.adapter,
+    source: newSource(),
     claims,
     deps,
     ledger,
     signal: new AbortController().signal,
     checkout: repo.fx.checkout,
-    remote: 'origin',
-    baseBranch: 'main',
     worktreesDir: join(repo.stateDir, 'worktrees'),
     repo: 'octo-org/widgets',
     models: emulatedModels(anthropic, deps, redact),
     env: repo.fx.env,
     redact,
   };
-  return { gh, ctx, claims, ledger, clock, log };
+  return { gh, ctx, claims, ledger, clock, log, newSource };
 }
 
 const unreachable = () =>
@@ -205,7 +216,7 @@ describe('rounds', () => {
     const claimed = await claims.claim(number, 'host:1', 60_000);
     if (!claimed.ok) throw new Error('expected the claim');
     const issue = await gh.adapter.issues.get(number);
-    const report = await workIssue({ ...ctx, signal: interrupt.signal }, issue, claimed.lease);
+    const report = await workItem({ ...ctx, signal: interrupt.signal }, issue, claimed.lease);
     expect(report.outcome).toBe('interrupted');
     expect(report.modelCalls).toBe(0);
     expect(await claims.get(number)).toMatchObject({ lease: null, last_outcome: 'interrupted' });
@@ -225,7 +236,10 @@ describe('rounds', () => {
       clock: first.clock,
       redact: first.ctx.redact,
     });
-    const summary = await runRounds({ ...first.ctx, claims: fresh, ledger }, { owner: 'runner-2' });
+    const summary = await runRounds(
+      { ...first.ctx, source: first.newSource(), claims: fresh, ledger },
+      { owner: 'runner-2' },
+    );
     expect(summary.reports.map((r) => [r.attempt, r.outcome])).toEqual([[3, 'no_changes']]);
     expect(await fresh.get(hopeless)).toMatchObject({ attempts: 3, failure_count: 3, needs_human: true });
     expect(first.gh.emulator.labelsOf(hopeless)).toContain('issueloop:needs-human');

@@ -8,6 +8,7 @@ import {
   type ParsedMessagesRequest,
   reply,
 } from '../../src/sandbox/anthropic/index.js';
+import { issueWork } from '../../src/session/issue-work.js';
 import { openLedger, readLedger } from '../../src/session/ledger.js';
 import { runSession } from '../../src/session/run-session.js';
 import { FAKE_CLAUDE, fakeClaude, resultJson } from '../engines/claude-code/fake-claude.js';
@@ -62,15 +63,19 @@ async function session(
   });
   const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'cc', clock, redact });
   const report = await runSession({
-    issue: (await gh.adapter.issues.get(number)) as BacklogIssue,
+    work: issueWork((await gh.adapter.issues.get(number)) as BacklogIssue, {
+      github: gh.adapter,
+      checkout: repo.fx.checkout,
+      remote: 'origin',
+      baseBranch: 'main',
+      config: gh.config,
+      redact,
+    }),
     attempt: 1,
     checkout: repo.fx.checkout,
-    remote: 'origin',
-    baseBranch: 'main',
     worktreesDir: join(repo.stateDir, 'worktrees'),
     repo: 'octo-org/widgets',
     config: gh.config,
-    github: gh.adapter,
     models: emulatedModels(anthropic, deps, redact),
     env: { ...repo.fx.env, ...fake.env, GITHUB_TOKEN: TOKEN },
     redact,

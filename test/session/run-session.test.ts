@@ -10,6 +10,7 @@ import {
   type ScriptedReply,
   scriptQueue,
 } from '../../src/sandbox/anthropic/index.js';
+import { issueWork } from '../../src/session/issue-work.js';
 import { openLedger, readLedger } from '../../src/session/ledger.js';
 import { runSession, type SessionInput } from '../../src/session/run-session.js';
 import { type Emulated, emulated } from '../github/emulated.js';
@@ -35,7 +36,10 @@ const edit = (from: string, to: string) =>
     },
   ]);
 
-async function session(replies: ScriptedReply[], overrides: Partial<SessionInput> = {}) {
+async function session(
+  replies: ScriptedReply[],
+  overrides: Partial<SessionInput> & { issue?: BacklogIssue } = {},
+) {
   const anthropic = createAnthropicEmulator({ script: scriptQueue(replies) });
   const clock = new FakeClock();
   const log = createMemoryLog();
@@ -51,23 +55,28 @@ async function session(replies: ScriptedReply[], overrides: Partial<SessionInput
   });
   const issue = (await gh.adapter.issues.get(number)) as BacklogIssue;
   const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'run-1', clock, redact });
+  const { issue: given, ...rest } = overrides;
   const report = await runSession({
-    issue,
+    work: issueWork(given ?? issue, {
+      github: gh.adapter,
+      checkout: repo.fx.checkout,
+      remote: 'origin',
+      baseBranch: 'main',
+      config: rest.config ?? gh.config,
+      redact,
+    }),
     attempt: 1,
     checkout: repo.fx.checkout,
-    remote: 'origin',
-    baseBranch: 'main',
     worktreesDir: join(repo.stateDir, 'worktrees'),
     repo: 'octo-org/widgets',
     config: gh.config,
-    github: gh.adapter,
     models,
     env: { ...repo.fx.env, GITHUB_TOKEN: TOKEN },
     redact,
     deps,
     ledger,
     signal: new AbortController().signal,
-    ...overrides,
+    ...rest,
   });
   await ledger.flush();
   return { report, anthropic, number, ledger, log };

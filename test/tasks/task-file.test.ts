@@ -109,4 +109,40 @@ describe('parseTaskFile', () => {
     const parsed = parseTaskFile('\uFEFF## G\r\n- first\r\n- second\r\n');
     expect(parsed.tasks.map((t) => t.text)).toEqual(['first', 'second']);
   });
+
+  it("an engine directive right under a heading sets that group's engine (per task group)", () => {
+    const file = parseTaskFile(
+      '## Backend\n<!-- engine: claude-code -->\n- Add the endpoint\n- Test it\n## Docs\n- Write it up\n',
+    );
+    expect(file.groups.map((g) => [g.name, g.engine])).toEqual([
+      ['Backend', 'claude-code'],
+      ['Docs', undefined],
+    ]);
+    expect(file.tasks.map((t) => t.engine)).toEqual(['claude-code', 'claude-code', undefined]);
+    // The engine is not part of a task's identity: switching engines keeps its state.
+    expect(parseTaskFile('## Backend\n- Add the endpoint\n').tasks[0]?.id).toBe(file.tasks[0]?.id);
+  });
+
+  it('a misplaced, repeated or unknown engine directive is an error with its line', () => {
+    expect(
+      problemsOf(
+        [
+          '<!-- engine: native -->',
+          '## A',
+          '<!-- engine: claude-code -->',
+          '<!-- engine: native -->',
+          '- one',
+          '<!-- engine: native -->',
+          '## B',
+          '<!-- engine: gpt -->',
+          '- two',
+        ].join('\n'),
+      ),
+    ).toEqual([
+      [1, 'an engine directive belongs right under a "## " group heading'],
+      [4, 'group "A" names its engine twice'],
+      [6, 'the engine directive of group "A" must come before its first task'],
+      [8, 'engine "gpt": expected one of native, claude-code'],
+    ]);
+  });
 });

@@ -17,6 +17,17 @@ export interface ClaudeCodeConversation {
   send(task: string): Promise<ConversationTurn>;
   /** Forget the session (after an interrupt: the old one may be inconsistent). */
   reset(): void;
+  /** Where the conversation stands, for the next task of the group. */
+  state(): ConversationState;
+}
+
+export interface ConversationState {
+  /** The session the next task resumes; absent after a compaction. */
+  sessionId?: string;
+  /** The session's tokens so far. */
+  tokens: number;
+  /** After a compaction: the summary the next task starts with. */
+  summary?: string;
 }
 
 /**
@@ -31,9 +42,11 @@ export function createClaudeCodeConversation(options: {
   /** When Claude Code does not report `modelUsage.<model>.contextWindow`. */
   contextWindow: number;
   log: Log;
+  /** A task group's session, continued from its previous task. */
+  start?: { sessionId?: string | undefined; tokens: number };
 }): ClaudeCodeConversation {
-  let sessionId: string | undefined;
-  let sessionTokens = 0;
+  let sessionId: string | undefined = options.start?.sessionId;
+  let sessionTokens = options.start?.sessionId ? options.start.tokens : 0;
   let carried: string | undefined;
 
   return {
@@ -43,6 +56,13 @@ export function createClaudeCodeConversation(options: {
     reset() {
       sessionId = undefined;
       sessionTokens = 0;
+    },
+    state() {
+      return {
+        ...(sessionId ? { sessionId } : {}),
+        tokens: sessionTokens,
+        ...(carried ? { summary: carried } : {}),
+      };
     },
     async send(task) {
       const prompt = carried ? `CONTEXT FROM PREVIOUS SESSION:\n${carried}\n\nNEXT TASK: ${task}` : task;

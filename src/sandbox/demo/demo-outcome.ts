@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { NEEDS_HUMAN_LABEL as NEEDS_HUMAN } from '../../scheduler/work-issue.js';
+import { NEEDS_HUMAN_LABEL as NEEDS_HUMAN } from '../../scheduler/issue-source.js';
 import { latestLedger, readLedger } from '../../session/ledger.js';
 import type { DemoScenario } from './demo-scenario.js';
 

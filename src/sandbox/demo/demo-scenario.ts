@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../scheduler/work-issue.js';
+import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../scheduler/issue-source.js';
 import { type AnthropicEmulator, createAnthropicEmulator } from '../anthropic/index.js';
 import {
   createGitHubEmulator,

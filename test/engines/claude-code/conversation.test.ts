@@ -15,7 +15,7 @@ const usage = (tokens: number) => ({
   output_tokens: 100,
 });
 
-async function conversationOn(scenario: unknown[]) {
+async function conversationOn(scenario: unknown[], start?: { sessionId?: string; tokens: number }) {
   const fake = await fakeClaude(scenario);
   const log = createMemoryLog();
   const conversation = createClaudeCodeConversation({
@@ -32,6 +32,7 @@ async function conversationOn(scenario: unknown[]) {
     threshold: 0.8,
     contextWindow: 100_000,
     log,
+    ...(start ? { start } : {}),
   });
   return { fake, conversation, log };
 }
@@ -88,5 +89,22 @@ describe('a task group as one Claude Code conversation', () => {
     const turn = await conversation.send('task one');
     expect(turn.result).toMatchObject({ ok: false, error: { errorClass: 'billing' } });
     expect(conversation.sessionId).toBe('s-9');
+  });
+
+  it("continues a group's session from an earlier task: resumed, its tokens counted toward the threshold", async () => {
+    const { fake, conversation } = await conversationOn(
+      [
+        { stdout: resultJson({ session_id: 'group-1', usage: usage(30_000), modelUsage: {} }) },
+        { stdout: resultJson({ session_id: 'group-1', result: 'Done: files a.ts, b.ts.' }) },
+      ],
+      { sessionId: 'group-1', tokens: 60_000 },
+    );
+    expect(conversation.state()).toEqual({ sessionId: 'group-1', tokens: 60_000 });
+    await conversation.send('NEXT TASK: three');
+    const calls = await fake.calls();
+    expect(calls[0]?.args.join(' ')).toContain('--resume group-1');
+    // 60,000 + 30,000 is past 80 % of 100,000: summarised, and the next task starts fresh with it.
+    expect(calls[1]?.prompt).toBe(COMPACTION_REQUEST);
+    expect(conversation.state()).toEqual({ tokens: 0, summary: 'Done: files a.ts, b.ts.' });
   });
 });

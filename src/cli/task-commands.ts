@@ -1,0 +1,354 @@
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { MAX_PROJECT_FILE_CHARS } from '../agent/project-files.js';
+import type { ClaimStore, ClaimView } from '../claims/claim-store.js';
+import { createFileClaimStore } from '../claims/file-claim-store.js';
+import type { Config } from '../config/schema.js';
+import type { Deps } from '../core/deps.js';
+import { UsageError } from '../core/errors.js';
+import type { Redactor } from '../core/redact.js';
+import { ensureStateDir } from '../core/state-dir.js';
+import { describeSkip } from '../scheduler/plan-round.js';
+import { createTaskSource, planTasks, type TaskItem, toTaskItems } from '../scheduler/task-source.js';
+import type { WorkContext } from '../scheduler/work-item.js';
+import { runGit } from '../session/git/index.js';
+import { parseTaskFile, type TaskFile } from '../tasks/task-file.js';
+import { readThreads, reportTask, type TaskReport, taskFileSlug, taskStateDir } from '../tasks/task-state.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import { stateDirOf } from './github-deps.js';
+import { executeRounds, openModels, openRunFiles, requireAnthropicKey } from './open-run.js';
+import type { ProgressDisplay } from './progress-display.js';
+import { renderRunSummary } from './run-summary.js';
+import type { Env } from './secrets.js';
+
+/** A task file, read and parsed; malformed lines are a TaskFileError (exit 2). */
+export interface LoadedTaskFile {
+  absolute: string;
+  /** As the user wrote it, for messages. */
+  shown: string;
+  parsed: TaskFile;
+}
+
+export async function loadTaskFile(cwd: string, file: string): Promise<LoadedTaskFile> {
+  const absolute = resolve(cwd, file);
+  let text: string;
+  try {
+    text = await readFile(absolute, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === 'ENOENT'
+        ? `--tasks ${file}: no such file; write a task file ("## Group" headings, "- task" items) or fix the path`
+        : `--tasks ${file}: cannot read it (${(err as Error).message})`,
+    );
+  }
+  return { absolute, shown: file, parsed: parseTaskFile(text, file) };
+}
+
+/** Every task of a file commits on this branch. */
+export function taskBranch(absolute: string): string {
+  return `issueloop/tasks/${taskFileSlug(absolute)}`;
+}
+
+async function checkoutOf(dir: string, env: Env, redact: Redactor): Promise<string> {
+  try {
+    return (await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env, redact })).stdout.trim();
+  } catch {
+    throw new UsageError(
+      `${dir} is not a git checkout: pass --dir <checkout> (the repository the tasks change), or run git init there`,
+    );
+  }
+}
+
+/**
+ * Seed 000 feature 1: the task file's `<!-- boot: path -->` names a file relative to the task file's
+ * directory, else to the checkout. Without a directive the session looks up `session.boot_file`.
+ */
+export async function resolveTaskBoot(
+  loaded: LoadedTaskFile,
+  checkout: string,
+): Promise<{ boot?: { path: string; text: string }; warning?: string }> {
+  const directive = loaded.parsed.boot;
+  if (!directive) return {};
+  for (const candidate of [
+    resolve(dirname(loaded.absolute), directive.path),
+    resolve(checkout, directive.path),
+  ]) {
+    try {
+      const text = await readFile(candidate, 'utf8');
+      const cut = text.length > MAX_PROJECT_FILE_CHARS;
+      return {
+        boot: {
+          path: candidate,
+          text: cut ? `${text.slice(0, MAX_PROJECT_FILE_CHARS)}\n… (truncated)` : text,
+        },
+      };
+    } catch {
+      // Not there; the next candidate.
+    }
+  }
+  return {
+    warning: `${loaded.shown}:${directive.line}: the boot directive names ${directive.path}, found neither next to the task file nor in ${checkout}; using ${'session.boot_file'}`,
+  };
+}
+
+export interface TaskState {
+  checkout: string;
+  stateDir: string;
+  dir: string;
+  claims: ClaimStore;
+  loaded: LoadedTaskFile;
+}
+
+/** The task file, its checkout and its state: a file claim store in its own directory. */
+export async function openTaskState(input: {
+  cwd: string;
+  dir: string;
+  file: string;
+  config: Config;
+  env: Env;
+  redact: Redactor;
+  clock: Deps['clock'];
+}): Promise<TaskState> {
+  const loaded = await loadTaskFile(input.cwd, input.file);
+  const checkout = await checkoutOf(input.dir, input.env, input.redact);
+  const stateDir = stateDirOf(input.config, input.dir);
+  const dir = taskStateDir(stateDir, loaded.absolute);
+  const claims = createFileClaimStore({
+    file: join(dir, 'claims.json'),
+    clock: input.clock,
+    maxFailures: input.config.claims.max_failures,
+    redact: input.redact,
+  });
+  return { checkout, stateDir, dir, claims, loaded };
+}
+
+const STATUS_MARK: Record<TaskReport['status'], string> = {
+  completed: 'OK',
+  failed: 'FAIL',
+  interrupted: 'INT',
+  needs_human: 'HUMAN',
+  running: 'RUN',
+  pending: '...',
+};
+
+export interface TaskStatusReport {
+  task_file: string;
+  branch: string;
+  state_dir: string;
+  counts: Record<TaskReport['status'], number>;
+  tasks: TaskReport[];
+}
+
+/** Every task with its state: seed 001's `--status`, plus attempts, failures and session ids. */
+export async function readTaskStatus(
+  state: TaskState,
+  config: Config,
+  now: number,
+): Promise<TaskStatusReport> {
+  const views = new Map<number, ClaimView>((await state.claims.list()).map((view) => [view.issue, view]));
+  const threads = await readThreads(state.dir, state.loaded.shown);
+  const tasks = toTaskItems(state.loaded.parsed.tasks).map((item) =>
+    reportTask(item.task, views.get(item.number), threads, config.engine, now),
+  );
+  const counts = { pending: 0, running: 0, completed: 0, failed: 0, interrupted: 0, needs_human: 0 };
+  for (const task of tasks) counts[task.status] += 1;
+  return {
+    task_file: state.loaded.shown,
+    branch: taskBranch(state.loaded.absolute),
+    state_dir: state.dir,
+    counts,
+    tasks,
+  };
+}
+
+export function renderTaskStatus(report: TaskStatusReport): string {
+  const lines = [`${report.task_file}: ${report.tasks.length} task(s) on branch ${report.branch}`];
+  let group = '';
+  for (const task of report.tasks) {
+    if (task.group !== group) {
+      group = task.group;
+      lines.push(`## ${group}`);
+    }
+    const extra = [
+      task.attempts > 0 ? `${task.attempts} attempt(s)` : '',
+      task.failures > 0 ? `${task.failures} failure(s)` : '',
+      task.session_id ? `session ${task.session_id}` : '',
+      task.interrupted_at ? `interrupted at ${task.interrupted_at}` : '',
+    ].filter(Boolean);
+    lines.push(
+      `  [${STATUS_MARK[task.status]}] ${task.index}. ${firstLine(task.text)}${extra.length ? `  (${extra.join(', ')})` : ''}`,
+    );
+    if (task.status === 'failed' || task.status === 'needs_human') {
+      if (task.last_failure) lines.push(`        last failure: ${task.last_failure}`);
+    }
+    if (task.partial_context) lines.push(`        partial context: ${oneLine(task.partial_context, 160)}`);
+  }
+  const c = report.counts;
+  lines.push(
+    '',
+    `completed ${c.completed}, pending ${c.pending}, failed ${c.failed}, interrupted ${c.interrupted}, needs a human ${c.needs_human}, running ${c.running}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+const firstLine = (text: string) => text.split('\n')[0] ?? '';
+const oneLine = (text: string, max: number) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `…${flat.slice(-max)}` : flat;
+};
+
+export interface TaskDryRun extends TaskStatusReport {
+  boot: string | null;
+  next: { index: number; id: string; text: string } | null;
+  skipped: Array<{ index: number; reason: string }>;
+}
+
+/** `run --tasks --dry-run`: the parsed tasks, their state and the one the next round would run. */
+export async function planTaskDryRun(state: TaskState, config: Config, now: number): Promise<TaskDryRun> {
+  const status = await readTaskStatus(state, config, now);
+  const views = new Map<number, ClaimView>((await state.claims.list()).map((view) => [view.issue, view]));
+  const plan = planTasks(toTaskItems(state.loaded.parsed.tasks), views, now);
+  const next = plan.candidates[0];
+  const boot = await resolveTaskBoot(state.loaded, state.checkout);
+  return {
+    ...status,
+    boot: boot.boot?.path ?? (state.loaded.parsed.boot ? `(missing) ${state.loaded.parsed.boot.path}` : null),
+    next: next ? { index: next.task.index, id: next.task.id, text: next.task.text } : null,
+    skipped: plan.skipped.map((s) => ({ index: s.issue.task.index, reason: describeSkip(s.reason) })),
+  };
+}
+
+export function renderTaskDryRun(plan: TaskDryRun): string {
+  const head = [
+    `dry run: nothing is written`,
+    ...(plan.boot ? [`boot: ${plan.boot}`] : []),
+    plan.next ? `next: task ${plan.next.index}. ${firstLine(plan.next.text)}` : 'next: nothing to run',
+    '',
+  ];
+  const engines = [...new Set(plan.tasks.map((t) => `${t.group}: ${t.engine}`))];
+  return `${head.join('\n')}${renderTaskStatus(plan)}engines: ${engines.join('; ')}\n`;
+}
+
+/** `reset --tasks`: forgets a task file's claims, outcomes and conversations (the branch stays). */
+export async function resetTaskState(
+  state: TaskState,
+  options: { yes: boolean; confirm?: (question: string) => Promise<boolean> },
+): Promise<string> {
+  const question = `Forget every outcome and conversation of ${state.loaded.shown} (${state.dir})? The branch ${taskBranch(state.loaded.absolute)} is kept.`;
+  if (!options.yes) {
+    if (!options.confirm)
+      throw new UsageError('reset --tasks asks for confirmation: run it at a terminal or pass --yes');
+    if (!(await options.confirm(question))) return 'nothing reset\n';
+  }
+  const leases = (await state.claims.list()).filter((view) => view.lease !== null).length;
+  await rm(state.dir, { recursive: true, force: true });
+  return `reset ${state.loaded.shown}: its state directory ${state.dir} is gone${leases > 0 ? ` (${leases} live lease(s) dropped)` : ''}; branch ${taskBranch(state.loaded.absolute)} kept\n`;
+}
+
+export interface RunTasksInput {
+  env: Env;
+  config: Config;
+  deps: Deps;
+  redact: Redactor;
+  interrupt: AbortSignal;
+  state: TaskState;
+  maxRounds?: number;
+  json: boolean;
+  progress?: ProgressDisplay;
+  /** Filled with each task's label (`task 3`) for the progress lines. */
+  labels?: Map<number, string>;
+  stdout: (text: string) => void;
+  fetch?: typeof fetch;
+}
+
+/** Whether any session of this run may use the Anthropic API (the native engine, or a fallback to it). */
+function usesNativeEngine(parsed: TaskFile, config: Config): boolean {
+  if (config.claude_code.fallback === 'native') return true;
+  return parsed.tasks.some((task) => (task.engine ?? config.engine) === 'native');
+}
+
+/**
+ * `issueloop run --tasks`: the same rounds as an issue run over a task file's backlog. A task run
+ * stops as soon as a round finds nothing to run (every task completed or given up on).
+ */
+export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
+  const { config, deps, redact, state } = input;
+  const { loaded } = state;
+  const apiKey = usesNativeEngine(loaded.parsed, config) ? requireAnthropicKey(input.env) : '';
+  const models = openModels(
+    input,
+    apiKey || 'unused: every task runs on claude-code',
+    input.env.ANTHROPIC_BASE_URL || undefined,
+  );
+  await ensureStateDir(state.stateDir);
+  await mkdir(state.dir, { recursive: true });
+  const threads = await readThreads(state.dir, loaded.shown);
+  const boot = await resolveTaskBoot(loaded, state.checkout);
+  if (boot.warning) deps.log.warn({ file: loaded.shown }, boot.warning);
+  const { ledger, worktreesDir } = await openRunFiles(input, state.stateDir, state.dir);
+  const branch = taskBranch(loaded.absolute);
+  for (const item of toTaskItems(loaded.parsed.tasks))
+    input.labels?.set(item.number, `task ${item.task.index}`);
+  const ctx: WorkContext<TaskItem> = {
+    config: { ...config, empty_rounds: 1 },
+    source: createTaskSource({
+      file: loaded.absolute,
+      shownAs: loaded.shown,
+      checkout: state.checkout,
+      branch,
+      worktreeName: `tasks-${basename(state.dir)}`,
+      stateDir: state.dir,
+      threads,
+      config,
+      ...(boot.boot ? { boot: boot.boot } : {}),
+      log: deps.log,
+      now: () => deps.clock.now(),
+    }),
+    claims: state.claims,
+    deps,
+    ledger,
+    signal: input.interrupt,
+    checkout: state.checkout,
+    worktreesDir,
+    repo: basename(state.checkout),
+    models,
+    env: input.env,
+    redact,
+    ...(input.progress ? { progress: input.progress } : {}),
+  };
+  const finished = await executeRounds(
+    {
+      ctx,
+      ledger,
+      start: { tasks: loaded.shown, branch, checkout: state.checkout, total: loaded.parsed.tasks.length },
+    },
+    {
+      owner: `${hostname()}:${process.pid}`,
+      ...(input.maxRounds !== undefined ? { maxRounds: input.maxRounds } : {}),
+    },
+    input.progress,
+  );
+  const { summary, ledgerFile } = finished;
+  const labels = new Map(toTaskItems(loaded.parsed.tasks).map((item) => [item.number, item.task]));
+  if (input.json) {
+    const reports = summary.reports.map((r) => {
+      const task = labels.get(r.issue);
+      return {
+        ...r,
+        task: task ? { index: task.index, id: task.id, group: task.group, text: task.text } : null,
+      };
+    });
+    input.stdout(`${JSON.stringify({ ...summary, reports, branch, ledger: ledgerFile }, null, 2)}\n`);
+  } else {
+    const text = renderRunSummary(
+      summary,
+      undefined,
+      ledgerFile,
+      (n) => `task ${labels.get(n)?.index ?? '?'}`,
+    );
+    input.stdout(`${text}branch: ${branch} (git log ${branch})\n`);
+  }
+  return summary.stop === 'interrupted' ? EXIT.interrupted : EXIT.ok;
+}

@@ -1,0 +1,64 @@
+import type { ClaimStore, ClaimView } from '../claims/claim-store.js';
+import type { Log } from '../core/logger.js';
+import type { Ledger } from '../session/ledger.js';
+import type { SessionPhase, SessionReport } from '../session/run-session.js';
+import type { SessionWork } from '../session/session-work.js';
+import type { RoundPlan } from './plan-round.js';
+
+/** What a backlog holds: the claim key and a title for people. */
+export interface WorkItem {
+  number: number;
+  title: string;
+}
+
+/** A round's plan as the source made it, with the claim records it was made from. */
+export interface SourcePlan<T extends WorkItem> extends RoundPlan<T> {
+  claims: ReadonlyMap<number, ClaimView>;
+  /** Whether a candidate may be claimed this round (a GitHub issue: its history is known). */
+  claimable(item: T): boolean;
+}
+
+export interface RoundInfo {
+  round: number;
+  now: number;
+  log: Log;
+  /** The run's claim store and ledger. */
+  store: Pick<ClaimStore, 'list' | 'importHistory'>;
+  ledger: Ledger;
+}
+
+/** Where an item's session stands, for whoever reports it (board, labels, tracking comment). */
+export interface ItemTracker {
+  /** Claimed, the session about to start. */
+  claimed(): Promise<void>;
+  phase(phase: SessionPhase): void;
+  /** The outcome is recorded; `after` is the store's record now (undefined when it cannot be read). */
+  finished(report: SessionReport, after: ClaimView | undefined): Promise<void>;
+}
+
+export interface TrackerInput {
+  attempt: number;
+  /** The store's record as the attempt began. */
+  before: ClaimView | undefined;
+  /** False while the claim store cannot be read: nothing may overwrite history with a blank record. */
+  readable(): boolean;
+  log: Log;
+  ledger: Ledger;
+}
+
+/**
+ * A backlog the scheduler drains: GitHub issues (`createIssueSource`) or the tasks of a task file
+ * (`createTaskSource`). The rounds, claims, leases, sessions, outcomes and budgets are the same code
+ * for both; what the backlog is, which items a round may claim, what a session works on and who is
+ * told about its progress come from here.
+ */
+export interface WorkSource<T extends WorkItem> {
+  /** The backlog now; a throw is a failed fetch (retried with backoff). */
+  list(): Promise<readonly T[]>;
+  /** Orders the claimable items and says why the others are skipped. */
+  plan(items: readonly T[], claims: ReadonlyMap<number, ClaimView>, round: RoundInfo): Promise<SourcePlan<T>>;
+  session(item: T): SessionWork;
+  track(item: T, input: TrackerInput): ItemTracker;
+  /** Between rounds: pending board moves, caches. Never throws. */
+  afterRound(log: Log): Promise<void>;
+}

@@ -1,0 +1,76 @@
+import type { WorkSubject } from '../agent/system-prompt.js';
+import type { EngineName } from '../engines/claude-code/fallback-seed.js';
+import type { MessageParam } from '../model/types.js';
+import type { GitOptions } from './git/index.js';
+import type { VerifyResult } from './verify.js';
+
+/** What earlier attempts left for this one: an interrupted attempt's tail, a diagnosis hint. */
+export interface ResumeContext {
+  interruptedContext?: string;
+  hint?: string;
+}
+
+/** What the harness hands over once the work is validated. */
+export interface DeliveryInput {
+  worktree: string;
+  /** The agent's last message. */
+  summary: string;
+  filesChanged: string[];
+  verify?: VerifyResult;
+  costUsd: number;
+  model: string;
+  modelCalls: number;
+  toolCalls: number;
+}
+
+export interface Delivered {
+  commit: string;
+  /** The outcome's reason: `draft PR #12`, `committed 1a2b3c4 on issueloop/tasks/plan`. */
+  reason: string;
+  pr?: { number: number; url: string; created: boolean };
+}
+
+/**
+ * A task group's conversation between its tasks (seed 000 feature 5): the next task continues it, or,
+ * once it passed the compaction threshold, starts fresh from its summary.
+ */
+export interface ThreadCarry {
+  engine: EngineName;
+  /** Claude Code's session, which the next task resumes (`--resume`). */
+  sessionId?: string;
+  /** The conversation's size in tokens, as the engine measured it. */
+  tokens: number;
+  /** Past the threshold: what the next task is told, as `CONTEXT FROM PREVIOUS SESSION`. */
+  summary?: string;
+  /** The native engine's conversation, kept in memory for the run. */
+  messages?: readonly MessageParam[];
+}
+
+/**
+ * One unit of work as a session sees it: a GitHub issue or a task of a task file. The session code
+ * (worktree, engine, validation, outcomes) is the same for both; where the branch starts, what the
+ * agent is told first and how validated work is delivered come from here.
+ */
+export interface SessionWork {
+  /** The claim key, and the report's `issue`. */
+  key: number;
+  subject: WorkSubject;
+  branch: string;
+  /** The worktree's directory under the run's worktrees directory. */
+  worktreeName: string;
+  /** One line naming the work: `Issue #12: Fix the greeting`. */
+  task: string;
+  /** A GitHub issue's raw body, where a `<!-- boot: path -->` directive may be. */
+  rawBody: string;
+  /** A boot file read by the caller (a task file's directive), used instead of the lookup. */
+  boot?: { path: string; text: string };
+  /** The engine for this work when it differs from the run's (a task group's directive). */
+  engine?: EngineName;
+  /** A task group's conversation: where it continues from, and where the session leaves it. */
+  thread?: { from?: ThreadCarry; keep(carry: ThreadCarry): void };
+  firstMessage(resume: ResumeContext | undefined): string;
+  /** The revision the branch starts from. */
+  startPoint(git: GitOptions): Promise<string>;
+  /** Commits the validated work and hands it over (a pushed branch and a draft PR, or a local branch). */
+  deliver(input: DeliveryInput, git: GitOptions): Promise<Delivered>;
+}
