@@ -29,6 +29,7 @@ const { openGitHubAdapter } = await import('../dist/github/adapter.js');
 const { createAnthropicModel } = await import('../dist/model/anthropic-model.js');
 const { createAnthropicEmulator, reply } = await import('../dist/sandbox/anthropic/index.js');
 const { createGitHubEmulator } = await import('../dist/sandbox/github/index.js');
+const { createIssueSource } = await import('../dist/scheduler/issue-source.js');
 const { runRounds } = await import('../dist/scheduler/run-rounds.js');
 const git = await import('../dist/session/git/index.js');
 const { openLedger } = await import('../dist/session/ledger.js');
@@ -104,14 +105,21 @@ async function measureRun(root, repo, env) {
   const anthropic = createAnthropicEmulator({ script: sessionScript });
   const ctx = {
     config,
-    github: await openGitHubAdapter(client, config, { stateDir }),
+    source: createIssueSource({
+      github: await openGitHubAdapter(client, config, { stateDir }),
+      config,
+      redact,
+      checkout: repo.checkout,
+      remote: 'origin',
+      baseBranch: 'main',
+      log: silentLog,
+      clock: systemClock,
+    }),
     claims: createMemoryClaimStore({ clock: systemClock, maxFailures: config.claims.max_failures }),
     deps,
     ledger: await openLedger({ stateDir, runId: 'bench-round', clock: systemClock, redact }),
     signal: new AbortController().signal,
     checkout: repo.checkout,
-    remote: 'origin',
-    baseBranch: 'main',
     worktreesDir: join(stateDir, 'worktrees'),
     repo: 'octo-org/widgets',
     models: createModelRuntime({

@@ -64,27 +64,26 @@ function addClaimsCommands(program: Command, io: CommandIo): void {
     .description('clear all leases and failure history, after a confirmation')
     .option('--claims', 'reset only the claim store (today the only state reset clears)')
     .option('--tasks <file>', "forget a task file's outcomes and conversations instead (its branch stays)")
-    .option('--dir <checkout>', 'the checkout the task file works in (default: the current directory)')
+    .option('--dir <checkout>', 'the checkout whose state to reset (default: the current directory)')
     .option('-y, --yes', 'do not ask (for scripts)')
     .action(
       async (
         options: { claims?: boolean; yes?: boolean; tasks?: string; dir?: string },
         command: Command,
       ) => {
-        if (options.tasks) {
-          const at = inDir(io, options.dir);
+        const at = inDir(io, options.dir);
+        if (options.tasks !== undefined) {
           const { config } = await configured(at, command, true);
-          const { openTaskState, resetTaskState } = await import('./task-commands.js');
-          const state = await openTaskState(taskInputs(io, at, options.tasks, config));
+          const { resetTaskState } = await import('./task-commands.js');
           io.stdout(
-            await resetTaskState(state, {
+            await resetTaskState(taskInputs(io, at, options.tasks, config), {
               yes: options.yes === true,
               ...(io.confirm ? { confirm: io.confirm } : {}),
             }),
           );
           return;
         }
-        const { opened } = await openStore(io, command);
+        const { opened } = await openStore(at, command);
         const { resetClaims } = await import('./claims-commands.js');
         io.stdout(
           await resetClaims({

@@ -44,7 +44,8 @@ export function renderRunSummary(
   /** A task run names its tasks (`task 3`); an issue run prints `#12`. */
   label?: (issue: number) => string,
 ): string {
-  const lines = [`issueloop run: ${STOP_TEXT[summary.stop]} after ${summary.rounds} round(s)`];
+  const stop = label && summary.stop === 'empty_backlog' ? 'no task left to run' : STOP_TEXT[summary.stop];
+  const lines = [`issueloop run: ${stop} after ${summary.rounds} round(s)`];
   if (summary.reports.length > 0) {
     lines.push(
       '',

@@ -6,7 +6,7 @@ import type { ClaimStore, ClaimView } from '../claims/claim-store.js';
 import { createFileClaimStore } from '../claims/file-claim-store.js';
 import type { Config } from '../config/schema.js';
 import type { Deps } from '../core/deps.js';
-import { UsageError } from '../core/errors.js';
+import { CorruptStateError, UsageError } from '../core/errors.js';
 import type { Redactor } from '../core/redact.js';
 import { ensureStateDir } from '../core/state-dir.js';
 import { describeSkip } from '../scheduler/plan-round.js';
@@ -93,6 +93,23 @@ export async function resolveTaskBoot(
   };
 }
 
+export interface TaskStateInput {
+  cwd: string;
+  dir: string;
+  file: string;
+  config: Config;
+  env: Env;
+  redact: Redactor;
+  clock: Deps['clock'];
+}
+
+/** Where a task file's state lives; the file need not parse (`reset --tasks` must work on a broken one). */
+export function taskStatePaths(input: Pick<TaskStateInput, 'cwd' | 'dir' | 'file' | 'config'>) {
+  const absolute = resolve(input.cwd, input.file);
+  const stateDir = stateDirOf(input.config, input.dir);
+  return { absolute, shown: input.file, stateDir, dir: taskStateDir(stateDir, absolute) };
+}
+
 export interface TaskState {
   checkout: string;
   stateDir: string;
@@ -101,27 +118,72 @@ export interface TaskState {
   loaded: LoadedTaskFile;
 }
 
-/** The task file, its checkout and its state: a file claim store in its own directory. */
-export async function openTaskState(input: {
-  cwd: string;
-  dir: string;
-  file: string;
-  config: Config;
-  env: Env;
-  redact: Redactor;
-  clock: Deps['clock'];
-}): Promise<TaskState> {
-  const loaded = await loadTaskFile(input.cwd, input.file);
-  const checkout = await checkoutOf(input.dir, input.env, input.redact);
-  const stateDir = stateDirOf(input.config, input.dir);
-  const dir = taskStateDir(stateDir, loaded.absolute);
-  const claims = createFileClaimStore({
+function taskClaims(input: TaskStateInput, dir: string): ClaimStore {
+  return createFileClaimStore({
     file: join(dir, 'claims.json'),
     clock: input.clock,
     maxFailures: input.config.claims.max_failures,
     redact: input.redact,
   });
-  return { checkout, stateDir, dir, claims, loaded };
+}
+
+/** The task file, its checkout and its state: a file claim store in its own directory. */
+export async function openTaskState(input: TaskStateInput): Promise<TaskState> {
+  const loaded = await loadTaskFile(input.cwd, input.file);
+  const checkout = await checkoutOf(input.dir, input.env, input.redact);
+  const paths = taskStatePaths(input);
+  return { checkout, stateDir: paths.stateDir, dir: paths.dir, claims: taskClaims(input, paths.dir), loaded };
+}
+
+/** A corrupt claims file of a task file is reset with `reset --tasks`, not `reset --claims`. */
+export async function withTaskFix<T>(
+  state: { dir: string },
+  shown: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof CorruptStateError && err.reason === 'unreadable' && err.file.startsWith(state.dir)) {
+      throw err.withFix(
+        `Repair it by hand, or run \`issueloop reset --tasks ${shown}\` to forget the task file's state (its branch stays).`,
+      );
+    }
+    throw err;
+  }
+}
+
+/**
+ * What must hold before a task runs, so a setup problem is reported once (exit 2) rather than
+ * counted as every task's failure: the checkout has a commit to start from, and the task branch is
+ * not checked out anywhere but issueloop's own worktree (git refuses to move a checked-out branch).
+ */
+export async function checkTaskCheckout(
+  state: TaskState,
+  worktree: string,
+  git: { env: Env; redact: Redactor },
+): Promise<void> {
+  const run = { ...git, cwd: state.checkout };
+  const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {
+    ...run,
+    okExitCodes: [1],
+  });
+  if (head.exitCode !== 0) {
+    throw new UsageError(
+      `${state.checkout} has no commit yet: the first task starts from HEAD, so commit something first`,
+    );
+  }
+  const branch = taskBranch(state.loaded.absolute);
+  const { stdout } = await runGit(['worktree', 'list', '--porcelain', '-z'], run);
+  let path = '';
+  for (const field of stdout.split('\0')) {
+    if (field.startsWith('worktree ')) path = field.slice('worktree '.length);
+    if (field === `branch refs/heads/${branch}` && resolve(path) !== resolve(worktree)) {
+      throw new UsageError(
+        `${branch} is checked out at ${path}: issueloop commits the tasks on that branch, so switch that checkout to another branch (git switch -) and run again`,
+      );
+    }
+  }
 }
 
 const STATUS_MARK: Record<TaskReport['status'], string> = {
@@ -147,7 +209,8 @@ export async function readTaskStatus(
   config: Config,
   now: number,
 ): Promise<TaskStatusReport> {
-  const views = new Map<number, ClaimView>((await state.claims.list()).map((view) => [view.issue, view]));
+  const listed = await withTaskFix(state, state.loaded.shown, () => state.claims.list());
+  const views = new Map<number, ClaimView>(listed.map((view) => [view.issue, view]));
   const threads = await readThreads(state.dir, state.loaded.shown);
   const tasks = toTaskItems(state.loaded.parsed.tasks).map((item) =>
     reportTask(item.task, views.get(item.number), threads, config.engine, now),
@@ -208,7 +271,8 @@ export interface TaskDryRun extends TaskStatusReport {
 /** `run --tasks --dry-run`: the parsed tasks, their state and the one the next round would run. */
 export async function planTaskDryRun(state: TaskState, config: Config, now: number): Promise<TaskDryRun> {
   const status = await readTaskStatus(state, config, now);
-  const views = new Map<number, ClaimView>((await state.claims.list()).map((view) => [view.issue, view]));
+  const listed = await withTaskFix(state, state.loaded.shown, () => state.claims.list());
+  const views = new Map<number, ClaimView>(listed.map((view) => [view.issue, view]));
   const plan = planTasks(toTaskItems(state.loaded.parsed.tasks), views, now);
   const next = plan.candidates[0];
   const boot = await resolveTaskBoot(state.loaded, state.checkout);
@@ -233,18 +297,24 @@ export function renderTaskDryRun(plan: TaskDryRun): string {
 
 /** `reset --tasks`: forgets a task file's claims, outcomes and conversations (the branch stays). */
 export async function resetTaskState(
-  state: TaskState,
+  input: TaskStateInput,
   options: { yes: boolean; confirm?: (question: string) => Promise<boolean> },
 ): Promise<string> {
-  const question = `Forget every outcome and conversation of ${state.loaded.shown} (${state.dir})? The branch ${taskBranch(state.loaded.absolute)} is kept.`;
+  const paths = taskStatePaths(input);
+  const branch = taskBranch(paths.absolute);
+  const question = `Forget every outcome and conversation of ${paths.shown} (${paths.dir})? The branch ${branch} is kept.`;
   if (!options.yes) {
     if (!options.confirm)
       throw new UsageError('reset --tasks asks for confirmation: run it at a terminal or pass --yes');
     if (!(await options.confirm(question))) return 'nothing reset\n';
   }
-  const leases = (await state.claims.list()).filter((view) => view.lease !== null).length;
-  await rm(state.dir, { recursive: true, force: true });
-  return `reset ${state.loaded.shown}: its state directory ${state.dir} is gone${leases > 0 ? ` (${leases} live lease(s) dropped)` : ''}; branch ${taskBranch(state.loaded.absolute)} kept\n`;
+  // A corrupt claims file is what a reset is for: the live leases are counted when it can be read.
+  const leases = await taskClaims(input, paths.dir)
+    .list()
+    .then((views) => views.filter((view) => view.lease !== null).length)
+    .catch(() => 0);
+  await rm(paths.dir, { recursive: true, force: true });
+  return `reset ${paths.shown}: its state directory ${paths.dir} is gone${leases > 0 ? ` (${leases} live lease(s) dropped)` : ''}; branch ${branch} kept (to start from scratch: git branch -D ${branch})\n`;
 }
 
 export interface RunTasksInput {
@@ -289,6 +359,8 @@ export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
   if (boot.warning) deps.log.warn({ file: loaded.shown }, boot.warning);
   const { ledger, worktreesDir } = await openRunFiles(input, state.stateDir, state.dir);
   const branch = taskBranch(loaded.absolute);
+  const worktreeName = `tasks-${basename(state.dir)}`;
+  await checkTaskCheckout(state, join(worktreesDir, worktreeName), { env: input.env, redact });
   for (const item of toTaskItems(loaded.parsed.tasks))
     input.labels?.set(item.number, `task ${item.task.index}`);
   const ctx: WorkContext<TaskItem> = {
@@ -298,13 +370,14 @@ export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
       shownAs: loaded.shown,
       checkout: state.checkout,
       branch,
-      worktreeName: `tasks-${basename(state.dir)}`,
+      worktreeName,
       stateDir: state.dir,
       threads,
       config,
       ...(boot.boot ? { boot: boot.boot } : {}),
       log: deps.log,
       now: () => deps.clock.now(),
+      redact,
     }),
     claims: state.claims,
     deps,
@@ -318,17 +391,19 @@ export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
     redact,
     ...(input.progress ? { progress: input.progress } : {}),
   };
-  const finished = await executeRounds(
-    {
-      ctx,
-      ledger,
-      start: { tasks: loaded.shown, branch, checkout: state.checkout, total: loaded.parsed.tasks.length },
-    },
-    {
-      owner: `${hostname()}:${process.pid}`,
-      ...(input.maxRounds !== undefined ? { maxRounds: input.maxRounds } : {}),
-    },
-    input.progress,
+  const finished = await withTaskFix(state, loaded.shown, () =>
+    executeRounds(
+      {
+        ctx,
+        ledger,
+        start: { tasks: loaded.shown, branch, checkout: state.checkout, total: loaded.parsed.tasks.length },
+      },
+      {
+        owner: `${hostname()}:${process.pid}`,
+        ...(input.maxRounds !== undefined ? { maxRounds: input.maxRounds } : {}),
+      },
+      input.progress,
+    ),
   );
   const { summary, ledgerFile } = finished;
   const labels = new Map(toTaskItems(loaded.parsed.tasks).map((item) => [item.number, item.task]));
@@ -340,7 +415,13 @@ export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
         task: task ? { index: task.index, id: task.id, group: task.group, text: task.text } : null,
       };
     });
-    input.stdout(`${JSON.stringify({ ...summary, reports, branch, ledger: ledgerFile }, null, 2)}\n`);
+    const skipped = summary.skipped.map(({ issue, ...rest }) => ({
+      task: labels.get(issue)?.index ?? null,
+      ...rest,
+    }));
+    input.stdout(
+      `${JSON.stringify({ ...summary, reports, skipped, branch, ledger: ledgerFile }, null, 2)}\n`,
+    );
   } else {
     const text = renderRunSummary(
       summary,

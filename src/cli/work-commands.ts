@@ -77,11 +77,11 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
     .command('status')
     .description('the last run (per issue: outcome, PR, cost, time), live leases, and what needs a human')
     .option('--tasks <file>', "a task file's tasks: status, attempts, session ids, interrupted context")
-    .option('--dir <checkout>', 'the checkout the task file works in (default: the current directory)')
+    .option('--dir <checkout>', 'the checkout to report on (default: the current directory)')
     .option('--json', 'print the report as JSON')
     .action(async (options: { json?: boolean; tasks?: string; dir?: string }, command: Command) => {
-      if (options.tasks) {
-        const at = inDir(io, options.dir);
+      const at = inDir(io, options.dir);
+      if (options.tasks !== undefined) {
         const { config } = await configured(at, command, true);
         const { openTaskState, readTaskStatus, renderTaskStatus } = await import('./task-commands.js');
         const state = await openTaskState({ ...taskInputs(io, at, options.tasks, config) });
@@ -89,13 +89,13 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
         io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderTaskStatus(report));
         return;
       }
-      const { opened, config } = await openStore(io, command);
+      const { opened, config } = await openStore(at, command);
       const [{ readStatus, renderStatus }, { stateDirOf }] = await Promise.all([
         import('./status-command.js'),
         import('./github-deps.js'),
       ]);
       const now = systemClock.now();
-      const report = await readStatus(stateDirOf(config, io.cwd), await opened.store.list(), now);
+      const report = await readStatus(stateDirOf(config, at.cwd), await opened.store.list(), now);
       io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report, now));
     });
 }

@@ -52,6 +52,7 @@ export function formatProblems(problems: readonly ConfigProblem[]): string {
  */
 export class CorruptStateError extends IssueloopError {
   readonly file: string;
+  readonly detail: string;
   /** `newer_version`: the file is fine but from a newer issueloop; never move such a file aside. */
   readonly reason: 'unreadable' | 'newer_version';
 
@@ -63,6 +64,12 @@ export class CorruptStateError extends IssueloopError {
   ) {
     super('state_corrupt', `${file} is unreadable: ${detail}. It was left untouched. ${fix}`, options);
     this.file = file;
+    this.detail = detail;
     this.reason = options?.reason ?? 'unreadable';
+  }
+
+  /** The same problem with another way out (a task file's claims are reset with `reset --tasks`). */
+  withFix(fix: string): CorruptStateError {
+    return new CorruptStateError(this.file, this.detail, fix, { cause: this, reason: this.reason });
   }
 }

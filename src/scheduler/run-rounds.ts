@@ -1,7 +1,7 @@
 import { ClaimStoreUnreachableError } from '../claims/errors.js';
 import { computeBackoff } from '../core/backoff.js';
 import { classifyError } from '../core/classify/classify-error.js';
-import { IssueloopError } from '../core/errors.js';
+import { IssueloopError, UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
 import type { SessionReport } from '../session/run-session.js';
 import { createEmptyRoundMonitor, describeSkip } from './plan-round.js';
@@ -68,6 +68,8 @@ export async function runRounds<T extends WorkItem>(
       fetchFailures = 0;
     } catch (err) {
       if (ctx.signal.aborted) return summary('interrupted');
+      // A backlog the user broke (a task file edited into bad syntax) is not a fetch to retry: exit 2.
+      if (err instanceof UsageError) throw err;
       fetchFailures += 1;
       const failure = classifyError(err, { now: deps.clock.now(), redact: ctx.redact });
       await ctx.ledger.append('backlog_failed', {

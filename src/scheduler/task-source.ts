@@ -2,10 +2,17 @@ import { readFile } from 'node:fs/promises';
 import type { ClaimView } from '../claims/claim-store.js';
 import type { Config } from '../config/schema.js';
 import type { Log } from '../core/logger.js';
+import type { Redactor } from '../core/redact.js';
 import type { ThreadCarry } from '../session/session-work.js';
 import { taskWork } from '../session/task-work.js';
 import { parseTaskFile, type Task, type TaskEngine } from '../tasks/task-file.js';
-import { type GroupThread, type ThreadsFile, taskKey, writeThreads } from '../tasks/task-state.js';
+import {
+  type GroupThread,
+  readThreads,
+  type ThreadsFile,
+  taskKey,
+  writeThreads,
+} from '../tasks/task-state.js';
 import type { RoundPlan } from './plan-round.js';
 import type { WorkSource } from './work-source.js';
 
@@ -35,6 +42,8 @@ export interface TaskSourceOptions {
   boot?: { path: string; text: string };
   log: Log;
   now: () => number;
+  /** A compaction summary is model output: redacted before it is saved or sent on. */
+  redact: Redactor;
 }
 
 /**
@@ -77,13 +86,14 @@ export function planTasks(
   return plan;
 }
 
-function persisted(carry: ThreadCarry, at: string): GroupThread {
+function persisted(carry: ThreadCarry, at: string, rev: number): GroupThread {
   return {
     engine: carry.engine,
     session_id: carry.sessionId ?? null,
     tokens: carry.tokens,
     summary: carry.summary ?? null,
     updated_at: at,
+    rev,
   };
 }
 
@@ -105,21 +115,32 @@ function fromDisk(saved: GroupThread | undefined): ThreadCarry | undefined {
  * interrupted one).
  */
 export function createTaskSource(options: TaskSourceOptions): WorkSource<TaskItem> {
-  const { config, threads } = options;
+  const { config } = options;
+  let threads = options.threads;
   const defaultEngine: TaskEngine = config.engine;
-  /** Native conversations, which are not written to disk. */
-  const live = new Map<string, ThreadCarry>();
+  /** Native conversations, which are not written to disk, with the saved entry they belong to. */
+  const live = new Map<string, { carry: ThreadCarry; rev: number }>();
   /** What each running task's session left of its group's conversation, until its outcome is known. */
   const pending = new Map<number, ThreadCarry>();
   const iso = () => new Date(options.now()).toISOString();
 
   const threadOf = (task: Task): ThreadCarry | undefined => {
-    const carry = live.get(task.group) ?? fromDisk(threads.groups[task.group]);
+    const saved = threads.groups[task.group];
+    const mine = live.get(task.group);
+    // Another process moved the group on since: this process's conversation is out of date.
+    const carry = mine && mine.rev === saved?.rev ? mine.carry : fromDisk(saved);
     return carry && carry.engine === (task.engine ?? defaultEngine) ? carry : undefined;
   };
 
-  const save = async (log: Log) => {
+  /** Another process working the same file may have moved a thread on: read the file again. */
+  const reload = async () => {
+    threads = await readThreads(options.stateDir, options.shownAs);
+  };
+  /** Read, change, write: only this task's entries change, whatever another process wrote meanwhile. */
+  const update = async (log: Log, change: (current: ThreadsFile) => void) => {
     try {
+      await reload();
+      change(threads);
       await writeThreads(options.stateDir, threads);
     } catch (err) {
       log.warn({ err: (err as Error).message }, `could not save the task threads of ${options.shownAs}`);
@@ -133,6 +154,7 @@ export function createTaskSource(options: TaskSourceOptions): WorkSource<TaskIte
     },
 
     async plan(items, claims, round) {
+      await reload();
       return { ...planTasks(items, claims, round.now), claims, claimable: () => true };
     },
 
@@ -149,7 +171,8 @@ export function createTaskSource(options: TaskSourceOptions): WorkSource<TaskIte
           thread: {
             ...(from ? { from } : {}),
             keep: (carry) => {
-              pending.set(item.number, carry);
+              const summary = carry.summary === undefined ? undefined : options.redact(carry.summary);
+              pending.set(item.number, { ...carry, ...(summary === undefined ? {} : { summary }) });
             },
           },
         },
@@ -167,17 +190,19 @@ export function createTaskSource(options: TaskSourceOptions): WorkSource<TaskIte
           const carry = pending.get(item.number);
           pending.delete(item.number);
           const engine = task.engine ?? defaultEngine;
-          threads.tasks[task.id] = { engine, session_id: report.sessionId ?? null, updated_at: iso() };
-          if (report.outcome === 'resolved' && carry) {
-            threads.groups[task.group] = persisted(carry, iso());
-            if (carry.messages) live.set(task.group, carry);
-            else live.delete(task.group);
-          } else {
+          const kept = report.outcome === 'resolved' ? carry : undefined;
+          live.delete(task.group);
+          await update(input.log, (current) => {
+            const at = iso();
+            current.tasks[task.id] = { engine, session_id: report.sessionId ?? null, updated_at: at };
+            if (kept) {
+              const rev = (current.groups[task.group]?.rev ?? 0) + 1;
+              current.groups[task.group] = persisted(kept, at, rev);
+              if (kept.messages) live.set(task.group, { carry: kept, rev });
+            }
             // An attempt that did not complete leaves a conversation its files no longer match.
-            delete threads.groups[task.group];
-            live.delete(task.group);
-          }
-          await save(input.log);
+            else delete current.groups[task.group];
+          });
         },
       };
     },

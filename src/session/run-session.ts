@@ -10,7 +10,15 @@ import type { Deps } from '../core/deps.js';
 import type { Redactor } from '../core/redact.js';
 import { seededFallbackPrompt } from '../engines/claude-code/fallback-seed.js';
 import { totalTokens } from '../model/types.js';
-import { addWorktree, changedFiles, GitError, type GitOptions, removeWorktree } from './git/index.js';
+import {
+  addWorktree,
+  changedFiles,
+  GitError,
+  type GitOptions,
+  removeWorktree,
+  resetBranch,
+  uncommitAgentWork,
+} from './git/index.js';
 import type { Ledger } from './ledger.js';
 import { type Outcome, outcomeOfStop, type Productivity, productivity } from './outcome.js';
 import { ReadBackError } from './publish.js';
@@ -145,10 +153,14 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
   /** The engine working now; a fallback replaces it. */
   let engine: SessionEngine | undefined;
   const thread = work.thread?.from;
+  /** Where the branch started once the worktree has it; an attempt that delivers nothing leaves it there. */
+  let startedAt: string | undefined;
+  let delivered = false;
   try {
     input.onPhase?.('working');
     const base = await work.startPoint(git);
     await addWorktree({ checkout: input.checkout, path: worktree, branch, startPoint: base }, git);
+    startedAt = base;
     const engineName = work.engine ?? config.engine;
     /** The native engine; after a fallback, with only what the session has left of its budgets. */
     const nativeEngine = (spentSoFar?: AgentTotals) =>
@@ -181,6 +193,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
             signal,
             now: () => deps.clock.now(),
             from: thread?.engine === 'claude-code' ? thread : undefined,
+            boot: work.boot,
           })
         : await nativeEngine();
     const first = work.firstMessage(input.resume);
@@ -225,6 +238,8 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
         const h = hint();
         return report(stopped, result.reason, h ? { hint: h } : {});
       }
+      if (await uncommitAgentWork(worktree, base, git))
+        log.info('the agent committed itself; its commits are judged as changes');
       filesChanged = (await changedFiles(worktree, git)).map((file) => file.path);
       if (filesChanged.length === 0)
         return report('no_changes', 'the agent finished without changing any file');
@@ -255,7 +270,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     }
 
     input.onPhase?.('publishing');
-    const { reason, ...delivered } = await work.deliver(
+    const { reason, ...handedOver } = await work.deliver(
       {
         worktree,
         summary: result.finalText,
@@ -268,13 +283,12 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       },
       git,
     );
-    if (work.thread) {
-      // The group's next task continues this conversation (a summary turn is counted here).
-      const next = await engine.carry();
-      if (next.result) result = next.result;
-      work.thread.keep(next.carry);
-    }
-    return report('resolved', reason, delivered);
+    delivered = true;
+    if (work.thread)
+      await carryThread(work.thread, engine, log, (summaryTurn) => {
+        result = summaryTurn;
+      });
+    return report('resolved', reason, handedOver);
   } catch (err) {
     keep = true;
     if (signal.aborted) return report('interrupted', 'interrupted');
@@ -286,12 +300,41 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     log.error({ errorClass: failure.errorClass, err: failure.message }, 'session failed');
     return report(`error:${failure.errorClass}`, failure.message);
   } finally {
-    if (!(keep && config.session.keep_worktrees)) {
-      await removeWorktree(input.checkout, worktree, { env: input.env, redact: input.redact }).catch(
-        (err: unknown) =>
-          log.warn({ err: (err as Error).message }, `could not remove the worktree ${worktree}`),
+    const quiet = { env: input.env, redact: input.redact };
+    if (!delivered && startedAt !== undefined) {
+      // Commits the agent made on a failed attempt must not become the next attempt's start point.
+      const at = startedAt;
+      await resetBranch(input.checkout, branch, at, quiet).catch((err: unknown) =>
+        log.warn({ err: (err as Error).message }, `could not put ${branch} back at ${at}`),
       );
     }
+    if (!(keep && config.session.keep_worktrees)) {
+      await removeWorktree(input.checkout, worktree, quiet).catch((err: unknown) =>
+        log.warn({ err: (err as Error).message }, `could not remove the worktree ${worktree}`),
+      );
+    }
+  }
+}
+
+/**
+ * Hands the conversation to the group's next task. The work is already delivered, so nothing here
+ * may fail the session: a carry that throws breaks the thread and the next task starts fresh.
+ */
+async function carryThread(
+  thread: NonNullable<SessionWork['thread']>,
+  engine: SessionEngine,
+  log: SessionInput['deps']['log'],
+  onSummaryTurn: (result: AgentResult) => void,
+): Promise<void> {
+  try {
+    const next = await engine.carry();
+    if (next.result) onSummaryTurn(next.result);
+    thread.keep(next.carry);
+  } catch (err) {
+    log.warn(
+      { err: (err as Error).message },
+      'could not carry the conversation to the next task; it starts fresh',
+    );
   }
 }
 

@@ -154,6 +154,8 @@ export function createClaudeCodeEngine(options: {
   now: () => number;
   /** A task group's session, resumed by this task. */
   from?: ThreadCarry | undefined;
+  /** A boot file the caller read (a task file's directive): appended to Claude Code's system prompt. */
+  boot?: { path: string; text: string } | undefined;
 }): SessionEngine {
   const { config } = options;
   const model = config.claude_code.model ?? config.model.primary;
@@ -174,6 +176,9 @@ export function createClaudeCodeEngine(options: {
         timeoutMs: Math.max(config.session.max_duration - (options.now() - started), 1_000),
         signal: options.signal,
         ...(resume ? { resume } : {}),
+        ...(options.boot
+          ? { appendSystemPrompt: `Project context (from ${options.boot.path}):\n${options.boot.text}` }
+          : {}),
       });
       totals = addTotals(totals, {
         ...ZERO_TOTALS,

@@ -45,6 +45,8 @@ const GroupThreadSchema = z.object({
   tokens: z.number().nonnegative(),
   summary: z.string().nullable(),
   updated_at: z.string(),
+  /** Counts the group's writes: a process knows whether the conversation it holds is still the latest. */
+  rev: z.int().nonnegative().default(0),
 });
 
 const TaskSessionSchema = z.object({
@@ -60,8 +62,8 @@ const ThreadsFileSchema = z.object({
   tasks: z.record(z.string(), TaskSessionSchema),
 });
 
-export type GroupThread = z.infer<typeof GroupThreadSchema>;
-export type ThreadsFile = z.infer<typeof ThreadsFileSchema>;
+export type GroupThread = z.output<typeof GroupThreadSchema>;
+export type ThreadsFile = z.output<typeof ThreadsFileSchema>;
 
 export function emptyThreads(taskFile: string): ThreadsFile {
   return { version: 1, task_file: taskFile, groups: {}, tasks: {} };

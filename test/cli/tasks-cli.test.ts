@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -100,12 +100,17 @@ async function start(
 }
 
 const cli = (args: string[], env: Record<string, string>) =>
-  runBuiltCli(args, { cwd: fx.root, env: { ...env, ISSUELOOP_LOG_LEVEL: 'warn' } });
+  runBuiltCli(args, { cwd: fx.root, env: { ISSUELOOP_LOG_LEVEL: 'warn', ...env } });
 
 describe('issueloop run --tasks: a local task file through the same scheduler, no GitHub', () => {
   it('runs every task in file order, each committed on the file branch; a group continues one conversation', async () => {
     const requests: ParsedMessagesRequest[] = [];
     const { env } = await start(taskScript(requests));
+    // Validated like an issue: tasks 2 and 3 pass only because they build on task 1's commit.
+    writeFileSync(
+      join(fx.checkout, 'issueloop.config.yaml'),
+      'verify:\n  command: grep -q "\'hello\'" greet.js\n',
+    );
 
     const dry = await cli(['run', '--tasks', 'tasks.md', '--dir', 'checkout', '--dry-run'], env);
     expect(dry.stderr).toBe('');
@@ -115,9 +120,16 @@ describe('issueloop run --tasks: a local task file through the same scheduler, n
     expect(dry.stdout).toContain(join(fx.root, 'notes', 'boot.md'));
     expect(requests).toHaveLength(0);
 
-    const run = await cli(['run', '--tasks', 'tasks.md', '--dir', 'checkout'], env);
+    const run = await cli(['run', '--tasks', 'tasks.md', '--dir', 'checkout'], {
+      ...env,
+      ISSUELOOP_LOG_LEVEL: 'info',
+    });
     expect(run.stderr).not.toMatch(/error/i);
     expect(run.code).toBe(0);
+    // Progress lines name tasks, not their claim keys.
+    expect(run.stderr).toContain('task 2 verifying');
+    expect(run.stderr).not.toMatch(/#\d{6,}/);
+    expect(run.stdout).toContain('issueloop run: no task left to run after 4 round(s)');
     expect(run.stdout).toMatch(/task 1 +resolved/);
     expect(run.stdout).toMatch(/task 3 +resolved/);
     expect(run.stdout).toContain('branch: issueloop/tasks/tasks');
@@ -312,6 +324,9 @@ describe('issueloop run --tasks: a local task file through the same scheduler, n
     expect(calls).toHaveLength(2);
     expect(calls[0]?.args).not.toContain('--resume');
     expect(calls[0]?.prompt).toMatch(/^Task 1 \(Greeting\): Fix the typo/);
+    // The task file's boot file reaches Claude Code's system prompt too.
+    const boot = calls[0]?.args.indexOf('--append-system-prompt') ?? -1;
+    expect(calls[0]?.args[boot + 1]).toContain(BOOT);
     expect(calls[1]?.args.join(' ')).toContain(`--resume ${session}`);
     expect(calls[1]?.prompt).toBe("NEXT TASK: Add farewell.js exporting a function that returns 'bye'");
     // Claude Code never sees issueloop's Anthropic key.
@@ -332,5 +347,104 @@ describe('issueloop run --tasks: a local task file through the same scheduler, n
       ['claude-code', session, 'completed'],
       ['native', null, 'completed'],
     ]);
+  });
+
+  it('regression: setup problems are one usage error (exit 2), never every task failing: a checked-out task branch, a checkout without commits', async () => {
+    const { env } = await start(taskScript([]));
+    fx.git(fx.checkout, 'switch', '--quiet', '-c', 'issueloop/tasks/tasks');
+    const busy = await cli(['run', '--tasks', 'tasks.md', '--dir', 'checkout'], env);
+    expect(busy.code).toBe(2);
+    expect(busy.stderr).toContain('issueloop/tasks/tasks is checked out at');
+    expect(busy.stderr).toContain('git switch -');
+    fx.git(fx.checkout, 'switch', '--quiet', 'main');
+    const status = await cli(['status', '--tasks', 'tasks.md', '--dir', 'checkout', '--json'], env);
+    expect((JSON.parse(status.stdout) as { counts: Record<string, number> }).counts).toMatchObject({
+      pending: 3,
+    });
+
+    fx.git(fx.root, 'init', '--quiet', 'empty');
+    const empty = await cli(['run', '--tasks', 'tasks.md', '--dir', 'empty'], env);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('has no commit yet');
+  });
+
+  it('regression: the harness commits, not the agent: an agent commit is judged as changes, and a failed attempt leaves the branch where it was', async () => {
+    writeFileSync(join(fx.root, 'tasks.md'), '## Greeting\n- Fix the typo in greet.js: it says helo\n');
+    writeFileSync(
+      join(fx.checkout, 'issueloop.config.yaml'),
+      'verify:\n  command: grep -q "\'hello\'" greet.js\n  retries: 0\nclaims:\n  max_failures: 1\n',
+    );
+    const commitAs = (replacement: string) =>
+      reply.toolUse([
+        {
+          name: 'bash',
+          input: {
+            command: `sed -i "s/'helo'/'${replacement}'/" greet.js && git add -A && git -c user.name=agent -c user.email=agent@example.test commit -qm 'agent wip'`,
+          },
+        },
+      ]);
+    // First a broken commit by the agent: verify fails, and the branch does not keep it.
+    let broken = true;
+    const { env } = await start((request) => {
+      if (request.messages.length > 1) return reply.text('Done.');
+      return commitAs(broken ? 'bye' : 'hello');
+    });
+    const failed = await cli(['run', '--tasks', 'tasks.md', '--dir', 'checkout', '--json'], env);
+    expect(failed.code).toBe(0);
+    expect((JSON.parse(failed.stdout) as { reports: Array<{ outcome: string }> }).reports[0]?.outcome).toBe(
+      'verify_failed',
+    );
+    expect(fx.git(fx.checkout, 'log', '--format=%s', 'main..issueloop/tasks/tasks')).toBe('');
+
+    // Then a good one: one commit, by the harness, with the task as its subject.
+    broken = false;
+    await cli(['reset', '--tasks', 'tasks.md', '--dir', 'checkout', '--yes'], env);
+    const resolved = await cli(['run', '--tasks', 'tasks.md', '--dir', 'checkout', '--json'], env);
+    expect((JSON.parse(resolved.stdout) as { reports: Array<{ outcome: string }> }).reports[0]?.outcome).toBe(
+      'resolved',
+    );
+    expect(fx.git(fx.checkout, 'log', '--format=%s|%an', 'main..issueloop/tasks/tasks')).toBe(
+      'Fix the typo in greet.js: it says helo|issueloop',
+    );
+    expect(fx.git(fx.checkout, 'show', 'issueloop/tasks/tasks:greet.js')).toContain("'hello'");
+  });
+
+  it('regression: a corrupt task claims file names reset --tasks, which works even when the task file does not parse', async () => {
+    const { env } = await start(taskScript([]));
+    const first = await cli(['run', '--tasks', 'tasks.md', '--dir', 'checkout', '--max-rounds', '1'], env);
+    expect(first.code).toBe(0);
+    const [stateDir] = readdirSync(join(fx.checkout, '.issueloop', 'tasks'));
+    const claimsFile = join(fx.checkout, '.issueloop', 'tasks', String(stateDir), 'claims.json');
+    writeFileSync(claimsFile, '{"version": 1, "issues": ');
+    const status = await cli(['status', '--tasks', 'tasks.md', '--dir', 'checkout'], env);
+    expect(status.code).toBe(2);
+    expect(status.stderr).toContain('issueloop reset --tasks tasks.md');
+    expect(status.stderr).not.toContain('reset --claims');
+    expect(readFileSync(claimsFile, 'utf8')).toBe('{"version": 1, "issues": ');
+
+    writeFileSync(join(fx.root, 'tasks.md'), 'not a task file\n');
+    const reset = await cli(['reset', '--tasks', 'tasks.md', '--dir', 'checkout', '--yes'], env);
+    expect(reset.code).toBe(0);
+    expect(existsSync(claimsFile)).toBe(false);
+  });
+
+  it('regression: a task file edited into bad syntax during a run stops it with exit 2 and the bad line', async () => {
+    const requests: ParsedMessagesRequest[] = [];
+    const script = taskScript(requests);
+    const { env } = await start((request, index) => {
+      writeFileSync(join(fx.root, 'tasks.md'), `${TASKS}\nstray prose\n`);
+      return script(request, index);
+    });
+    const run = await cli(['run', '--tasks', 'tasks.md', '--dir', 'checkout'], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('tasks.md:11: expected "## Group" or "- task", got "stray prose"');
+    // The task that was running finished and was recorded.
+    const status = await cli(['status', '--tasks', 'tasks.md', '--dir', 'checkout'], env);
+    expect(status.code).toBe(2);
+    writeFileSync(join(fx.root, 'tasks.md'), TASKS);
+    const after = await cli(['status', '--tasks', 'tasks.md', '--dir', 'checkout', '--json'], env);
+    expect((JSON.parse(after.stdout) as { counts: Record<string, number> }).counts).toMatchObject({
+      completed: 1,
+    });
   });
 });

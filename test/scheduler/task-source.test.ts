@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ClaimView } from '../../src/claims/claim-store.js';
 import { ConfigSchema } from '../../src/config/schema.js';
+import { createRedactor } from '../../src/core/redact.js';
 import { describeSkip } from '../../src/scheduler/plan-round.js';
 import { createTaskSource, planTasks, type TaskItem, toTaskItems } from '../../src/scheduler/task-source.js';
 import type { SessionReport } from '../../src/session/run-session.js';
@@ -87,6 +88,7 @@ describe('createTaskSource: a group conversation between its tasks', () => {
       config: ConfigSchema.parse({ engine }),
       log,
       now: () => NOW,
+      redact: createRedactor(['hunter2-secret']),
     });
   }
   const tracker = (s: ReturnType<typeof source>, item: TaskItem) =>
@@ -131,7 +133,7 @@ describe('createTaskSource: a group conversation between its tasks', () => {
     expect((await readThreads(dir, 'plan.md')).groups.Build).toBeUndefined();
   });
 
-  it('a native conversation is carried in memory, never written to disk; its summary is', async () => {
+  it('a native conversation is carried in memory, never written to disk; its summary is, redacted (regression: a secret in a summary was saved)', async () => {
     const s = source();
     const messages = [{ role: 'user' as const, content: 'secret-ish transcript' }];
     s.session(three).thread?.keep({ engine: 'native', tokens: 300, messages });
@@ -142,12 +144,15 @@ describe('createTaskSource: a group conversation between its tasks', () => {
     expect(source(await readThreads(dir, 'plan.md')).session(three).thread?.from).toBeUndefined();
 
     const t = source();
-    t.session(three).thread?.keep({ engine: 'native', tokens: 0, summary: 'did the docs' });
+    t.session(three).thread?.keep({ engine: 'native', tokens: 0, summary: 'did the docs hunter2-secret' });
     await tracker(t, three).finished(report(three, 'resolved'), undefined);
     const next = source(await readThreads(dir, 'plan.md')).session(three);
-    expect(next.firstMessage(undefined)).toBe(
-      'CONTEXT FROM PREVIOUS SESSION:\ndid the docs\n\nNEXT TASK: three',
+    // A summary is model output: a secret in it is redacted before it is saved or sent on.
+    expect(await readFile(join(dir, 'threads.json'), 'utf8')).not.toContain('hunter2-secret');
+    expect(next.firstMessage(undefined)).toMatch(
+      /^CONTEXT FROM PREVIOUS SESSION:\ndid the docs \S+\n\nNEXT TASK: three$/,
     );
+    expect(next.firstMessage(undefined)).not.toContain('hunter2-secret');
   });
 
   it('a thread from another engine is not continued (the group switched engines)', async () => {
@@ -158,8 +163,33 @@ describe('createTaskSource: a group conversation between its tasks', () => {
       tokens: 5,
       summary: null,
       updated_at: '',
+      rev: 1,
     };
     expect(source(threads, 'native').session(three).thread?.from).toBeUndefined();
     expect(source(threads, 'claude-code').session(three).thread?.from?.sessionId).toBe('old');
+  });
+
+  it('regression: a conversation another process moved on since is not continued from this process memory', async () => {
+    const a = source();
+    a.session(three).thread?.keep({
+      engine: 'native',
+      tokens: 300,
+      messages: [{ role: 'user', content: 'A' }],
+    });
+    await tracker(a, three).finished(report(three, 'resolved'), undefined);
+    expect(a.session(three).thread?.from?.messages).toHaveLength(1);
+
+    const b = source(await readThreads(dir, 'plan.md'));
+    b.session(three).thread?.keep({ engine: 'native', tokens: 0, summary: 'B summarised' });
+    await tracker(b, three).finished(report(three, 'resolved'), undefined);
+    // Both processes' task entries survive: each writes only its own task's and group's entries.
+    await a.plan(items, new Map(), {
+      round: 2,
+      now: NOW + 1,
+      log: createMemoryLog(),
+      store: {} as never,
+      ledger: {} as never,
+    });
+    expect(a.session(three).thread?.from).toMatchObject({ summary: 'B summarised' });
   });
 });

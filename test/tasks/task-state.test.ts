@@ -107,6 +107,7 @@ describe('task state', () => {
       tokens: 10,
       summary: null,
       updated_at: 'now',
+      rev: 1,
     };
     await writeThreads(dir, threads);
     expect(await readThreads(dir, 'tasks.md')).toEqual(threads);

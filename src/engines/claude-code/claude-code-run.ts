@@ -37,6 +37,8 @@ export interface ClaudeCodeRunOptions {
   prompt: string;
   /** Continue this session (`--resume`). */
   resume?: string;
+  /** Project context for the system prompt (`--append-system-prompt`): a task file's boot file. */
+  appendSystemPrompt?: string;
   /** `--permission-mode`, and `--allowedTools` (comma-separated): headless Claude Code cannot ask. */
   permissionMode?: string;
   allowedTools?: readonly string[];
@@ -91,6 +93,7 @@ export async function runClaudeCode(options: ClaudeCodeRunOptions): Promise<Clau
   if (options.permissionMode) args.push('--permission-mode', options.permissionMode);
   if (options.allowedTools?.length) args.push('--allowedTools', options.allowedTools.join(','));
   if (options.resume) args.push('--resume', options.resume);
+  if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt);
   const child = spawn(options.bin, args, {
     cwd: options.cwd,
     env: options.env,
