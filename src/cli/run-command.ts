@@ -110,8 +110,9 @@ async function runTaskFile(
   });
   try {
     if (input.flags.dryRun) {
-      const plan = await tasks.planTaskDryRun(state, input.config, input.deps.clock.now());
-      input.stdout(input.flags.json ? `${JSON.stringify(plan, null, 2)}\n` : tasks.renderTaskDryRun(plan));
+      const { planTaskDryRun, renderTaskDryRun } = await import('./task-status.js');
+      const plan = await planTaskDryRun(state, input.config, input.deps.clock.now());
+      input.stdout(input.flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderTaskDryRun(plan));
       return EXIT.ok;
     }
     return await tasks.runTasks({

@@ -83,8 +83,11 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
       const at = inDir(io, options.dir);
       if (options.tasks !== undefined) {
         const { config } = await configured(at, command, true);
-        const { openTaskState, readTaskStatus, renderTaskStatus } = await import('./task-commands.js');
-        const state = await openTaskState({ ...taskInputs(io, at, options.tasks, config) });
+        const [{ openTaskState }, { readTaskStatus, renderTaskStatus }] = await Promise.all([
+          import('./task-commands.js'),
+          import('./task-status.js'),
+        ]);
+        const state = await openTaskState(taskInputs(io, at, options.tasks, config));
         const report = await readTaskStatus(state, config, systemClock.now());
         io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderTaskStatus(report));
         return;

@@ -20,6 +20,7 @@ import {
   uncommitAgentWork,
 } from './git/index.js';
 import type { Ledger } from './ledger.js';
+import { eventFields } from './ledger-fields.js';
 import { type Outcome, outcomeOfStop, type Productivity, productivity } from './outcome.js';
 import { ReadBackError } from './publish.js';
 import type { ModelRuntime } from './session-agent.js';
@@ -335,19 +336,5 @@ async function carryThread(
       { err: (err as Error).message },
       'could not carry the conversation to the next task; it starts fresh',
     );
-  }
-}
-
-/** The ledger keeps counts and classes, not conversation content. */
-function eventFields(event: AgentEvent): Record<string, unknown> {
-  switch (event.type) {
-    case 'model_call':
-      return { model: event.model, stopReason: event.stopReason, usage: event.usage, costUsd: event.costUsd };
-    case 'session_end':
-      return { stop: event.stop, reason: event.reason, totals: event.totals };
-    default: {
-      const { type: _type, ...rest } = event;
-      return rest;
-    }
   }
 }
