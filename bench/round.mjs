@@ -19,14 +19,13 @@ import { fileURLToPath } from 'node:url';
 import { EMULATED_GITHUB, emulatedGitHubClient, requireDist, silentLog } from './lib.mjs';
 
 requireDist('round', 'scheduler/run-rounds.js');
-const { createModelRuntime } = await import('../dist/agent/session-model.js');
 const { createMemoryClaimStore } = await import('../dist/claims/memory-claim-store.js');
 const { ConfigSchema } = await import('../dist/config/schema.js');
 const { systemClock } = await import('../dist/core/clock.js');
 const { createSeededRandom } = await import('../dist/core/random.js');
 const { createRedactor } = await import('../dist/core/redact.js');
 const { openGitHubAdapter } = await import('../dist/github/adapter.js');
-const { createAnthropicModel } = await import('../dist/model/anthropic-model.js');
+const { openModels } = await import('../dist/cli/open-run.js');
 const { createAnthropicEmulator, reply } = await import('../dist/sandbox/anthropic/index.js');
 const { createGitHubEmulator } = await import('../dist/sandbox/github/index.js');
 const { createIssueSource } = await import('../dist/scheduler/issue-source.js');
@@ -122,22 +121,7 @@ async function measureRun(root, repo, env) {
     checkout: repo.checkout,
     worktreesDir: join(stateDir, 'worktrees'),
     repo: 'octo-org/widgets',
-    models: createModelRuntime({
-      adapter: createAnthropicModel({
-        apiKey: anthropic.apiKey,
-        baseURL: anthropic.baseUrl,
-        fetch: anthropic.fetch,
-        redact,
-      }),
-      settings: {
-        primary: config.model.primary,
-        fallbacks: config.model.fallbacks,
-        diagnosisModel: config.model.diagnosis_model,
-        contextWindow: config.model.context_window,
-      },
-      deps,
-      redact,
-    }),
+    models: openModels({ config, deps, redact, fetch: anthropic.fetch }, anthropic.apiKey, anthropic.baseUrl),
     env,
     redact,
   };

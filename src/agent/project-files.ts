@@ -33,12 +33,13 @@ export async function readProjectFile(worktree: string, requested: string): Prom
     if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return undefined;
     throw err;
   }
+  return { path: confined.relative, ...capProjectText(text) };
+}
+
+/** A boot or identity file's text, cut at MAX_PROJECT_FILE_CHARS with a marker. */
+export function capProjectText(text: string): { text: string; truncated: boolean } {
   const truncated = text.length > MAX_PROJECT_FILE_CHARS;
-  return {
-    path: confined.relative,
-    text: truncated ? `${text.slice(0, MAX_PROJECT_FILE_CHARS)}\n… (truncated)` : text,
-    truncated,
-  };
+  return { text: truncated ? `${text.slice(0, MAX_PROJECT_FILE_CHARS)}\n… (truncated)` : text, truncated };
 }
 
 export interface BootFile extends ProjectFile {

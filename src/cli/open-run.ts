@@ -60,13 +60,17 @@ export interface FinishedRun {
   ledgerFile: string;
 }
 
-async function checkoutOf(cwd: string, env: Env, redact: Redactor): Promise<string> {
+/** The top of the git checkout `cwd` is in; a usage error ending with `fix` when it is in none. */
+export async function checkoutOf(
+  cwd: string,
+  env: Env,
+  redact: Redactor,
+  fix = 'run issueloop in a clone of the repository it works on',
+): Promise<string> {
   try {
     return (await runGit(['rev-parse', '--show-toplevel'], { cwd, env, redact })).stdout.trim();
   } catch {
-    throw new UsageError(
-      `${cwd} is not a git checkout: run issueloop in a clone of the repository it works on`,
-    );
+    throw new UsageError(`${cwd} is not a git checkout: ${fix}`);
   }
 }
 

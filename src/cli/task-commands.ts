@@ -1,7 +1,7 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { MAX_PROJECT_FILE_CHARS } from '../agent/project-files.js';
+import { capProjectText } from '../agent/project-files.js';
 import type { ClaimStore } from '../claims/claim-store.js';
 import { createFileClaimStore } from '../claims/file-claim-store.js';
 import type { Config } from '../config/schema.js';
@@ -16,7 +16,7 @@ import { parseTaskFile, type TaskFile } from '../tasks/task-file.js';
 import { readThreads, taskFileSlug, taskStateDir } from '../tasks/task-state.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { stateDirOf } from './github-deps.js';
-import { executeRounds, openModels, openRunFiles, requireAnthropicKey } from './open-run.js';
+import { checkoutOf, executeRounds, openModels, openRunFiles, requireAnthropicKey } from './open-run.js';
 import type { ProgressDisplay } from './progress-display.js';
 import { renderRunSummary } from './run-summary.js';
 import type { Env } from './secrets.js';
@@ -50,16 +50,6 @@ export function taskBranch(absolute: string): string {
   return `issueloop/tasks/${taskFileSlug(absolute)}`;
 }
 
-async function checkoutOf(dir: string, env: Env, redact: Redactor): Promise<string> {
-  try {
-    return (await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env, redact })).stdout.trim();
-  } catch {
-    throw new UsageError(
-      `${dir} is not a git checkout: pass --dir <checkout> (the repository the tasks change), or run git init there`,
-    );
-  }
-}
-
 /**
  * Seed 000 feature 1: the task file's `<!-- boot: path -->` names a file relative to the task file's
  * directory, else to the checkout. Without a directive the session looks up `session.boot_file`.
@@ -75,20 +65,13 @@ export async function resolveTaskBoot(
     resolve(checkout, directive.path),
   ]) {
     try {
-      const text = await readFile(candidate, 'utf8');
-      const cut = text.length > MAX_PROJECT_FILE_CHARS;
-      return {
-        boot: {
-          path: candidate,
-          text: cut ? `${text.slice(0, MAX_PROJECT_FILE_CHARS)}\n… (truncated)` : text,
-        },
-      };
+      return { boot: { path: candidate, text: capProjectText(await readFile(candidate, 'utf8')).text } };
     } catch {
       // Not there; the next candidate.
     }
   }
   return {
-    warning: `${loaded.shown}:${directive.line}: the boot directive names ${directive.path}, found neither next to the task file nor in ${checkout}; using ${'session.boot_file'}`,
+    warning: `${loaded.shown}:${directive.line}: the boot directive names ${directive.path}, found neither next to the task file nor in ${checkout}; using session.boot_file`,
   };
 }
 
@@ -129,7 +112,12 @@ function taskClaims(input: TaskStateInput, dir: string): ClaimStore {
 /** The task file, its checkout and its state: a file claim store in its own directory. */
 export async function openTaskState(input: TaskStateInput): Promise<TaskState> {
   const loaded = await loadTaskFile(input.cwd, input.file);
-  const checkout = await checkoutOf(input.dir, input.env, input.redact);
+  const checkout = await checkoutOf(
+    input.dir,
+    input.env,
+    input.redact,
+    'pass --dir <checkout> (the repository the tasks change), or run git init there',
+  );
   const paths = taskStatePaths(input);
   return { checkout, stateDir: paths.stateDir, dir: paths.dir, claims: taskClaims(input, paths.dir), loaded };
 }
@@ -251,8 +239,8 @@ export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
   const branch = taskBranch(loaded.absolute);
   const worktreeName = `tasks-${basename(state.dir)}`;
   await checkTaskCheckout(state, join(worktreesDir, worktreeName), { env: input.env, redact });
-  for (const item of toTaskItems(loaded.parsed.tasks))
-    input.labels?.set(item.number, `task ${item.task.index}`);
+  const items = toTaskItems(loaded.parsed.tasks);
+  for (const item of items) input.labels?.set(item.number, `task ${item.task.index}`);
   const ctx: WorkContext<TaskItem> = {
     config: { ...config, empty_rounds: 1 },
     source: createTaskSource({
@@ -296,7 +284,7 @@ export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
     ),
   );
   const { summary, ledgerFile } = finished;
-  const labels = new Map(toTaskItems(loaded.parsed.tasks).map((item) => [item.number, item.task]));
+  const labels = new Map(items.map((item) => [item.number, item.task]));
   if (input.json) {
     const reports = summary.reports.map((r) => {
       const task = labels.get(r.issue);

@@ -8,7 +8,7 @@ import type { Log } from '../core/logger.js';
 import { runClaudeCode } from '../engines/claude-code/claude-code-run.js';
 import { COMPACTION_REQUEST, createClaudeCodeConversation } from '../engines/claude-code/conversation.js';
 import type { EngineName } from '../engines/claude-code/fallback-seed.js';
-import { addUsage, type MessageParam } from '../model/types.js';
+import { addUsage, type MessageParam, ZERO_USAGE } from '../model/types.js';
 import { buildSessionAgent } from './session-agent.js';
 import type { ThreadCarry } from './session-work.js';
 
@@ -123,7 +123,7 @@ const ZERO_TOTALS: AgentTotals = {
   toolCalls: 0,
   toolErrors: 0,
   compactions: 0,
-  usage: { input: 0, cacheWrite: 0, cacheRead: 0, output: 0 },
+  usage: ZERO_USAGE,
   costUsd: 0,
   durationMs: 0,
 };
