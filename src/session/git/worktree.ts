@@ -1,6 +1,7 @@
 import { realpath, rm } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { IssueloopError } from '../../core/errors.js';
+import { createSerialQueue } from '../../core/serial-queue.js';
 import { assertGitArg, firstLine } from './git-args.js';
 import { GitError } from './git-error.js';
 import { headSha } from './head-sha.js';
@@ -78,8 +79,25 @@ async function clearWorktreePath(checkout: string, target: string, options: GitO
     }
   }
   await rm(target, { recursive: true, force: true });
-  // After the rm, so a registration whose removal failed is pruned as missing too.
-  await runGit(['worktree', 'prune'], run);
+  // After the rm, so a registration whose removal failed is pruned as missing too. Only then: a
+  // prune also drops another session's worktree that `worktree add` is still creating.
+  if ((await registeredWorktrees(checkout, options)).includes(target)) {
+    await runGit(['worktree', 'prune'], run);
+  }
+}
+
+/**
+ * Worktree changes of one checkout, one at a time in this process: `git worktree add` registers the
+ * worktree before it writes its files, and a concurrent prune or remove can see it half made.
+ */
+const queues = new Map<string, ReturnType<typeof createSerialQueue>>();
+function serially<T>(checkout: string, work: () => Promise<T>): Promise<T> {
+  let queue = queues.get(checkout);
+  if (!queue) {
+    queue = createSerialQueue();
+    queues.set(checkout, queue);
+  }
+  return queue(work);
 }
 
 /** Relative paths are taken from the checkout, as git itself would when run there. */
@@ -96,10 +114,12 @@ export async function addWorktree(input: AddWorktreeInput, options: GitOptions =
   assertGitArg('branch', input.branch);
   assertGitArg('start point', input.startPoint);
   const target = await worktreePath(input.checkout, input.path);
-  await clearWorktreePath(input.checkout, target, options);
-  await runGit(['worktree', 'add', '--force', '--quiet', '-B', input.branch, target, input.startPoint], {
-    ...options,
-    cwd: input.checkout,
+  await serially(await checkoutRoot(input.checkout, options), async () => {
+    await clearWorktreePath(input.checkout, target, options);
+    await runGit(['worktree', 'add', '--force', '--quiet', '-B', input.branch, target, input.startPoint], {
+      ...options,
+      cwd: input.checkout,
+    });
   });
   return headSha(target, options);
 }
@@ -110,5 +130,6 @@ export async function removeWorktree(
   path: string,
   options: GitOptions = {},
 ): Promise<void> {
-  await clearWorktreePath(checkout, await worktreePath(checkout, path), options);
+  const target = await worktreePath(checkout, path);
+  await serially(await checkoutRoot(checkout, options), () => clearWorktreePath(checkout, target, options));
 }

@@ -61,6 +61,19 @@ describe('fetchBranch and defaultRemoteBranch', () => {
 });
 
 describe('addWorktree', () => {
+  it('regression: sessions adding and removing worktrees of one checkout at once never prune each other half-made', async () => {
+    const opts = { env: fx.env };
+    const path = (n: number) => join(fx.root, 'wt', `issue-${n}`);
+    const add = (n: number) =>
+      addWorktree({ checkout: fx.checkout, path: path(n), branch: issueBranch(n), startPoint: 'HEAD' }, opts);
+    for (let round = 0; round < 3; round++) {
+      await Promise.all([add(1), add(2), add(3), add(4), removeWorktree(fx.checkout, path(5), opts), add(6)]);
+      for (const n of [1, 2, 3, 4, 6]) expect(await headSha(path(n), opts)).toMatch(/^[0-9a-f]{40}$/);
+      await Promise.all([1, 2, 3, 4, 6].map((n) => removeWorktree(fx.checkout, path(n), opts)));
+    }
+    expect(worktreeList()).not.toContain('issue-');
+  });
+
   it('starts from the freshly fetched origin/main, including a commit pushed after the clone', async () => {
     const pushed = fx.commitFiles(fx.seed, { 'later.txt': 'from someone else\n' }, 'later');
     fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
