@@ -222,6 +222,35 @@ async function checkClaims(input: DoctorInput, loaded: LoadedConfig | undefined)
   }
 }
 
+/**
+ * Starts a real sandbox, as a run would before its first session; with `sandbox.mode: none`, says
+ * what that gives up.
+ */
+async function checkSandbox(
+  input: DoctorInput,
+  loaded: LoadedConfig | undefined,
+): Promise<Check | undefined> {
+  if (!loaded) return undefined;
+  const { UNSANDBOXED_WARNING } = await import('./open-sandbox.js');
+  if (loaded.config.sandbox.mode === 'none') {
+    return {
+      name: 'sandbox',
+      status: 'warn',
+      detail: UNSANDBOXED_WARNING,
+      fix: 'set sandbox.mode: os (the default) and install bubblewrap',
+    };
+  }
+  const { probeSandbox } = await import('../agent/exec/probe.js');
+  const probe = await probeSandbox(input.env);
+  if (!probe.ok) return { name: 'sandbox', status: 'fail', detail: probe.problem, fix: probe.fix };
+  const network = loaded.config.sandbox.network === 'full' ? 'full network' : 'no network';
+  return {
+    name: 'sandbox',
+    status: 'ok',
+    detail: `${probe.facts.bwrap} started a sandbox (own PID namespace, read-only system, empty home, ${network} for commands)`,
+  };
+}
+
 /** The settings as printed: a Redis URL without its user and password. */
 function withoutCredentials(config: Config): Config {
   const url = config.claims.redis_url;
@@ -245,6 +274,8 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   );
   const claims = await checkClaims(input, loaded);
   if (claims) checks.push(claims);
+  const sandbox = await checkSandbox(input, loaded);
+  if (sandbox) checks.push(sandbox);
   if (loaded && !checks.some((c) => c.name === 'endpoint' && c.status === 'fail')) {
     const { githubChecks } = await import('./doctor-github.js');
     const remote = await githubChecks({

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createModelRuntime } from '../agent/session-model.js';
+import { scrubEnv } from '../agent/tools/scrub-env.js';
 import type { ClaimStore } from '../claims/claim-store.js';
 import { openClaimStore } from '../claims/open-claim-store.js';
 import type { Config } from '../config/schema.js';
@@ -17,8 +18,10 @@ import { type RunOptions, type RunSummary, runRounds } from '../scheduler/run-ro
 import type { WorkContext } from '../scheduler/work-item.js';
 import type { WorkItem } from '../scheduler/work-source.js';
 import { runGit } from '../session/git/index.js';
+import { type RemoteTarget, remoteUrl, tokenAuthEnv } from '../session/git/remote.js';
 import { type Ledger, newRunId, openLedger } from '../session/ledger.js';
 import { buildGitHubClient, stateDirOf } from './github-deps.js';
+import { openSandbox } from './open-sandbox.js';
 import type { Env } from './secrets.js';
 
 /**
@@ -72,6 +75,42 @@ export async function checkoutOf(
   } catch {
     throw new UsageError(`${cwd} is not a git checkout: ${fix}`);
   }
+}
+
+/** Hosts the GitHub token may be sent to by git: github.com, or the GitHub Enterprise server in use. */
+function githubHosts(env: Env): Set<string> {
+  const hosts = new Set(['github.com']);
+  for (const value of [env.GITHUB_SERVER_URL, env.GITHUB_API_URL]) {
+    if (!value) continue;
+    try {
+      const host = new URL(value).host;
+      // api.github.com serves github.com, whose git is on github.com.
+      if (host !== 'api.github.com') hosts.add(host);
+    } catch {
+      // Not a URL: config validation reports it elsewhere.
+    }
+  }
+  return hosts;
+}
+
+/**
+ * `origin` as the run will push to it, read before any agent ran: its configured URL (pushurl and
+ * rewrites the agent could add are never used), the token as an extraheader for GitHub's host only
+ * (never sent to another host origin might name), and the ssh agent for an ssh remote.
+ */
+export async function resolveOrigin(checkout: string, env: Env, redact: Redactor): Promise<RemoteTarget> {
+  const gitEnv = scrubEnv(env);
+  const url = await remoteUrl(checkout, 'origin', { env: gitEnv, redact }).catch(() => 'origin');
+  let host: string | undefined;
+  try {
+    host = new URL(url).host;
+  } catch {
+    host = undefined;
+  }
+  const token = env.GITHUB_TOKEN || env.GH_TOKEN;
+  const auth = host !== undefined && githubHosts(env).has(host) ? tokenAuthEnv(url, token) : {};
+  const ssh: Record<string, string> = env.SSH_AUTH_SOCK ? { SSH_AUTH_SOCK: env.SSH_AUTH_SOCK } : {};
+  return { name: 'origin', url, env: { ...auth, ...ssh } };
 }
 
 /** What a run and a dry run both need: the checkout, GitHub and the claim store. */
@@ -149,6 +188,7 @@ export async function openRunFiles(
 export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<OpenedRun> {
   const { config, deps, env, redact } = input;
   const apiKey = requireAnthropicKey(env);
+  const sandbox = await openSandbox(config, env, deps.log);
   const base = opened ?? (await openRunBase(input));
   const models = openModels(input, apiKey, env.ANTHROPIC_BASE_URL || undefined);
   const { ledger, worktreesDir } = await openRunFiles(input, base.stateDir, base.stateDir);
@@ -160,7 +200,7 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
       config,
       redact,
       checkout: base.checkout,
-      remote: 'origin',
+      remote: await resolveOrigin(base.checkout, env, redact),
       baseBranch,
       log: deps.log,
       clock: deps.clock,
@@ -175,6 +215,7 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
     models,
     env,
     redact,
+    sandbox,
     ...(input.progress ? { progress: input.progress } : {}),
   };
   return { ...base, ctx, ledger, baseBranch };

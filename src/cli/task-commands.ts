@@ -17,6 +17,7 @@ import { readThreads, taskFileSlug, taskStateDir } from '../tasks/task-state.js'
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { stateDirOf } from './github-deps.js';
 import { checkoutOf, executeRounds, openModels, openRunFiles, requireAnthropicKey } from './open-run.js';
+import { openSandbox } from './open-sandbox.js';
 import type { ProgressDisplay } from './progress-display.js';
 import { renderRunSummary } from './run-summary.js';
 import type { Env } from './secrets.js';
@@ -230,6 +231,7 @@ export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
     apiKey || 'unused: every task runs on claude-code',
     input.env.ANTHROPIC_BASE_URL || undefined,
   );
+  const sandbox = await openSandbox(config, input.env, deps.log);
   await ensureStateDir(state.stateDir);
   await mkdir(state.dir, { recursive: true });
   const threads = await readThreads(state.dir, loaded.shown);
@@ -267,6 +269,7 @@ export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
     models,
     env: input.env,
     redact,
+    sandbox,
     ...(input.progress ? { progress: input.progress } : {}),
   };
   const finished = await withTaskFix(state, loaded.shown, () =>

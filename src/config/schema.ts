@@ -102,6 +102,12 @@ const SessionSchema = z.strictObject({
   /** Characters of a command's output the model sees (head and tail kept). */
   max_tool_output: z.int().min(1_000).max(1_000_000).default(30_000),
   keep_worktrees: z.boolean().default(false),
+  /**
+   * Run by the harness in the worktree before the agent starts (e.g. `npm ci`): inside the sandbox,
+   * with the network, never with a secret. Its failure ends the attempt before any model call.
+   */
+  setup: z.string().min(1, 'expected a shell command such as "npm ci"').optional(),
+  setup_timeout: duration({ min: 1_000 }).prefault('10m'),
   boot_file: z.string().min(1).default('.issueloop/boot.md'),
   identity_files: z.array(z.string().min(1)).default(['.issueloop/IDENTITY.md']),
 });
@@ -162,6 +168,20 @@ const ClaudeCodeSchema = z.strictObject({
   fallback: z.enum(['native', 'none']).default('native'),
 });
 
+const absolutePath = z.string().regex(/^\//, 'expected an absolute path');
+
+const SandboxSchema = z.strictObject({
+  /**
+   * `os`: everything the agent runs (bash tool, verify, setup, the claude process) runs under
+   * bubblewrap; `none`: unconfined, only when you say so (doctor warns, every tracking comment says so).
+   */
+  mode: z.enum(['os', 'none']).default('os'),
+  /** The network of the bash tool and verify: `none` (default) or `full`. Setup and claude always have it. */
+  network: z.enum(['none', 'full']).default('none'),
+  /** More directories shown read-only inside (a toolchain that is not on PATH). */
+  read_only: z.array(absolutePath).default([]),
+});
+
 export const ConfigSchema = z.strictObject({
   repo: repoSlug.optional(),
   label: label.default('issueloop'),
@@ -184,6 +204,7 @@ export const ConfigSchema = z.strictObject({
   claims: ClaimsSchema.prefault({}),
   model: ModelSchema.prefault({}),
   session: SessionSchema.prefault({}),
+  sandbox: SandboxSchema.prefault({}),
   verify: VerifySchema.prefault({}),
   project: ProjectSchema.optional(),
   pr: PullRequestSchema.prefault({}),

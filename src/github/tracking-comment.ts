@@ -48,6 +48,8 @@ export interface TrackingView {
   costUsd?: number;
   prUrl?: string;
   lastFailure?: string;
+  /** `sandbox.mode: none`: the comment says so, in every phase. */
+  unsandboxed?: boolean;
   record: TrackingRecord;
 }
 
@@ -100,6 +102,9 @@ export function renderTrackingComment(view: TrackingView, redact: Redact): strin
   if (view.costUsd !== undefined) rows.push(['Cost so far', dollars(view.costUsd)]);
   if (view.prUrl !== undefined) rows.push(['Pull request', pullRequestLink(view.prUrl, redact)]);
   if (view.lastFailure !== undefined) rows.push(['Last failure', shown(view.lastFailure, redact)]);
+  if (view.unsandboxed) {
+    rows.push(['Sandbox', "**none**: the agent's commands ran unconfined (`sandbox.mode: none`)"]);
+  }
   const head = [
     TRACKING_MARKER,
     `**issueloop** · ${PHASE_TEXT[view.phase]}`,

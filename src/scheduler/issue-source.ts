@@ -8,6 +8,7 @@ import type { BoardPhase } from '../github/board/board-state.js';
 import type { BacklogIssue } from '../github/issue-shape.js';
 import { emptyTrackingRecord, type TrackingPhase, type TrackingRecord } from '../github/tracking-comment.js';
 import type { TrustDecision } from '../github/trust.js';
+import type { RemoteRef } from '../session/git/remote.js';
 import { issueWork } from '../session/issue-work.js';
 import { isFailure } from '../session/outcome.js';
 import { importCandidateHistory } from './history.js';
@@ -22,7 +23,8 @@ export interface IssueSourceOptions {
   config: Config;
   redact: Redactor;
   checkout: string;
-  remote: string;
+  /** Resolved once at the start of the run (name, URL, the push's credentials). */
+  remote: RemoteRef;
   baseBranch: string;
   log: Log;
   clock: { now(): number };
@@ -146,6 +148,7 @@ function trackIssue(options: IssueSourceOptions, issue: BacklogIssue, input: Tra
             phase,
             attempt,
             model: config.model.primary,
+            ...(config.sandbox.mode === 'none' ? { unsandboxed: true } : {}),
             record: record(),
             ...extra,
           }),

@@ -16,7 +16,7 @@ export { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from './issue-source.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a context is made for one source; runRounds is generic over it.
 export interface WorkContext<T extends WorkItem = any>
-  extends Pick<SessionInput, 'checkout' | 'worktreesDir' | 'repo' | 'models' | 'env' | 'redact'> {
+  extends Pick<SessionInput, 'checkout' | 'worktreesDir' | 'repo' | 'models' | 'env' | 'redact' | 'sandbox'> {
   config: Config;
   /** The backlog: GitHub issues or a task file's tasks. */
   source: WorkSource<T>;

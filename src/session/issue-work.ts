@@ -6,13 +6,15 @@ import type { BacklogIssue } from '../github/issue-shape.js';
 import { issueBranch } from '../github/pulls.js';
 import { sanitizeIssueText } from '../github/sanitize.js';
 import { fetchBranch } from './git/index.js';
+import type { RemoteRef } from './git/remote.js';
 import { publish } from './publish.js';
 import type { SessionWork } from './session-work.js';
 
 export interface IssueWorkOptions {
   github: Pick<GitHubAdapter, 'pulls' | 'issues'>;
   checkout: string;
-  remote: string;
+  /** Resolved once at the start of the run (name, URL, the push's credentials). */
+  remote: RemoteRef;
   baseBranch: string;
   config: Pick<Config, 'pr'>;
   redact: Redactor;

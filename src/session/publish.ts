@@ -3,11 +3,13 @@ import type { GitHubAdapter } from '../github/adapter.js';
 import { renderPullRequestBody, renderPullRequestTitle } from '../github/pr-body.js';
 import { issueBranch } from '../github/pulls.js';
 import { commitAll, type GitOptions, pushBranch, remoteBranchSha } from './git/index.js';
+import type { RemoteRef } from './git/remote.js';
 import type { DeliveryInput } from './session-work.js';
 
 export interface PublishInput extends DeliveryInput {
   checkout: string;
-  remote: string;
+  /** Resolved once at the start of the run (name, URL, the push's credentials). */
+  remote: RemoteRef;
   issue: { number: number; title: string };
   author: { name: string; email: string };
   base?: string;

@@ -1,8 +1,10 @@
+import { realpath, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentResult } from '../agent/agent-loop.js';
 import { renderTranscript } from '../agent/compaction/transcript.js';
 import type { AgentEvent, AgentObserver, AgentTotals } from '../agent/events.js';
+import { cleanConfigPath, type SandboxHost, type WorktreeSandboxes } from '../agent/exec/sandbox-host.js';
 import { scrubEnv } from '../agent/tools/scrub-env.js';
 import type { Config } from '../config/schema.js';
 import { classifyError } from '../core/classify/classify-error.js';
@@ -10,6 +12,8 @@ import type { Deps } from '../core/deps.js';
 import type { Redactor } from '../core/redact.js';
 import { seededFallbackPrompt } from '../engines/claude-code/fallback-seed.js';
 import { totalTokens } from '../model/types.js';
+import { claudeScope } from './claude-scope.js';
+import { assertGitUntouched, GitTamperedError, snapshotGitState } from './git/git-state.js';
 import {
   addWorktree,
   changedFiles,
@@ -19,6 +23,7 @@ import {
   resetBranch,
   uncommitAgentWork,
 } from './git/index.js';
+import { inWorktree, pinHead, worktreeGitDirs, writeCleanConfig } from './git/worktree-view.js';
 import type { Ledger } from './ledger.js';
 import { eventFields } from './ledger-fields.js';
 import { type Outcome, outcomeOfStop, type Productivity, productivity } from './outcome.js';
@@ -54,6 +59,8 @@ export interface SessionInput {
   models: ModelRuntime;
   env: Readonly<Record<string, string | undefined>>;
   redact: Redactor;
+  /** Where everything the agent runs runs: bubblewrap, or unconfined under `sandbox.mode: none`. */
+  sandbox: SandboxHost;
   deps: Pick<Deps, 'clock' | 'random' | 'log'>;
   ledger?: Ledger;
   signal: AbortSignal;
@@ -103,8 +110,11 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
   const log = deps.log.child({ issue: work.key, attempt: input.attempt });
   const started = deps.clock.now();
   const branch = work.branch;
-  const worktree = join(input.worktreesDir, work.worktreeName);
-  const git: GitOptions = { env: input.env, signal, redact: input.redact };
+  let worktree = join(input.worktreesDir, work.worktreeName);
+  const cleanConfig = cleanConfigPath(input.worktreesDir, work.worktreeName);
+  // The harness's git sees no credential either: a push gets its token from the remote's own env.
+  const scrubbed = scrubEnv(input.env, config.redact_env);
+  const git: GitOptions = { env: scrubbed, signal, redact: input.redact };
   let model = config.model.primary;
   // Appends never reject (see Ledger), so the session does not wait for them.
   const remember = (type: string, fields: Record<string, unknown>) => {
@@ -162,6 +172,34 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     const base = await work.startPoint(git);
     await addWorktree({ checkout: input.checkout, path: worktree, branch, startPoint: base }, git);
     startedAt = base;
+    // Before the agent starts, while everything in it is the harness's: the git dirs, a clean copy
+    // of the shared config for the sandbox, and a snapshot of what the agent must not change.
+    worktree = await realpath(worktree);
+    const dirs = await worktreeGitDirs(worktree, git);
+    const wtGit = inWorktree(git, dirs, worktree);
+    await writeCleanConfig(dirs, cleanConfig, git);
+    const gitState = await snapshotGitState(dirs);
+    const sandboxes: WorktreeSandboxes = input.sandbox.forWorktree({ worktree, git: dirs, cleanConfig });
+    if (config.session.setup) {
+      const setup = await runVerify(config.session.setup, {
+        cwd: worktree,
+        env: scrubbed,
+        timeoutMs: config.session.setup_timeout,
+        signal,
+        clock: deps.clock,
+        sandbox: sandboxes.setup,
+      });
+      remember('setup', { passed: setup.passed, exitCode: setup.exitCode, durationMs: setup.durationMs });
+      if (signal.aborted) return report('interrupted', 'interrupted during setup');
+      if (!setup.passed) {
+        keep = true;
+        const tail = setup.output.trim().split('\n').slice(-5).join('\n');
+        return report(
+          'error:invalid_request',
+          `session.setup \`${setup.command}\` ${setup.timedOut ? 'timed out' : `failed (exit ${setup.exitCode ?? 'none'})`}: ${tail}`,
+        );
+      }
+    }
     const engineName = work.engine ?? config.engine;
     /** The native engine; after a fallback, with only what the session has left of its budgets. */
     const nativeEngine = (spentSoFar?: AgentTotals) =>
@@ -182,6 +220,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
         log,
         observer,
         signal,
+        sandbox: sandboxes.commands,
         currentModel: () => model,
       });
     engine =
@@ -195,6 +234,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
             now: () => deps.clock.now(),
             from: thread?.engine === 'claude-code' ? thread : undefined,
             boot: work.boot,
+            sandbox: sandboxes.claude(await claudeScope(config.claude_code.bin, input.env)),
           })
         : await nativeEngine();
     const first = work.firstMessage(input.resume);
@@ -239,9 +279,12 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
         const h = hint();
         return report(stopped, result.reason, h ? { hint: h } : {});
       }
-      if (await uncommitAgentWork(worktree, base, git))
+      // Nothing the agent could have changed in git is trusted from here on.
+      await assertGitUntouched(dirs, gitState);
+      await pinHead(worktree, branch, wtGit);
+      if (await uncommitAgentWork(worktree, base, wtGit))
         log.info('the agent committed itself; its commits are judged as changes');
-      filesChanged = (await changedFiles(worktree, git)).map((file) => file.path);
+      filesChanged = (await changedFiles(worktree, wtGit)).map((file) => file.path);
       if (filesChanged.length === 0)
         return report('no_changes', 'the agent finished without changing any file');
       if (!config.verify.command) break;
@@ -249,10 +292,11 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       verifyRuns += 1;
       verify = await runVerify(config.verify.command, {
         cwd: worktree,
-        env: scrubEnv(input.env, config.redact_env),
+        env: scrubbed,
         timeoutMs: config.verify.timeout,
         signal,
         clock: deps.clock,
+        sandbox: sandboxes.commands,
       });
       remember('verify', {
         passed: verify.passed,
@@ -271,6 +315,9 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     }
 
     input.onPhase?.('publishing');
+    // The verify command ran in the sandbox too, and a fix-up turn may have followed it.
+    await assertGitUntouched(dirs, gitState);
+    await pinHead(worktree, branch, wtGit);
     const { reason, ...handedOver } = await work.deliver(
       {
         worktree,
@@ -282,7 +329,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
         modelCalls: spent()?.modelCalls ?? 0,
         toolCalls: spent()?.toolCalls ?? 0,
       },
-      git,
+      wtGit,
     );
     delivered = true;
     if (work.thread)
@@ -294,6 +341,10 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     keep = true;
     if (signal.aborted) return report('interrupted', 'interrupted');
     if (err instanceof ReadBackError) return report('error:conflict', `read-back: ${err.message}`);
+    if (err instanceof GitTamperedError) {
+      log.error({ paths: err.paths }, err.message);
+      return report('refused', err.message);
+    }
     const failure =
       err instanceof GitError
         ? { errorClass: err.errorClass, message: err.message }
@@ -301,7 +352,8 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     log.error({ errorClass: failure.errorClass, err: failure.message }, 'session failed');
     return report(`error:${failure.errorClass}`, failure.message);
   } finally {
-    const quiet = { env: input.env, redact: input.redact };
+    const quiet = { env: scrubbed, redact: input.redact };
+    await rm(cleanConfig, { force: true }).catch(() => undefined);
     if (!delivered && startedAt !== undefined) {
       // Commits the agent made on a failed attempt must not become the next attempt's start point.
       const at = startedAt;

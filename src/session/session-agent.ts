@@ -1,5 +1,6 @@
 import { type Agent, createAgent } from '../agent/agent-loop.js';
 import type { AgentObserver } from '../agent/events.js';
+import type { CommandSandbox } from '../agent/exec/sandbox.js';
 import { type BootLookup, findBootFile, readIdentityFiles } from '../agent/project-files.js';
 import type { createModelRuntime, SessionModel } from '../agent/session-model.js';
 import { renderSystemPrompt, type WorkSubject } from '../agent/system-prompt.js';
@@ -40,6 +41,8 @@ export async function buildSessionAgent(options: {
   log: Log;
   observer: AgentObserver;
   signal: AbortSignal;
+  /** Where the agent's bash commands run. */
+  sandbox: CommandSandbox;
   subject?: WorkSubject;
   /** A boot file the caller read (a task file's directive), used instead of the lookup. */
   boot?: { path: string; text: string } | undefined;
@@ -69,6 +72,7 @@ export async function buildSessionAgent(options: {
     extraSecretNames: config.redact_env,
     bashTimeoutMs: config.session.command_timeout,
     maxOutputChars: config.session.max_tool_output,
+    sandbox: options.sandbox,
   });
   const agent = createAgent(
     {

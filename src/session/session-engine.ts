@@ -1,6 +1,7 @@
 import type { AgentResult } from '../agent/agent-loop.js';
 import { compactionLogLine, compactionPercent, shouldCompact } from '../agent/compaction/should-compact.js';
 import type { AgentObserver, AgentTotals } from '../agent/events.js';
+import type { CommandSandbox } from '../agent/exec/sandbox.js';
 import { scrubEnv } from '../agent/tools/scrub-env.js';
 import type { Config } from '../config/schema.js';
 import type { ErrorClass } from '../core/classify/policy.js';
@@ -156,6 +157,8 @@ export function createClaudeCodeEngine(options: {
   from?: ThreadCarry | undefined;
   /** A boot file the caller read (a task file's directive): appended to Claude Code's system prompt. */
   boot?: { path: string; text: string } | undefined;
+  /** Where `claude` runs. */
+  sandbox: CommandSandbox;
 }): SessionEngine {
   const { config } = options;
   const model = config.claude_code.model ?? config.model.primary;
@@ -175,6 +178,7 @@ export function createClaudeCodeEngine(options: {
         allowedTools: config.claude_code.allowed_tools,
         timeoutMs: Math.max(config.session.max_duration - (options.now() - started), 1_000),
         signal: options.signal,
+        sandbox: options.sandbox,
         ...(resume ? { resume } : {}),
         ...(options.boot
           ? { appendSystemPrompt: `Project context (from ${options.boot.path}):\n${options.boot.text}` }

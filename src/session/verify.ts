@@ -1,3 +1,4 @@
+import type { CommandSandbox } from '../agent/exec/sandbox.js';
 import { runShell } from '../agent/tools/run-shell.js';
 import type { Clock } from '../core/clock.js';
 
@@ -15,9 +16,9 @@ export interface VerifyResult {
 }
 
 /**
- * The repository's own check, run by the harness in the worktree — never trusted from the model's
- * word. Same confinement as the agent's bash: scrubbed environment, stdin closed, process group
- * killed at the timeout.
+ * The repository's own check (or the session's setup command), run by the harness in the worktree —
+ * never trusted from the model's word. Same confinement as the agent's bash: the sandbox, scrubbed
+ * environment, stdin closed, process group killed at the timeout.
  */
 export async function runVerify(
   command: string,
@@ -27,6 +28,7 @@ export async function runVerify(
     timeoutMs: number;
     signal: AbortSignal;
     clock: Pick<Clock, 'now'>;
+    sandbox: CommandSandbox;
   },
 ): Promise<VerifyResult> {
   const started = options.clock.now();
@@ -36,6 +38,7 @@ export async function runVerify(
     timeoutMs: options.timeoutMs,
     maxOutputChars: VERIFY_OUTPUT_CHARS,
     signal: options.signal,
+    sandbox: options.sandbox,
   });
   const timedOut = result.ended === 'timeout';
   let output = result.output;

@@ -21,6 +21,7 @@ import { BASE, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
+import { testSandboxHost } from '../helpers/sandbox.js';
 import { addTrackingComment, failureHistory } from '../helpers/tracking-history.js';
 import { GREETING_TYPO, useSessionRepo } from '../session/git/git-fixture.js';
 
@@ -78,6 +79,7 @@ async function setup(config: Record<string, unknown> = {}, emulator?: GitHubEmul
     models: emulatedModels(anthropic, deps, redact),
     env: repo.fx.env,
     redact,
+    sandbox: await testSandboxHost(),
   };
   return { gh, ctx, claims, ledger, clock, log, newSource };
 }

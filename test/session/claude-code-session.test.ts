@@ -16,6 +16,7 @@ import { emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
+import { testSandboxHost } from '../helpers/sandbox.js';
 import { GREETING_TYPO, useSessionRepo } from './git/git-fixture.js';
 
 const TOKEN = 'ghp_claudeCodeSession0123456789abcdefghij';
@@ -78,6 +79,7 @@ async function session(
     config: gh.config,
     models: emulatedModels(anthropic, deps, redact),
     env: { ...repo.fx.env, ...fake.env, GITHUB_TOKEN: TOKEN },
+    sandbox: await testSandboxHost(),
     redact,
     deps,
     ledger,

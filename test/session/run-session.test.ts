@@ -17,6 +17,7 @@ import { type Emulated, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
+import { testSandboxHost } from '../helpers/sandbox.js';
 import { GREETING_TYPO, useSessionRepo } from './git/git-fixture.js';
 
 const TOKEN = 'ghp_sessionSecret0123456789abcdefghijklmn';
@@ -76,6 +77,7 @@ async function session(
     deps,
     ledger,
     signal: new AbortController().signal,
+    sandbox: await testSandboxHost(),
     ...rest,
   });
   await ledger.flush();

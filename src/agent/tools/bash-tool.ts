@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CommandSandbox } from '../exec/sandbox.js';
 import { runShell } from './run-shell.js';
 import { formatInputError } from './tool-input-error.js';
 import type { AgentTool, ToolOutput } from './types.js';
@@ -10,6 +11,8 @@ export interface BashToolOptions {
   env: Readonly<Record<string, string>>;
   timeoutMs: number;
   maxOutputChars: number;
+  /** Where commands run: the session's bubblewrap sandbox (unconfined only under `sandbox.mode: none`). */
+  sandbox?: CommandSandbox;
 }
 
 const BashInput = z.object({
@@ -42,6 +45,7 @@ async function runCommand(
     timeoutMs: options.timeoutMs,
     maxOutputChars: options.maxOutputChars,
     signal,
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
   const text = result.output;
   if (result.ended === 'aborted') return { isError: true, content: 'aborted' };

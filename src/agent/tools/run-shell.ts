@@ -1,6 +1,7 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { killGroup, stopGroup } from '../../core/process-group.js';
+import { type CommandSandbox, UNSANDBOXED } from '../exec/sandbox.js';
 import { createOutputCollector } from './trim-output.js';
 
 export interface ShellOptions {
@@ -10,6 +11,8 @@ export interface ShellOptions {
   timeoutMs: number;
   maxOutputChars: number;
   signal: AbortSignal;
+  /** Where the command runs: inside bubblewrap, or (only when the user chose it) as it is. */
+  sandbox?: CommandSandbox;
 }
 
 export interface ShellResult {
@@ -35,10 +38,13 @@ export function runShell(command: string, options: ShellOptions): Promise<ShellR
     const output = createOutputCollector(options.maxOutputChars);
     let child: ChildProcessByStdio<null, Readable, Readable>;
     try {
-      // detached: the shell leads its own process group, which is what a timeout or abort kills.
-      child = spawn('bash', ['-c', command], {
+      // detached: the shell (or bwrap around it) leads its own process group, which is what a timeout
+      // or abort kills; inside bwrap, the end of its PID namespace takes everything else.
+      const sandbox = options.sandbox ?? UNSANDBOXED;
+      const { file, args } = sandbox.wrap(['bash', '-c', command], options.cwd);
+      child = spawn(file, args, {
         cwd: options.cwd,
-        env: options.env,
+        env: sandbox.env(options.env),
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
       });

@@ -1,7 +1,7 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { type FileHandle, realpath, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { resolveInside } from './confine-path.js';
+import { type ConfinedPath, resolveInside } from './confine-path.js';
+import { type OpenMode, openConfined, rewrite } from './confined-open.js';
 import type { FileTracker } from './file-tracker.js';
 import { listDirectory } from './list-directory.js';
 import { joinLines, lineOf, numberLines, readTextFile, splitLines } from './text-file.js';
@@ -85,6 +85,21 @@ export function createTextEditorTool(options: TextEditorOptions): AgentTool {
   const { root, tracker } = options;
   const maxViewChars = options.maxViewChars ?? 50_000;
 
+  /** Runs `use` on the file opened race-free inside the worktree (see confined-open.ts), then closes it. */
+  async function withFile<T>(
+    target: ConfinedPath,
+    mode: OpenMode,
+    shown: string,
+    use: (handle: FileHandle) => Promise<T>,
+  ): Promise<T> {
+    const handle = await openConfined(await realpath(root), target.relative, mode, shown);
+    try {
+      return await use(handle);
+    } finally {
+      await handle.close();
+    }
+  }
+
   async function view(input: unknown): Promise<ToolOutput> {
     const { path, view_range: range } = parse(ViewInput, input);
     const target = await resolveInside(root, path);
@@ -98,7 +113,8 @@ export function createTextEditorTool(options: TextEditorOptions): AgentTool {
         : '';
       return ok(`${header}\n${body}${note}`);
     }
-    const { lines } = splitLines(await readTextFile(target.absolute, path));
+    const text = await withFile(target, 'read', path, (handle) => readTextFile(handle, path));
+    const { lines } = splitLines(text);
     let first = 1;
     let last = lines.length;
     if (range) {
@@ -128,8 +144,7 @@ export function createTextEditorTool(options: TextEditorOptions): AgentTool {
     });
     if (existing?.isDirectory()) throw new ToolInputError(`${path} is a directory, not a file.`);
     if (existing && !existing.isFile()) throw new ToolInputError(`${path} exists and is not a regular file.`);
-    await mkdir(dirname(target.absolute), { recursive: true });
-    await writeFile(target.absolute, text);
+    await withFile(target, 'create', path, (handle) => rewrite(handle, text));
     tracker.record(existing ? 'modified' : 'created', target.relative);
     return ok(
       existing ? `File overwritten: ${target.relative}` : `File created successfully at: ${target.relative}`,
@@ -145,27 +160,29 @@ export function createTextEditorTool(options: TextEditorOptions): AgentTool {
       );
     }
     const target = await resolveInside(root, path);
-    const content = await readTextFile(target.absolute, path);
-    // Overlapping matches count too: "aa" in "aaa" is ambiguous.
-    const at: number[] = [];
-    for (let i = content.indexOf(oldStr); i !== -1; i = content.indexOf(oldStr, i + 1)) at.push(i);
-    const index = at[0];
-    if (index === undefined) {
-      return fail(`No replacement was performed, old_str did not appear verbatim in ${path}.`);
-    }
-    if (at.length > 1) {
-      const lines = [...new Set(at.map((i) => lineOf(content, i)))].join(', ');
-      return fail(
-        `No replacement was performed. Multiple occurrences of old_str in lines ${lines}. Please ensure it is unique`,
-      );
-    }
-    // Slicing, not String.replace: `$&` and friends in new_str must stay literal.
-    const edited = content.slice(0, index) + newStr + content.slice(index + oldStr.length);
-    await writeFile(target.absolute, edited);
-    tracker.record('modified', target.relative);
-    const firstLine = lineOf(edited, index);
-    const lastLine = lineOf(edited, index + Math.max(0, newStr.length - 1));
-    return ok(`Edited ${target.relative}. Snippet of the result:\n${snippet(edited, firstLine, lastLine)}`);
+    return withFile(target, 'update', path, async (handle) => {
+      const content = await readTextFile(handle, path);
+      // Overlapping matches count too: "aa" in "aaa" is ambiguous.
+      const at: number[] = [];
+      for (let i = content.indexOf(oldStr); i !== -1; i = content.indexOf(oldStr, i + 1)) at.push(i);
+      const index = at[0];
+      if (index === undefined) {
+        return fail(`No replacement was performed, old_str did not appear verbatim in ${path}.`);
+      }
+      if (at.length > 1) {
+        const lines = [...new Set(at.map((i) => lineOf(content, i)))].join(', ');
+        return fail(
+          `No replacement was performed. Multiple occurrences of old_str in lines ${lines}. Please ensure it is unique`,
+        );
+      }
+      // Slicing, not String.replace: `$&` and friends in new_str must stay literal.
+      const edited = content.slice(0, index) + newStr + content.slice(index + oldStr.length);
+      await rewrite(handle, edited);
+      tracker.record('modified', target.relative);
+      const firstLine = lineOf(edited, index);
+      const lastLine = lineOf(edited, index + Math.max(0, newStr.length - 1));
+      return ok(`Edited ${target.relative}. Snippet of the result:\n${snippet(edited, firstLine, lastLine)}`);
+    });
   }
 
   async function insert(input: unknown): Promise<ToolOutput> {
@@ -174,21 +191,23 @@ export function createTextEditorTool(options: TextEditorOptions): AgentTool {
     if (text === undefined || text === null)
       throw new ToolInputError('insert needs insert_text: the text to insert.');
     const target = await resolveInside(root, path);
-    const file = splitLines(await readTextFile(target.absolute, path));
-    if (after < 0 || after > file.lines.length) {
-      throw new ToolInputError(
-        `Invalid insert_line ${after}: it must be within [0, ${file.lines.length}] (0 inserts at the top; ${path} has ${file.lines.length} lines).`,
-      );
-    }
-    const added = text === '' ? [''] : splitLines(text).lines;
-    const lines = [...file.lines.slice(0, after), ...added, ...file.lines.slice(after)];
-    // An empty file takes the inserted text's own ending.
-    const trailingNewline = file.lines.length === 0 ? text.endsWith('\n') : file.trailingNewline;
-    const edited = joinLines({ lines, trailingNewline });
-    await writeFile(target.absolute, edited);
-    tracker.record('modified', target.relative);
-    const result = snippet(edited, after + 1, after + added.length);
-    return ok(`Inserted ${added.length} line(s) into ${target.relative} after line ${after}:\n${result}`);
+    return withFile(target, 'update', path, async (handle) => {
+      const file = splitLines(await readTextFile(handle, path));
+      if (after < 0 || after > file.lines.length) {
+        throw new ToolInputError(
+          `Invalid insert_line ${after}: it must be within [0, ${file.lines.length}] (0 inserts at the top; ${path} has ${file.lines.length} lines).`,
+        );
+      }
+      const added = text === '' ? [''] : splitLines(text).lines;
+      const lines = [...file.lines.slice(0, after), ...added, ...file.lines.slice(after)];
+      // An empty file takes the inserted text's own ending.
+      const trailingNewline = file.lines.length === 0 ? text.endsWith('\n') : file.trailingNewline;
+      const edited = joinLines({ lines, trailingNewline });
+      await rewrite(handle, edited);
+      tracker.record('modified', target.relative);
+      const result = snippet(edited, after + 1, after + added.length);
+      return ok(`Inserted ${added.length} line(s) into ${target.relative} after line ${after}:\n${result}`);
+    });
   }
 
   const handlers = { view, create, str_replace: strReplace, insert };

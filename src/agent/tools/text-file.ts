@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { ToolInputError } from './tool-input-error.js';
 
 /** Bigger files are generated or data: the editor refuses them and the model can use bash to peek. */
@@ -7,9 +7,12 @@ export const MAX_TEXT_FILE_BYTES = 2 * 1024 * 1024;
 // fatal: an edit must never rewrite bytes it could not decode; ignoreBOM: keep a BOM on write-back.
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Reads a file the editor may show or edit: a regular file, at most 2 MB, valid UTF-8 without NULs. */
-export async function readTextFile(absolute: string, shown: string): Promise<string> {
-  const info = await stat(absolute);
+/**
+ * Reads a file the editor may show or edit, through a handle openConfined gave (so it is the file
+ * inside the worktree): a regular file, at most 2 MB, valid UTF-8 without NULs.
+ */
+export async function readTextFile(handle: FileHandle, shown: string): Promise<string> {
+  const info = await handle.stat();
   if (info.isDirectory()) throw new ToolInputError(`${shown} is a directory, not a file.`);
   // Reading a FIFO or a device would block or never end.
   if (!info.isFile()) throw new ToolInputError(`${shown} is not a regular file.`);
@@ -18,7 +21,7 @@ export async function readTextFile(absolute: string, shown: string): Promise<str
       `${shown} is ${info.size} bytes, over the 2 MB the editor handles: inspect it with bash (head, sed -n, grep).`,
     );
   }
-  const bytes = await readFile(absolute);
+  const bytes = await handle.readFile();
   const binary = () =>
     new ToolInputError(`${shown} looks like a binary file; the editor only handles UTF-8 text.`);
   if (bytes.subarray(0, 8192).includes(0)) throw binary();

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../../model/types.js';
+import type { CommandSandbox } from '../exec/sandbox.js';
 import { createBashTool } from './bash-tool.js';
 import { createFileTracker, type FileTracker } from './file-tracker.js';
 import { scrubEnv } from './scrub-env.js';
@@ -15,6 +16,8 @@ export interface ToolsetOptions {
   bashTimeoutMs?: number;
   /** Cap on one bash result: head and tail are kept around an omitted-characters marker. */
   maxOutputChars?: number;
+  /** Where the bash tool's commands run (see agent/exec). */
+  sandbox?: CommandSandbox;
   /** Pass one in to share it across toolsets (e.g. after a session restart); a new one otherwise. */
   tracker?: FileTracker;
 }
@@ -36,6 +39,7 @@ export function createToolset(options: ToolsetOptions): Toolset {
       env: scrubEnv(options.env, options.extraSecretNames),
       timeoutMs: options.bashTimeoutMs ?? 120_000,
       maxOutputChars: options.maxOutputChars ?? 30_000,
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     }),
   ];
   const byName = new Map(tools.map((tool) => [tool.name, tool]));

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { type CommandSandbox, UNSANDBOXED } from '../../agent/exec/sandbox.js';
 import { type ClassifiedError, classifyError } from '../../core/classify/classify-error.js';
 import { stopGroup } from '../../core/process-group.js';
 
@@ -46,6 +47,8 @@ export interface ClaudeCodeRunOptions {
   env: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Where `claude` runs: the session's sandbox (with the network, its home's ~/.claude only). */
+  sandbox?: CommandSandbox;
 }
 
 const TAIL_CHARS = 4_000;
@@ -94,9 +97,11 @@ export async function runClaudeCode(options: ClaudeCodeRunOptions): Promise<Clau
   if (options.allowedTools?.length) args.push('--allowedTools', options.allowedTools.join(','));
   if (options.resume) args.push('--resume', options.resume);
   if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt);
-  const child = spawn(options.bin, args, {
+  const sandbox = options.sandbox ?? UNSANDBOXED;
+  const wrapped = sandbox.wrap([options.bin, ...args], options.cwd);
+  const child = spawn(wrapped.file, wrapped.args, {
     cwd: options.cwd,
-    env: options.env,
+    env: sandbox.env(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });

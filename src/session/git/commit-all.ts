@@ -53,10 +53,7 @@ export async function commitAll(
       `user.name=${name}`,
       '-c',
       `user.email=${email}`,
-      // --no-verify skips pre-commit and commit-msg only; prepare-commit-msg and post-commit would
-      // still run, and a repository's hooks may be interactive. The harness runs its own verify.
-      '-c',
-      'core.hooksPath=/dev/null',
+      // Hooks are off for every harness git (run-git): --no-verify is kept as a second lock.
       'commit',
       '--no-verify',
       '--no-gpg-sign',

@@ -3,20 +3,80 @@ import { revParse } from './head-sha.js';
 import { type GitOptions, runGit } from './run-git.js';
 
 /**
+ * A remote as the harness resolved it at the start of the run, before any agent ran: its name (for
+ * the tracking refs), the URL it pushes and fetches (never `remote.*.pushurl`, which the agent could
+ * have set), and the environment that authenticates there (the token as an `http.extraheader` given
+ * through GIT_CONFIG_* variables: in git's own process only, never written to disk).
+ */
+export interface RemoteTarget {
+  name: string;
+  url: string;
+  env?: Readonly<Record<string, string>>;
+}
+
+/** A remote by name or URL, as given (tests and local remotes), or as the harness resolved it. */
+export type RemoteRef = string | RemoteTarget;
+
+function targetOf(remote: RemoteRef): RemoteTarget {
+  return typeof remote === 'string' ? { name: remote, url: remote } : remote;
+}
+
+function withRemoteEnv(options: GitOptions, target: RemoteTarget): GitOptions {
+  if (!target.env) return options;
+  return { ...options, env: { ...(options.env ?? process.env), ...target.env } };
+}
+
+/** `remote.<name>.url` as configured, read once at the start of a run. */
+export async function remoteUrl(checkout: string, name: string, options: GitOptions = {}): Promise<string> {
+  assertGitArg('remote', name);
+  const { stdout } = await runGit(['config', '--get', `remote.${name}.url`], { ...options, cwd: checkout });
+  return firstLine(stdout);
+}
+
+/**
+ * The environment that authenticates git's requests to an https remote with `token` (GitHub's
+ * `x-access-token` basic scheme), replacing any extraheader the checkout has (actions/checkout's).
+ * Nothing for other schemes: an ssh remote uses the user's agent.
+ */
+export function tokenAuthEnv(url: string, token: string | undefined): Record<string, string> {
+  if (!token) return {};
+  let origin: string;
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return {};
+    origin = `${parsed.protocol}//${parsed.host}/`;
+  } catch {
+    return {};
+  }
+  const key = `http.${origin}.extraheader`;
+  const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
+  return {
+    GIT_CONFIG_COUNT: '2',
+    // An empty value resets the list: the checkout's own header must not be sent beside ours.
+    GIT_CONFIG_KEY_0: key,
+    GIT_CONFIG_VALUE_0: '',
+    GIT_CONFIG_KEY_1: key,
+    GIT_CONFIG_VALUE_1: `AUTHORIZATION: basic ${basic}`,
+  };
+}
+
+/**
  * Fetches one branch into `refs/remotes/<remote>/<branch>` and returns its sha. Only that refspec:
  * a full fetch of a busy repository costs minutes, and tags are never needed for a worktree.
  */
 export async function fetchBranch(
   checkout: string,
-  remote: string,
+  remote: RemoteRef,
   branch: string,
   options: GitOptions = {},
 ): Promise<string> {
-  assertGitArg('remote', remote);
+  const target = targetOf(remote);
+  assertGitArg('remote', target.name);
+  assertGitArg('remote', target.url);
   assertGitArg('branch', branch);
-  const tracking = `refs/remotes/${remote}/${branch}`;
-  await runGit(['fetch', '--prune', '--no-tags', remote, `+refs/heads/${branch}:${tracking}`], {
-    ...options,
+  const tracking = `refs/remotes/${target.name}/${branch}`;
+  await runGit(['fetch', '--prune', '--no-tags', target.url, `+refs/heads/${branch}:${tracking}`], {
+    ...withRemoteEnv(options, target),
     cwd: checkout,
   });
   return revParse(checkout, tracking, options);
@@ -48,14 +108,18 @@ export async function defaultRemoteBranch(
 /** The sha of `refs/heads/<branch>` on the remote itself (not the local tracking ref), if it exists. */
 export async function remoteBranchSha(
   checkout: string,
-  remote: string,
+  remote: RemoteRef,
   branch: string,
   options: GitOptions = {},
 ): Promise<string | undefined> {
-  assertGitArg('remote', remote);
+  const target = targetOf(remote);
+  assertGitArg('remote', target.url);
   assertGitArg('branch', branch);
   const ref = `refs/heads/${branch}`;
-  const { stdout } = await runGit(['ls-remote', remote, ref], { ...options, cwd: checkout });
+  const { stdout } = await runGit(['ls-remote', target.url, ref], {
+    ...withRemoteEnv(options, target),
+    cwd: checkout,
+  });
   // ls-remote matches patterns by suffix: `refs/heads/a/refs/heads/b` would match too.
   for (const line of stdout.split('\n')) {
     const [sha, name] = line.split('\t');
@@ -65,7 +129,7 @@ export async function remoteBranchSha(
 }
 
 export interface PushBranchInput {
-  remote: string;
+  remote: RemoteRef;
   branch: string;
   /** What the branch must be on the remote for the push to go ahead; undefined or '': it must not exist. */
   expectedRemoteSha: string | undefined;
@@ -81,7 +145,8 @@ export async function pushBranch(
   input: PushBranchInput,
   options: GitOptions = {},
 ): Promise<string> {
-  assertGitArg('remote', input.remote);
+  const target = targetOf(input.remote);
+  assertGitArg('remote', target.url);
   assertGitArg('branch', input.branch);
   const expected = input.expectedRemoteSha ?? '';
   if (expected !== '') assertSha('expected remote sha', expected);
@@ -89,13 +154,10 @@ export async function pushBranch(
   // The sha, not HEAD, goes on the command line: what we report is exactly what was pushed.
   const sha = await revParse(worktree, 'HEAD', options);
   const lease = `--force-with-lease=${ref}:${expected}`;
-  // hooksPath: a repository's pre-push hook may run a test suite or prompt; the harness verifies itself.
-  await runGit(
-    ['-c', 'core.hooksPath=/dev/null', 'push', '--porcelain', lease, input.remote, `${sha}:${ref}`],
-    {
-      ...options,
-      cwd: worktree,
-    },
-  );
+  // To the URL resolved at the start, never a pushurl; hooks are off for every harness git (run-git).
+  await runGit(['push', '--porcelain', lease, target.url, `${sha}:${ref}`], {
+    ...withRemoteEnv(options, target),
+    cwd: worktree,
+  });
   return sha;
 }

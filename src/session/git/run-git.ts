@@ -27,6 +27,32 @@ export interface RunGitOptions extends GitOptions {
   okExitCodes?: readonly number[];
 }
 
+/**
+ * Put before every command the harness runs: nothing from a config the agent could have touched
+ * (the worktree's, or with `sandbox.mode: none` the shared one) runs a program or redirects a
+ * credential. Hooks, fsmonitor, pagers, editors, external diff, credential helpers, askpass and
+ * proxy commands are switched off here; filter and textconv drivers, `url.*.insteadOf` and
+ * `remote.*.pushurl` cannot be switched off by name, so the harness never uses them (pushes go to
+ * the URL it resolved, diffs use --no-textconv) and checks that the shared config is the one it
+ * read before the agent started (git-state.ts).
+ */
+export const HARDENED_CONFIG: readonly string[] = Object.freeze([
+  'core.hooksPath=/dev/null',
+  'core.fsmonitor=false',
+  'core.pager=cat',
+  'core.editor=:',
+  'core.askPass=',
+  'core.gitProxy=',
+  'core.sshCommand=ssh',
+  'credential.helper=',
+  'diff.external=',
+  'protocol.ext.allow=never',
+  'commit.gpgSign=false',
+  'tag.gpgSign=false',
+]);
+
+const HARDENED_ARGS: readonly string[] = HARDENED_CONFIG.flatMap((setting) => ['-c', setting]);
+
 export interface GitResult {
   stdout: string;
   stderr: string;
@@ -101,8 +127,15 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
     ...(options.env ?? process.env),
     GIT_TERMINAL_PROMPT: '0',
     LC_ALL: 'C',
+    GIT_PAGER: 'cat',
+    GIT_EDITOR: ':',
+    // refs/replace/* (which the agent can write) would change what every object reads as.
+    GIT_NO_REPLACE_OBJECTS: '1',
+    GIT_ASKPASS: undefined,
+    SSH_ASKPASS: undefined,
+    GIT_EXTERNAL_DIFF: undefined,
   };
-  const outcome = await spawnGit(args, {
+  const outcome = await spawnGit([...HARDENED_ARGS, ...args], {
     cwd: options.cwd,
     env,
     input: options.input ?? '',

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,8 +38,11 @@ export function resultJson(overrides: Record<string, unknown> = {}) {
 export async function fakeClaude(scenario: unknown[]) {
   const dir = await mkdtemp(join(tmpdir(), 'issueloop-fake-claude-'));
   dirs.push(dir);
-  const scenarioFile = join(dir, 'scenario.json');
-  const log = join(dir, 'calls.jsonl');
+  // Under ~/.claude: the one place of the home the sandbox shows the `claude` process.
+  const own = join(dir, '.claude', 'fake');
+  await mkdir(own, { recursive: true });
+  const scenarioFile = join(own, 'scenario.json');
+  const log = join(own, 'calls.jsonl');
   await writeFile(scenarioFile, JSON.stringify(scenario));
   await writeFile(log, '');
   const env = {

@@ -1,0 +1,54 @@
+/**
+ * bubblewrap's command line for one sandboxed command, built from an ordered list of mounts. Order is
+ * meaning here: bwrap applies mounts in argument order, so a tmpfs hides what was mounted below it
+ * before and the binds that come after it show through (the home is a tmpfs, the worktree inside it
+ * a bind).
+ */
+
+export type Mount =
+  | { kind: 'ro-bind' | 'bind'; source: string; dest: string }
+  | { kind: 'tmpfs'; dest: string }
+  | { kind: 'symlink'; target: string; dest: string }
+  | { kind: 'dir'; dest: string };
+
+export interface BwrapInvocation {
+  mounts: readonly Mount[];
+  /** `none`: a network namespace of its own with only loopback; `full`: the host's network. */
+  network: 'none' | 'full';
+  cwd: string;
+  /** The command and its arguments, run as given (no shell is added here). */
+  argv: readonly string[];
+}
+
+export const SANDBOX_HOSTNAME = 'issueloop-sandbox';
+
+function mountArgs(mount: Mount): string[] {
+  switch (mount.kind) {
+    case 'ro-bind':
+      return ['--ro-bind', mount.source, mount.dest];
+    case 'bind':
+      return ['--bind', mount.source, mount.dest];
+    case 'tmpfs':
+      return ['--tmpfs', mount.dest];
+    case 'symlink':
+      return ['--symlink', mount.target, mount.dest];
+    case 'dir':
+      return ['--dir', mount.dest];
+  }
+}
+
+/**
+ * Every namespace bwrap can make (user, PID, IPC, UTS, cgroup, and network unless `full`), a fresh
+ * /proc for the new PID namespace (so no issueloop process, nor its environment, is visible), a
+ * minimal /dev, a new session (no TIOCSTI into the harness's terminal), and death with the parent.
+ * When the command's first process ends, the PID namespace ends with it: the kernel kills whatever
+ * it left running, `setsid` daemons included.
+ */
+export function bwrapArgs(invocation: BwrapInvocation): string[] {
+  const args = ['--unshare-all'];
+  if (invocation.network === 'full') args.push('--share-net');
+  args.push('--die-with-parent', '--new-session', '--hostname', SANDBOX_HOSTNAME);
+  for (const mount of invocation.mounts) args.push(...mountArgs(mount));
+  args.push('--proc', '/proc', '--dev', '/dev', '--chdir', invocation.cwd, '--', ...invocation.argv);
+  return args;
+}

@@ -1,0 +1,92 @@
+import { join } from 'node:path';
+import type { Mount } from './bwrap-args.js';
+import { gitViewMounts, type WorktreeGitDirs } from './git-view.js';
+import { type CommandSandbox, createBwrapSandbox, type HostFacts, UNSANDBOXED } from './sandbox.js';
+
+export interface SandboxSettings {
+  /** `os`: bubblewrap (Linux); `none`: the user chose to run the agent's commands unconfined. */
+  mode: 'os' | 'none';
+  /** The agent's commands and verify: `none` (loopback only) unless `full`. */
+  network: 'none' | 'full';
+  /** More directories shown read-only (a toolchain outside PATH). */
+  read_only: readonly string[];
+}
+
+/** A worktree as the harness prepared it before the agent started: its git dirs and clean config. */
+export interface WorktreeView {
+  worktree: string;
+  git: WorktreeGitDirs;
+  /** A file outside the worktree with the sanitised shared config (see git-view.ts). */
+  cleanConfig: string;
+}
+
+export interface ClaudeScope {
+  /** The home path inside (the user's, as Claude Code's session files name it). */
+  home: string;
+  /** Shown writable in the otherwise empty home: `~/.claude`, where Claude Code keeps its login and sessions. */
+  homeBinds: ReadonlyArray<{ source: string; dest: string }>;
+  /** Read-only: the installation of the `claude` executable when it is not on PATH. */
+  readOnly: readonly string[];
+}
+
+/** The sandboxes of one session, all over the same worktree. */
+export interface WorktreeSandboxes {
+  /** The agent's bash tool and the verify command. */
+  commands: CommandSandbox;
+  /** `session.setup` (e.g. `npm ci`): the network, never a secret. */
+  setup: CommandSandbox;
+  /** The `claude` process: the network for the model API, the given directories of its home, its program. */
+  claude(options: ClaudeScope): CommandSandbox;
+}
+
+export interface SandboxHost {
+  readonly mode: 'os' | 'none';
+  forWorktree(view: WorktreeView): WorktreeSandboxes;
+}
+
+const NONE: WorktreeSandboxes = Object.freeze({
+  commands: UNSANDBOXED,
+  setup: UNSANDBOXED,
+  claude: () => UNSANDBOXED,
+});
+
+/** `sandbox.mode: none`: every command runs as it is, with the scrubbed environment only. */
+export const UNSANDBOXED_HOST: SandboxHost = Object.freeze({
+  mode: 'none' as const,
+  forWorktree: () => NONE,
+});
+
+/** bubblewrap around everything the agent runs; `facts` come from a probe that passed (probe.ts). */
+export function createSandboxHost(settings: SandboxSettings, facts: HostFacts): SandboxHost {
+  if (settings.mode === 'none') return UNSANDBOXED_HOST;
+  return {
+    mode: 'os',
+    forWorktree(view) {
+      const extraMounts: Mount[] = gitViewMounts(view.git, view.cleanConfig);
+      const scope = (network: 'none' | 'full') => ({
+        writable: [view.worktree],
+        readOnly: settings.read_only,
+        extraMounts,
+        network,
+      });
+      return {
+        commands: createBwrapSandbox(scope(settings.network), facts),
+        setup: createBwrapSandbox(scope('full'), facts),
+        claude: ({ home, homeBinds, readOnly }) =>
+          createBwrapSandbox(
+            {
+              ...scope('full'),
+              readOnly: [...settings.read_only, ...readOnly],
+              home: { path: home, binds: homeBinds },
+            },
+            facts,
+          ),
+      };
+    },
+  };
+}
+
+/** Where the clean config of a worktree's view is written: beside the worktree, never inside it. */
+export function cleanConfigPath(worktreesDir: string, worktreeName: string): string {
+  return join(worktreesDir, `.${worktreeName}.gitconfig`);
+}

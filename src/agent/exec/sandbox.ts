@@ -1,0 +1,87 @@
+import { isAbsolute, sep } from 'node:path';
+import { bwrapArgs, type Mount } from './bwrap-args.js';
+import { SYSTEM_ROOTS, systemMounts, toolDirectories } from './host-paths.js';
+
+/**
+ * What runs a command the agent controls (its bash tool, the verify and setup commands, the `claude`
+ * process): `bwrap` confines it, `none` runs it as it is (only when the user chose `sandbox.mode: none`).
+ */
+export interface CommandSandbox {
+  readonly kind: 'bwrap' | 'none';
+  /** The program to spawn and its arguments for `argv` run in `cwd`, inside the sandbox. */
+  wrap(argv: readonly string[], cwd: string): { file: string; args: string[] };
+  /** The environment inside: `env` with HOME and TMPDIR pointing where the sandbox has them. */
+  env(env: Readonly<Record<string, string>>): Record<string, string>;
+}
+
+export interface SandboxScope {
+  /** Writable: the worktree (and nothing else of the checkout). */
+  writable: readonly string[];
+  /** Read-only besides the system and the toolchains on PATH (e.g. `sandbox.read_only`). */
+  readOnly?: readonly string[];
+  /** Mounts after the writable ones: the worktree's git view (see git-view.ts). */
+  extraMounts?: readonly Mount[];
+  network: 'none' | 'full';
+  /**
+   * The home inside. An empty tmpfs at the user's home path by default; `binds` shows chosen
+   * directories in it (e.g. `~/.claude` for the `claude` process).
+   */
+  home?: { path?: string; binds?: ReadonlyArray<{ source: string; dest: string }> };
+}
+
+export interface HostFacts {
+  /** bubblewrap's executable. */
+  bwrap: string;
+  /** The harness's PATH: its toolchain directories are shown read-only. */
+  path: string | undefined;
+  /** The user's home, which the sandbox replaces with an empty one. */
+  home: string | undefined;
+}
+
+const FALLBACK_HOME = '/home/issueloop';
+
+function isUnder(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** The user's home path, unless it is `/` or a system directory, which a tmpfs must never cover. */
+export function sandboxHome(home: string | undefined): string {
+  if (home === undefined || !isAbsolute(home) || home === '/') return FALLBACK_HOME;
+  return SYSTEM_ROOTS.some((root) => isUnder(home, root)) ? FALLBACK_HOME : home;
+}
+
+/** The mounts for one scope, in the order bwrap must apply them. */
+export function sandboxMounts(scope: SandboxScope, facts: HostFacts): Mount[] {
+  const home = sandboxHome(scope.home?.path ?? facts.home);
+  const tools = toolDirectories(facts.path, scope.readOnly ?? []);
+  return [
+    ...systemMounts(),
+    { kind: 'tmpfs', dest: '/tmp' },
+    { kind: 'tmpfs', dest: home },
+    ...tools.map((dir): Mount => ({ kind: 'ro-bind', source: dir, dest: dir })),
+    ...(scope.home?.binds ?? []).map((bind): Mount => ({ kind: 'bind', ...bind })),
+    ...scope.writable.map((dir): Mount => ({ kind: 'bind', source: dir, dest: dir })),
+    ...(scope.extraMounts ?? []),
+  ];
+}
+
+export function createBwrapSandbox(scope: SandboxScope, facts: HostFacts): CommandSandbox {
+  // Computed once per scope: a session runs many commands with the same view.
+  const mounts = sandboxMounts(scope, facts);
+  const home = sandboxHome(scope.home?.path ?? facts.home);
+  return {
+    kind: 'bwrap',
+    wrap: (argv, cwd) => ({
+      file: facts.bwrap,
+      args: bwrapArgs({ mounts, network: scope.network, cwd, argv }),
+    }),
+    env: (env) => ({ ...env, HOME: home, TMPDIR: '/tmp' }),
+  };
+}
+
+/** `sandbox.mode: none`: commands run as they are, with the scrubbed environment only. */
+export const UNSANDBOXED: CommandSandbox = Object.freeze({
+  kind: 'none' as const,
+  wrap: (argv: readonly string[]) => ({ file: argv[0] ?? 'bash', args: argv.slice(1) }),
+  env: (env: Readonly<Record<string, string>>) => ({ ...env }),
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { bwrapArgs } from '../../../src/agent/exec/bwrap-args.js';
+import { sandboxHome, sandboxMounts } from '../../../src/agent/exec/sandbox.js';
+
+describe('bwrapArgs', () => {
+  it('unshares every namespace, dies with its parent, starts a new session, and keeps the mounts in order', () => {
+    const args = bwrapArgs({
+      mounts: [
+        { kind: 'tmpfs', dest: '/home/me' },
+        { kind: 'bind', source: '/home/me/repo/wt', dest: '/home/me/repo/wt' },
+      ],
+      network: 'none',
+      cwd: '/home/me/repo/wt',
+      argv: ['bash', '-c', 'echo hi'],
+    });
+    expect(args.slice(0, 1)).toEqual(['--unshare-all']);
+    expect(args).not.toContain('--share-net');
+    for (const flag of ['--die-with-parent', '--new-session']) expect(args).toContain(flag);
+    expect(args.indexOf('--tmpfs')).toBeLessThan(args.indexOf('--bind'));
+    expect(args.slice(args.indexOf('--proc'), args.indexOf('--proc') + 2)).toEqual(['--proc', '/proc']);
+    expect(args.slice(args.indexOf('--chdir'), args.indexOf('--chdir') + 2)).toEqual([
+      '--chdir',
+      '/home/me/repo/wt',
+    ]);
+    expect(args.slice(args.indexOf('--') + 1)).toEqual(['bash', '-c', 'echo hi']);
+  });
+
+  it('shares the network only when asked', () => {
+    const args = bwrapArgs({ mounts: [], network: 'full', cwd: '/w', argv: ['true'] });
+    expect(args).toContain('--share-net');
+  });
+});
+
+describe('sandboxMounts', () => {
+  it('puts the empty home and /tmp before the worktree, so the worktree shows through them', () => {
+    const mounts = sandboxMounts(
+      { writable: ['/tmp/x/worktrees/issue-1'], network: 'none' },
+      { bwrap: '/usr/bin/bwrap', path: '/usr/bin', home: '/root' },
+    );
+    const order = mounts.map((m) => `${m.kind} ${m.dest}`);
+    expect(order.indexOf('tmpfs /tmp')).toBeLessThan(order.indexOf('bind /tmp/x/worktrees/issue-1'));
+    expect(order.indexOf('tmpfs /root')).toBeLessThan(order.indexOf('bind /tmp/x/worktrees/issue-1'));
+    expect(order.some((line) => line.startsWith('ro-bind /usr'))).toBe(true);
+    // Nothing of the host's home, var or run is shown.
+    expect(order.filter((line) => /^(ro-)?bind \/(root|home|var|run)\b/.test(line))).toEqual([]);
+  });
+
+  it('never lays a tmpfs over / or a system directory as the home', () => {
+    expect(sandboxHome('/')).toBe('/home/issueloop');
+    expect(sandboxHome('/usr/local/agent')).toBe('/home/issueloop');
+    expect(sandboxHome(undefined)).toBe('/home/issueloop');
+    expect(sandboxHome('/home/alice')).toBe('/home/alice');
+  });
+});

@@ -1,0 +1,108 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { gitViewMounts, parseConfigList, sanitizedGitConfig } from '../../../src/agent/exec/git-view.js';
+
+const HOSTILE_CONFIG: Array<[string, string]> = [
+  ['core.repositoryformatversion', '0'],
+  ['core.bare', 'false'],
+  ['core.hooksPath', '/tmp/evil-hooks'],
+  ['core.fsmonitor', 'touch /tmp/pwned'],
+  ['core.sshCommand', 'sh -c evil'],
+  ['http.https://github.com/.extraheader', 'AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3NlY3JldA=='],
+  ['credential.helper', 'store'],
+  ['url.https://evil.example/.insteadOf', 'https://github.com/'],
+  ['remote.origin.url', 'https://x-access-token:ghs_secret@github.com/acme/widgets.git'],
+  ['remote.origin.pushurl', 'https://evil.example/acme/widgets.git'],
+  ['remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*'],
+  ['filter.evil.clean', 'sh -c evil'],
+  ['diff.evil.textconv', 'sh -c evil'],
+  ['include.path', '/tmp/evil.gitconfig'],
+  ['alias.st', '!sh -c evil'],
+  ['extensions.objectformat', 'sha1'],
+  ['branch.main.remote', 'origin'],
+  ['user.name', 'Quote "and" back\\slash'],
+];
+
+describe('sanitizedGitConfig', () => {
+  it('keeps what a worktree needs and drops every key that runs a program, sends a credential or redirects', () => {
+    const text = sanitizedGitConfig(HOSTILE_CONFIG);
+    for (const bad of [
+      'hookspath',
+      'fsmonitor',
+      'sshcommand',
+      'extraheader',
+      'helper',
+      'insteadof',
+      'pushurl',
+      'clean',
+      'textconv',
+      'include',
+      'alias',
+      'ghs_secret',
+      'evil',
+    ]) {
+      expect(text.toLowerCase()).not.toContain(bad);
+    }
+    expect(text).toContain('[remote "origin"]');
+    expect(text).toContain('url = "https://github.com/acme/widgets.git"');
+    expect(text).toContain('[extensions]');
+  });
+
+  it('writes a file git reads back to the same kept values (quotes and backslashes survive)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'issueloop-gitview-'));
+    try {
+      const file = join(dir, 'config');
+      writeFileSync(file, sanitizedGitConfig(HOSTILE_CONFIG));
+      const read = parseConfigList(
+        execFileSync('git', ['config', '--file', file, '--list', '-z'], { encoding: 'utf8' }),
+      );
+      expect(read).toEqual([
+        ['core.repositoryformatversion', '0'],
+        ['core.bare', 'false'],
+        ['remote.origin.url', 'https://github.com/acme/widgets.git'],
+        ['remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*'],
+        ['extensions.objectformat', 'sha1'],
+        ['branch.main.remote', 'origin'],
+        ['user.name', 'Quote "and" back\\slash'],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('gitViewMounts', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows the shared .git read-only, hides other worktrees, pins commondir and gitdir, and puts the clean config over the real one', () => {
+    const common = mkdtempSync(join(tmpdir(), 'issueloop-common-'));
+    dirs.push(common);
+    const admin = join(common, 'worktrees', 'issue-7');
+    const mounts = gitViewMounts({ common, admin }, '/state/worktrees/.issue-7.gitconfig');
+    expect(mounts[0]).toEqual({ kind: 'ro-bind', source: common, dest: common });
+    const order = mounts.map((m) => `${m.kind} ${m.dest}`);
+    expect(order.indexOf(`tmpfs ${join(common, 'worktrees')}`)).toBeLessThan(order.indexOf(`bind ${admin}`));
+    expect(order.indexOf(`bind ${admin}`)).toBeLessThan(order.indexOf(`ro-bind ${join(admin, 'commondir')}`));
+    expect(mounts).toContainEqual({
+      kind: 'ro-bind',
+      source: join(admin, 'gitdir'),
+      dest: join(admin, 'gitdir'),
+    });
+    expect(mounts.at(-1)).toEqual({
+      kind: 'ro-bind',
+      source: '/state/worktrees/.issue-7.gitconfig',
+      dest: join(common, 'config'),
+    });
+    // Writable: only what a commit writes.
+    const writable = mounts.filter((m) => m.kind === 'bind').map((m) => m.dest);
+    expect(writable.sort()).toEqual(
+      [admin, join(common, 'logs'), join(common, 'objects'), join(common, 'refs')].sort(),
+    );
+  });
+});

@@ -1,0 +1,145 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorktreeSandboxes } from '../../../src/agent/exec/sandbox-host.js';
+import { runShell } from '../../../src/agent/tools/run-shell.js';
+import { worktreeGitDirs, writeCleanConfig } from '../../../src/session/git/worktree-view.js';
+import { testSandboxHost } from '../../helpers/sandbox.js';
+
+const SECRET = 'ghs_sandboxProbeSecret0123456789abcdef';
+let root: string;
+let checkout: string;
+let worktree: string;
+let sandboxes: WorktreeSandboxes;
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8' });
+}
+
+beforeAll(async () => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-sandbox-')));
+  checkout = join(root, 'checkout');
+  git(root, 'init', '-q', '-b', 'main', checkout);
+  git(checkout, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'init');
+  // What actions/checkout leaves behind.
+  git(
+    checkout,
+    'config',
+    'http.https://github.com/.extraheader',
+    `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${SECRET}`).toString('base64')}`,
+  );
+  writeFileSync(join(checkout, 'state-file.json'), SECRET);
+  worktree = join(checkout, '.issueloop', 'worktrees', 'issue-1');
+  git(checkout, 'worktree', 'add', '-q', '-b', 'issueloop/issue-1', worktree);
+  git(checkout, 'worktree', 'add', '-q', '-b', 'other', join(checkout, '.issueloop', 'worktrees', 'issue-2'));
+  const dirs = await worktreeGitDirs(worktree);
+  const cleanConfig = join(checkout, '.issueloop', 'worktrees', '.issue-1.gitconfig');
+  await writeCleanConfig(dirs, cleanConfig);
+  sandboxes = (await testSandboxHost()).forWorktree({ worktree, git: dirs, cleanConfig });
+});
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' };
+async function inSandbox(command: string, which: keyof Omit<WorktreeSandboxes, 'claude'> = 'commands') {
+  const result = await runShell(command, {
+    cwd: worktree,
+    env,
+    timeoutMs: 20_000,
+    maxOutputChars: 50_000,
+    signal: new AbortController().signal,
+    sandbox: sandboxes[which],
+  });
+  return result;
+}
+
+describe("the sandbox around the agent's commands (real bubblewrap)", () => {
+  it('has its own PID namespace: no process of the harness, nor its environment, is visible', async () => {
+    // A process of the harness's holding the secret in its environment, as issueloop's own does.
+    const holder = spawn('sleep', ['30'], { env: { ...env, GITHUB_TOKEN: SECRET } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(readFileSync(`/proc/${holder.pid}/environ`, 'utf8')).toContain(SECRET);
+    try {
+      const result = await inSandbox(
+        'ls /proc | grep -c "^[0-9]"; for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < "$f"; done; cat /proc/$PPID/cmdline',
+      );
+      expect(result.exitCode).toBe(0);
+      const count = Number(result.output.split('\n')[0]);
+      expect(count).toBeLessThan(8);
+      expect(result.output).not.toContain(SECRET);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+
+  it('shows the worktree writable, the system read-only, an empty home and a private /tmp; not the checkout, the state or other worktrees', async () => {
+    const result = await inSandbox(
+      [
+        'echo ok > made-inside && cat made-inside',
+        'touch /etc/issueloop-pwned 2>&1 || echo etc-readonly',
+        'ls -A "$HOME" | wc -l',
+        `test -e ${join(checkout, 'state-file.json')} && echo STATE-VISIBLE || echo state-hidden`,
+        `test -e ${join(checkout, '.issueloop', 'worktrees', 'issue-2')} && echo OTHER-VISIBLE || echo other-hidden`,
+        `ls ${join(checkout, '.git', 'worktrees')}`,
+        // Lands in the sandbox's own /tmp, never on the host.
+        `echo x > ${join(root, 'outside')}`,
+      ].join('; '),
+    );
+    const lines = result.output.trim().split('\n');
+    expect(lines[0]).toBe('ok');
+    expect(result.output).toContain('etc-readonly');
+    expect(result.output).toContain('state-hidden');
+    expect(result.output).toContain('other-hidden');
+    expect(result.output).not.toContain('issue-2');
+    expect(existsSync(join(worktree, 'made-inside'))).toBe(true);
+    expect(existsSync(join(root, 'outside'))).toBe(false);
+    expect(existsSync('/etc/issueloop-pwned')).toBe(false);
+  });
+
+  it('has no network unless asked; setup has it', async () => {
+    const none = await inSandbox(
+      'cat /sys/class/net/*/operstate 2>/dev/null; ls /sys/class/net 2>/dev/null || ip -o link 2>/dev/null || cat /proc/net/dev',
+    );
+    expect(none.output).not.toMatch(/\beth\d|\bens\d|\bwlan/);
+    const setup = await inSandbox('cat /proc/net/dev', 'setup');
+    const hostDevices = readFileSync('/proc/net/dev', 'utf8').split('\n').length;
+    expect(setup.output.trim().split('\n').length).toBe(hostDevices - 1);
+  });
+
+  it('ends every process when the command ends, setsid daemons included', async () => {
+    const marker = `issueloop-daemon-${process.pid}-${Date.now()}`;
+    await inSandbox(
+      `setsid sh -c 'exec -a ${marker} sleep 300' > /dev/null 2>&1 < /dev/null & disown; nohup sleep 301 >/dev/null 2>&1 & echo started`,
+    );
+    const found = spawnSync('pgrep', ['-f', marker], { encoding: 'utf8' });
+    expect(found.stdout.trim()).toBe('');
+  });
+
+  it("lets git work in the worktree (status, commit) but never shows the token nor lets git's own files change", async () => {
+    const result = await inSandbox(
+      [
+        'git status --short; echo change > file.txt; git add file.txt',
+        'git -c user.name=a -c user.email=a@e commit -qm agent && echo committed',
+        'git config --get-all http.https://github.com/.extraheader; echo "extraheader=$?"',
+        'git config --list --show-origin | grep -i -e extraheader -e authorization; echo "list=$?"',
+        'cat "$(git rev-parse --git-common-dir)/config" | grep -ci auth',
+        'echo "exit 0" > "$(git rev-parse --git-common-dir)/hooks/post-index-change" 2>&1 || echo hooks-readonly',
+        'git config core.fsmonitor "touch /tmp/pwned" 2>&1 || echo config-readonly',
+        'echo /tmp > "$(git rev-parse --git-dir)/commondir" 2>&1 || echo commondir-pinned',
+      ].join('; '),
+    );
+    expect(result.output).toContain('committed');
+    expect(result.output).toContain('extraheader=1');
+    expect(result.output).toContain('list=1');
+    expect(result.output).toContain('hooks-readonly');
+    expect(result.output).toContain('config-readonly');
+    expect(result.output).toContain('commondir-pinned');
+    expect(result.output).not.toContain(SECRET);
+    expect(result.output).not.toContain(Buffer.from(`x-access-token:${SECRET}`).toString('base64'));
+    expect(readFileSync(join(checkout, '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
+    expect(existsSync(join(checkout, '.git', 'hooks', 'post-index-change'))).toBe(false);
+  });
+});

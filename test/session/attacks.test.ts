@@ -1,0 +1,282 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { resolveOrigin } from '../../src/cli/open-run.js';
+import { createSeededRandom } from '../../src/core/random.js';
+import { createRedactor } from '../../src/core/redact.js';
+import type { BacklogIssue } from '../../src/github/issue-shape.js';
+import {
+  createAnthropicEmulator,
+  reply,
+  type ScriptedReply,
+  scriptQueue,
+} from '../../src/sandbox/anthropic/index.js';
+import { issueWork } from '../../src/session/issue-work.js';
+import { openLedger } from '../../src/session/ledger.js';
+import { runSession, type SessionInput } from '../../src/session/run-session.js';
+import { type Emulated, emulated } from '../github/emulated.js';
+import { emulatedModels } from '../helpers/emulated-models.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
+import { testSandboxHost } from '../helpers/sandbox.js';
+import { GREETING_TYPO, useSessionRepo } from './git/git-fixture.js';
+
+/**
+ * The attacks of issue 17, each made by a scripted agent through the real tools, verify and session
+ * code, against a real repository and the emulators. Every secret is planted where a run has it: the
+ * harness's environment, actions/checkout's extraheader in .git/config, a `redact_env` variable.
+ */
+const TOKEN = 'ghs_attackSuiteToken0123456789abcdefghij';
+const API_KEY = 'sk-ant-api03-attackSuiteKey0123456789';
+const EXTRA = 'extra-secret-value-0123456789';
+const FORMS = [TOKEN, API_KEY, EXTRA, Buffer.from(`x-access-token:${TOKEN}`).toString('base64')];
+
+const repo = useSessionRepo(GREETING_TYPO);
+let gh: Emulated;
+let marker: string;
+beforeEach(async () => {
+  gh = await emulated(repo.stateDir, { config: { verify: { command: 'grep -q "\'hello\'" greet.js' } } });
+  // What actions/checkout leaves in the checkout it makes.
+  const header = `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`;
+  repo.fx.git(repo.fx.checkout, 'config', 'http.https://github.com/.extraheader', header);
+  marker = join(repo.fx.root, 'PWNED');
+});
+
+const bash = (command: string) => reply.toolUse([{ name: 'bash', input: { command } }]);
+const fix = () =>
+  reply.toolUse([
+    {
+      name: 'str_replace_based_edit_tool',
+      input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
+    },
+  ]);
+
+async function attack(replies: ScriptedReply[], configOverrides: Record<string, unknown> = {}) {
+  const anthropic = createAnthropicEmulator({ script: scriptQueue(replies) });
+  const clock = new FakeClock();
+  const redact = createRedactor([TOKEN, API_KEY, EXTRA]);
+  const deps = { clock, random: createSeededRandom(5), log: createMemoryLog() };
+  const number = gh.emulator.addIssue({
+    title: 'Greeting typo',
+    body: 'greet() says helo',
+    author: 'octocat',
+    authorAssociation: 'MEMBER',
+    labels: ['issueloop'],
+  });
+  const config = { ...gh.config, redact_env: ['ATTACK_EXTRA'], ...configOverrides } as SessionInput['config'];
+  const env = { ...repo.fx.env, GITHUB_TOKEN: TOKEN, ANTHROPIC_API_KEY: API_KEY, ATTACK_EXTRA: EXTRA };
+  const remote = await resolveOrigin(repo.fx.checkout, env, redact);
+  const report = await runSession({
+    work: issueWork((await gh.adapter.issues.get(number)) as BacklogIssue, {
+      github: gh.adapter,
+      checkout: repo.fx.checkout,
+      remote,
+      baseBranch: 'main',
+      config,
+      redact,
+    }),
+    attempt: 1,
+    checkout: repo.fx.checkout,
+    worktreesDir: join(repo.stateDir, 'worktrees'),
+    repo: 'octo-org/widgets',
+    config,
+    models: emulatedModels(anthropic, deps, redact),
+    env,
+    redact,
+    deps,
+    ledger: await openLedger({ stateDir: repo.stateDir, runId: 'attack', clock, redact }),
+    signal: new AbortController().signal,
+    sandbox: await testSandboxHost({ mode: config.sandbox.mode }),
+  });
+  /** Everything the model was sent back: the tool results of each attack. */
+  const seen = JSON.stringify(anthropic.requests.map((r) => r.body));
+  const branch = `refs/heads/issueloop/issue-${number}`;
+  const pushed = (path: string) =>
+    repo.fx.git(repo.fx.root, '--git-dir', repo.fx.origin, 'show', `${branch}:${path}`);
+  return { report, seen, pushed, number };
+}
+
+function expectNoSecret(text: string) {
+  for (const form of FORMS) expect(text).not.toContain(form);
+}
+
+describe('attacks by a scripted agent, in the sandbox (sandbox.mode: os)', () => {
+  it('reading /proc/<pid>/environ from the bash tool and from verify finds no secret; the honest fix is still delivered', async () => {
+    const dump = 'for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < "$f"; done; env';
+    const { report, seen, pushed } = await attack(
+      [
+        bash(`(${dump}; tr "\\0" "\\n" < /proc/$PPID/environ) > leak.txt 2>&1; cat leak.txt`),
+        fix(),
+        reply.text('Fixed.'),
+      ],
+      {
+        verify: {
+          ...gh.config.verify,
+          command: `(${dump}) > verify-leak.txt 2>&1; grep -q "'hello'" greet.js`,
+        },
+      },
+    );
+    expect(report.outcome).toBe('resolved');
+    expect(seen).toContain('PATH=');
+    expectNoSecret(seen);
+    expectNoSecret(pushed('leak.txt'));
+    expectNoSecret(pushed('verify-leak.txt'));
+  });
+
+  it("the checkout's extraheader (actions/checkout's token) is not in the config the agent's git reads", async () => {
+    const { report, seen, pushed } = await attack([
+      bash(
+        'git config --get-all http.https://github.com/.extraheader | base64 -d; git config --list --show-origin; cat "$(git rev-parse --git-common-dir)/config"; grep -r extraheader "$(git rev-parse --git-common-dir)" ; git config --list > cfg.txt',
+      ),
+      fix(),
+      reply.text('Fixed.'),
+    ]);
+    expect(report.outcome).toBe('resolved');
+    expect(seen).toContain('repositoryformatversion');
+    expectNoSecret(seen);
+    expectNoSecret(pushed('cfg.txt'));
+  });
+
+  it("hooks, fsmonitor, a clean filter and a pushurl cannot be planted; the harness's git runs none of them and pushes to origin", async () => {
+    const attacker = join(repo.fx.root, 'attacker.git');
+    repo.fx.git(repo.fx.root, 'init', '--quiet', '--bare', attacker);
+    const hook = `#!/bin/sh\\nenv > ${marker}\\n`;
+    const { report, seen } = await attack([
+      bash(
+        [
+          'common="$(git rev-parse --git-common-dir)"',
+          `for h in post-index-change reference-transaction pre-commit post-commit pre-push; do printf '${hook}' > "$common/hooks/$h" && chmod +x "$common/hooks/$h"; done`,
+          `git config core.fsmonitor "env > ${marker}"`,
+          `git config filter.evil.clean "env > ${marker}; cat"`,
+          'echo "* filter=evil" > .gitattributes',
+          `git config remote.origin.pushurl ${attacker}`,
+          `git config core.hooksPath "$PWD/evilhooks"`,
+          'echo done',
+        ].join('; '),
+      ),
+      fix(),
+      reply.text('Fixed.'),
+    ]);
+    expect(seen).toContain('Read-only file system');
+    expect(report.outcome).toBe('resolved');
+    expect(existsSync(marker)).toBe(false);
+    expect(repo.fx.git(repo.fx.root, '--git-dir', attacker, 'for-each-ref')).toBe('');
+    expect(readFileSync(join(repo.fx.checkout, '.git', 'config'), 'utf8')).not.toMatch(
+      /pushurl|fsmonitor|evil/,
+    );
+  });
+
+  it("a rewritten .git file or HEAD does not move the harness's git: the commit lands on the issue branch only", async () => {
+    const { report, number } = await attack([
+      fix(),
+      bash(
+        [
+          'admin="$(git rev-parse --git-dir)"',
+          'echo \'ref: refs/heads/main\' > "$admin/HEAD"',
+          'mkdir -p evil/hooks',
+          `printf '#!/bin/sh\\nenv > ${marker}\\n' > evil/hooks/pre-commit; chmod +x evil/hooks/pre-commit`,
+          'cp -r "$(git rev-parse --git-common-dir)/." evil/ 2>/dev/null; printf "gitdir: $PWD/evil\\n" > .git',
+          'echo done',
+        ].join('; '),
+      ),
+      reply.text('Fixed.'),
+    ]);
+    expect(report.outcome).toBe('resolved');
+    expect(existsSync(marker)).toBe(false);
+    const mainTip = repo.fx.git(
+      repo.fx.root,
+      '--git-dir',
+      repo.fx.origin,
+      'log',
+      '-1',
+      '--format=%s',
+      'main',
+    );
+    expect(mainTip).toBe('project files');
+    const branch = repo.fx.git(
+      repo.fx.root,
+      '--git-dir',
+      repo.fx.origin,
+      'show',
+      `issueloop/issue-${number}:greet.js`,
+    );
+    expect(branch).toContain("'hello'");
+  });
+
+  it('writes outside the worktree never reach the host, and a setsid daemon does not outlive its command', async () => {
+    const claims = join(repo.stateDir, 'claims.json');
+    writeFileSync(claims, '{"untouched":true}');
+    const name = `issueloop-attack-daemon-${process.pid}`;
+    const { report, seen } = await attack([
+      bash(
+        [
+          `echo pwned > ${marker}`,
+          `echo pwned > ${claims}`,
+          `echo pwned > ${join(repo.fx.checkout, 'README.md')}`,
+          'echo pwned > ~/.bashrc',
+          `setsid sh -c 'exec -a ${name} sleep 300' >/dev/null 2>&1 < /dev/null &`,
+          'echo spawned',
+        ].join('; '),
+      ),
+      fix(),
+      reply.text('Fixed.'),
+    ]);
+    expect(seen).toContain('spawned');
+    expect(report.outcome).toBe('resolved');
+    expect(existsSync(marker)).toBe(false);
+    expect(readFileSync(claims, 'utf8')).toBe('{"untouched":true}');
+    expect(readFileSync(join(repo.fx.checkout, 'README.md'), 'utf8')).toBe('hello\n');
+    expect(spawnSync('pgrep', ['-f', name], { encoding: 'utf8' }).stdout.trim()).toBe('');
+  });
+
+  it('session.setup runs in the sandbox before the agent, without a secret', async () => {
+    const { report, pushed } = await attack([fix(), reply.text('Fixed.')], {
+      session: {
+        ...gh.config.session,
+        setup: 'env > setup-env.txt; cat /proc/[0-9]*/environ >> setup-env.txt',
+      },
+    });
+    expect(report.outcome).toBe('resolved');
+    expect(pushed('setup-env.txt')).toContain('PATH=');
+    expectNoSecret(pushed('setup-env.txt'));
+  });
+});
+
+describe('attacks with sandbox.mode: none (the harness still defends itself)', () => {
+  it("planted hooks, fsmonitor, filters and a pushurl end the session refused before the harness's git runs them", async () => {
+    const attacker = join(repo.fx.root, 'attacker.git');
+    repo.fx.git(repo.fx.root, 'init', '--quiet', '--bare', attacker);
+    const { report, number } = await attack(
+      [
+        fix(),
+        bash(
+          [
+            'common="$(git rev-parse --git-common-dir)"',
+            `printf '#!/bin/sh\\ntouch ${marker}\\n' > "$common/hooks/post-index-change"; chmod +x "$common/hooks/post-index-change"`,
+            `git config core.fsmonitor "touch ${marker}"`,
+            `git config filter.evil.clean "touch ${marker}; cat"`,
+            'echo "* filter=evil" > .gitattributes',
+            `git config remote.origin.pushurl ${attacker}`,
+          ].join('; '),
+        ),
+        reply.text('Fixed.'),
+      ],
+      { sandbox: { mode: 'none', network: 'none', read_only: [] } },
+    );
+    expect(report.outcome).toBe('refused');
+    expect(report.reason).toContain('changed git');
+    expect(existsSync(marker)).toBe(false);
+    expect(repo.fx.git(repo.fx.root, '--git-dir', attacker, 'for-each-ref')).toBe('');
+    expect(() =>
+      repo.fx.git(
+        repo.fx.root,
+        '--git-dir',
+        repo.fx.origin,
+        'rev-parse',
+        '--verify',
+        `issueloop/issue-${number}`,
+      ),
+    ).toThrow();
+  });
+});
