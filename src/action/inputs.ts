@@ -18,6 +18,7 @@ export const CONFIG_INPUTS = {
   model: 'model.primary',
   fallback_models: 'model.fallbacks',
   verify_command: 'verify.command',
+  setup_command: 'session.setup',
   max_usd_per_issue: 'session.max_usd',
   max_usd: 'run_max_usd',
   empty_rounds: 'empty_rounds',

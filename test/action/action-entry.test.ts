@@ -50,18 +50,22 @@ interface ActionRun {
   anthropicRequests: number;
 }
 
+type Script = Parameters<typeof run.start>[0];
+
+const fixTheTypo: Script = (request) =>
+  request.messages.length > 1
+    ? reply.text('Done.')
+    : JSON.stringify(request.messages[0]?.content ?? '').includes('typo')
+      ? fixTypo
+      : reply.text('Nothing to change.');
+
 async function runBundle(
   event: string,
   payload: unknown,
   inputs: Record<string, string> = {},
-): Promise<ActionRun> {
-  const { env, anthropic } = await run.start((request) =>
-    request.messages.length > 1
-      ? reply.text('Done.')
-      : JSON.stringify(request.messages[0]?.content ?? '').includes('typo')
-        ? fixTypo
-        : reply.text('Nothing to change.'),
-  );
+  script: Script = fixTheTypo,
+): Promise<ActionRun & { seen: string }> {
+  const { env, anthropic } = await run.start(script);
   const { dir, path } = await writeEvent(payload);
   tempDirs.push(dir);
   const summaryFile = join(dir, 'step_summary.md');
@@ -101,6 +105,7 @@ async function runBundle(
     rawOutputs,
     apiKey,
     anthropicRequests: anthropic.requests.length,
+    seen: JSON.stringify(anthropic.requests.map((r) => r.body)),
   };
 }
 
@@ -113,6 +118,52 @@ function expectNoTokens(result: ActionRun): void {
 }
 
 describe('the action bundle, run as GitHub Actions runs it', () => {
+  it("regression: the token actions/checkout leaves in .git/config (http.*.extraheader) is out of the agent's reach", {
+    timeout: 90_000,
+  }, async () => {
+    const header = Buffer.from(`x-access-token:${DEFAULT_TOKEN}`).toString('base64');
+    run.fx.git(
+      run.fx.checkout,
+      'config',
+      'http.https://github.com/.extraheader',
+      `AUTHORIZATION: basic ${header}`,
+    );
+    const number = run.github.addIssue({ title: 'Greeting typo', ...member });
+    run.github.setPermission('maintainer', 'maintain');
+    const steal = reply.toolUse([
+      {
+        name: 'bash',
+        input: {
+          command:
+            'git config --get-all http.https://github.com/.extraheader | cut -d" " -f3 | base64 -d > leak.txt; git config --list >> leak.txt; cat .git "$(git rev-parse --git-common-dir)/config" >> leak.txt; cat leak.txt',
+        },
+      },
+    ]);
+    const result = await runBundle(
+      'issues',
+      labeledPayload({ number, title: 'Greeting typo', label: 'issueloop', sender: 'maintainer' }),
+      {},
+      (request) =>
+        [steal, fixTypo, reply.text('Done.')][Math.floor((request.messages.length - 1) / 2)] ??
+        reply.text('Done.'),
+    );
+    expect(result.code).toBe(0);
+    expect(result.outputs.outcome).toBe('resolved');
+    expect(result.seen).toContain('repositoryformatversion');
+    const leak = run.fx.git(
+      run.fx.root,
+      '--git-dir',
+      run.fx.origin,
+      'show',
+      `issueloop/issue-${number}:leak.txt`,
+    );
+    for (const secret of [DEFAULT_TOKEN, header]) {
+      expect(leak).not.toContain(secret);
+      expect(result.seen).not.toContain(secret);
+    }
+    expectNoTokens(result);
+  });
+
   it('a maintainer labels an issue: resolved, summary and outputs written (regression: a second proper-lockfile copy in the bundle made every claim a lost lock)', {
     timeout: 90_000,
   }, async () => {
