@@ -37,7 +37,14 @@ try {
   const signal = new AbortController().signal;
   const time = async (command, sandbox) => {
     const started = performance.now();
-    const result = await runShell(command, { cwd: worktree, env, timeoutMs: 30_000, maxOutputChars: 10_000, signal, sandbox });
+    const result = await runShell(command, {
+      cwd: worktree,
+      env,
+      timeoutMs: 30_000,
+      maxOutputChars: 10_000,
+      signal,
+      sandbox,
+    });
     if (result.exitCode !== 0) throw new Error(`${command} failed: ${result.output}`);
     return performance.now() - started;
   };
