@@ -109,6 +109,56 @@ describe('the built issueloop binary', () => {
     expect(result.stdout).toMatch(/0 warnings, 0 failures\n$/);
   });
 
+  it('doctor starts a real sandbox and says so', async () => {
+    const result = await runBuiltCli(['doctor'], { cwd: dir, env: { GITHUB_API_URL: github.url } });
+    expect(result.stdout).toMatch(/ok\s+sandbox\s+\S*bwrap started a sandbox \(own PID namespace/);
+  });
+
+  describe('without bubblewrap on PATH', () => {
+    let path: string;
+    beforeAll(async () => {
+      // git and node, and nothing else: no bwrap.
+      const bin = join(dir, 'bin-without-bwrap');
+      await mkdir(bin, { recursive: true });
+      await symlink('/usr/bin/git', join(bin, 'git'));
+      path = `${bin}:${dirname(process.execPath)}`;
+    });
+
+    it('doctor fails the sandbox check with the install command', async () => {
+      const result = await runBuiltCli(['doctor'], {
+        cwd: dir,
+        env: { PATH: path, GITHUB_API_URL: github.url },
+      });
+      expect(result.stdout).toMatch(/fail\s+sandbox\s+bubblewrap \(bwrap\) is not installed or not on PATH/);
+      expect(result.stdout).toContain('apt-get install bubblewrap');
+      expect(result.code).toBe(1);
+    });
+
+    it('run refuses to start unsandboxed: exit 2 naming the fix and the way out', async () => {
+      const checkout = join(dir, 'checkout-for-run');
+      await promisify(execFile)('git', ['init', '-q', checkout]);
+      const result = await runBuiltCli(['run', '--once', '--repo', 'acme/widgets'], {
+        cwd: checkout,
+        env: { PATH: path, GITHUB_TOKEN, ANTHROPIC_API_KEY, GITHUB_API_URL: github.url },
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('the sandbox cannot start: bubblewrap (bwrap) is not installed');
+      expect(result.stderr).toContain('apt-get install bubblewrap');
+      expect(result.stderr).toContain('sandbox.mode: none');
+      expect(result.stderr).not.toMatch(STACK_FRAME);
+    });
+
+    it('with sandbox.mode: none, doctor warns what that gives up instead', async () => {
+      const result = await runBuiltCli(['doctor', '--set', 'sandbox.mode=none'], {
+        cwd: dir,
+        env: { PATH: path, GITHUB_API_URL: github.url },
+      });
+      expect(result.stdout).toMatch(
+        /warn\s+sandbox\s+sandbox\.mode is none: the agent runs its commands unconfined/,
+      );
+    });
+  });
+
   it('doctor --json is machine-readable and token-free', async () => {
     const result = await runBuiltCli(['doctor', '--json', '--repo', 'acme/other'], {
       cwd: dir,

@@ -67,6 +67,14 @@ describe('renderTrackingComment', () => {
     expect(isTrackingComment(body)).toBe(true);
   });
 
+  it('says in every phase that the session ran unsandboxed when sandbox.mode is none, and nothing otherwise', () => {
+    const row = "| Sandbox | **none**: the agent's commands ran unconfined (`sandbox.mode: none`) |";
+    for (const phase of ['working', 'review', 'failed'] as const) {
+      expect(renderTrackingComment(view({ phase, unsandboxed: true }), keep).split('\n')).toContain(row);
+    }
+    expect(renderTrackingComment(view(), keep)).not.toContain('Sandbox');
+  });
+
   it('lists failures newest first inside <details>, and none when there are none', () => {
     const body = renderTrackingComment(view(), keep);
     expect(body).toContain('<details>');
