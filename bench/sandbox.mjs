@@ -11,6 +11,7 @@ requireDist('sandbox', 'agent/exec/sandbox-host.js');
 const { probeSandbox } = await import('../dist/agent/exec/probe.js');
 const { createSandboxHost } = await import('../dist/agent/exec/sandbox-host.js');
 const { UNSANDBOXED } = await import('../dist/agent/exec/sandbox.js');
+const { startDomainProxy } = await import('../dist/agent/exec/domain-proxy.js');
 const { runShell } = await import('../dist/agent/tools/run-shell.js');
 const { worktreeGitDirs, writeCleanConfig } = await import('../dist/session/git/worktree-view.js');
 
@@ -33,6 +34,17 @@ try {
   await writeCleanConfig(dirs, cleanConfig);
   const host = createSandboxHost({ mode: 'os', network: 'none', read_only: [] }, probe.facts);
   const sandboxed = host.forWorktree({ worktree, git: dirs, cleanConfig }).commands;
+  // sandbox.allow_domains: the same sandbox with the proxy's bridge started before each command.
+  const proxy = await startDomainProxy({ allow: ['registry.npmjs.org'] });
+  const proxied = createSandboxHost(
+    { mode: 'os', network: 'none', read_only: [] },
+    probe.facts,
+    proxy,
+  ).forWorktree({
+    worktree,
+    git: dirs,
+    cleanConfig,
+  }).commands;
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' };
   const signal = new AbortController().signal;
   const time = async (command, sandbox) => {
@@ -53,17 +65,22 @@ try {
   for (const command of ['true', 'git status --short', 'node -e 0']) {
     const plain = [];
     const boxed = [];
-    await time(command, sandboxed); // warm the page cache for both sides
+    const viaProxy = [];
+    await time(command, sandboxed); // warm the page cache for every side
+    await time(command, proxied);
     for (let i = 0; i < RUNS; i++) {
       plain.push(await time(command, UNSANDBOXED));
       boxed.push(await time(command, sandboxed));
+      viaProxy.push(await time(command, proxied));
     }
     const p = median(plain);
     const b = median(boxed);
+    const x = median(viaProxy);
     console.log(
-      `  ${command.padEnd(20)} unsandboxed ${p.toFixed(1).padStart(6)} ms   sandboxed ${b.toFixed(1).padStart(6)} ms   +${(b - p).toFixed(1)} ms   ratio ${(b / p).toFixed(2)}x`,
+      `  ${command.padEnd(20)} unsandboxed ${p.toFixed(1).padStart(6)} ms   sandboxed ${b.toFixed(1).padStart(6)} ms (+${(b - p).toFixed(1)}, ${(b / p).toFixed(2)}x)   with allow_domains ${x.toFixed(1).padStart(6)} ms (+${(x - p).toFixed(1)}, ${(x / p).toFixed(2)}x)`,
     );
   }
+  await proxy.close();
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -1,3 +1,6 @@
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { startDomainProxy } from '../agent/exec/domain-proxy.js';
 import { probeSandbox } from '../agent/exec/probe.js';
 import { createSandboxHost, type SandboxHost, UNSANDBOXED_HOST } from '../agent/exec/sandbox-host.js';
 import type { Config } from '../config/schema.js';
@@ -24,5 +27,14 @@ export async function openSandbox(config: Config, env: Env, log: Log): Promise<S
       `the sandbox cannot start: ${probe.problem}. Fix: ${probe.fix}. (Or set sandbox.mode: none to run the agent unsandboxed; see the README's "Security model".)`,
     );
   }
-  return createSandboxHost(config.sandbox, probe.facts);
+  const { allow_domains: allow, network } = config.sandbox;
+  if (allow.length === 0 || network === 'full') return createSandboxHost(config.sandbox, probe.facts);
+  const proxy = await startDomainProxy({
+    allow,
+    onDenied: (host) =>
+      log.warn({ host }, `sandbox: a command asked for ${host}, which is not in sandbox.allow_domains`),
+  });
+  // The proxy does not keep the process alive; its socket goes with the process.
+  process.once('exit', () => rmSync(dirname(proxy.socket), { recursive: true, force: true }));
+  return createSandboxHost(config.sandbox, probe.facts, proxy);
 }

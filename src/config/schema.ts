@@ -180,6 +180,20 @@ const SandboxSchema = z.strictObject({
   network: z.enum(['none', 'full']).default('none'),
   /** More directories shown read-only inside (a toolchain that is not on PATH). */
   read_only: z.array(absolutePath).default([]),
+  /**
+   * With `network: none`, hosts the bash tool and verify may still reach (through issueloop's
+   * proxy): `registry.npmjs.org`, or `*.example.com` for its subdomains.
+   */
+  allow_domains: z
+    .array(
+      z
+        .string()
+        .regex(
+          /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i,
+          'expected a host name such as registry.npmjs.org or *.example.com',
+        ),
+    )
+    .default([]),
 });
 
 export const ConfigSchema = z.strictObject({

@@ -10,6 +10,8 @@ export interface SandboxSettings {
   network: 'none' | 'full';
   /** More directories shown read-only (a toolchain outside PATH). */
   read_only: readonly string[];
+  /** With `network: none`, the hosts the commands may still reach, through the harness's proxy. */
+  allow_domains?: readonly string[];
 }
 
 /** A worktree as the harness prepared it before the agent started: its git dirs and clean config. */
@@ -57,7 +59,11 @@ export const UNSANDBOXED_HOST: SandboxHost = Object.freeze({
 });
 
 /** bubblewrap around everything the agent runs; `facts` come from a probe that passed (probe.ts). */
-export function createSandboxHost(settings: SandboxSettings, facts: HostFacts): SandboxHost {
+export function createSandboxHost(
+  settings: SandboxSettings,
+  facts: HostFacts,
+  proxy?: { socket: string; bridge: string },
+): SandboxHost {
   if (settings.mode === 'none') return UNSANDBOXED_HOST;
   return {
     mode: 'os',
@@ -69,8 +75,9 @@ export function createSandboxHost(settings: SandboxSettings, facts: HostFacts): 
         extraMounts,
         network,
       });
+      const viaProxy = settings.network === 'none' && proxy ? { proxy } : {};
       return {
-        commands: createBwrapSandbox(scope(settings.network), facts),
+        commands: createBwrapSandbox({ ...scope(settings.network), ...viaProxy }, facts),
         setup: createBwrapSandbox(scope('full'), facts),
         claude: ({ home, homeBinds, readOnly }) =>
           createBwrapSandbox(

