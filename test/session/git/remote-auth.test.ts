@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { resolveOrigin } from '../../../src/cli/open-run.js';
+import { createRedactor } from '../../../src/core/redact.js';
+import { tokenAuthEnv } from '../../../src/session/git/remote.js';
+import { useSessionRepo } from './git-fixture.js';
+
+const TOKEN = 'ghs_remoteAuthToken0123456789abcdefghijk';
+const repo = useSessionRepo({ 'a.txt': 'a\n' });
+const redact = createRedactor([TOKEN]);
+
+describe('the credentials of a push', () => {
+  it("go to git as an extraheader through GIT_CONFIG_* variables, resetting the checkout's own first", () => {
+    const env = tokenAuthEnv('https://github.com/acme/widgets.git', TOKEN);
+    expect(env).toEqual({
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'http.https://github.com/.extraheader',
+      GIT_CONFIG_VALUE_0: '',
+      GIT_CONFIG_KEY_1: 'http.https://github.com/.extraheader',
+      GIT_CONFIG_VALUE_1: `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`,
+    });
+    expect(tokenAuthEnv('git@github.com:acme/widgets.git', TOKEN)).toEqual({});
+    expect(tokenAuthEnv('https://github.com/acme/widgets.git', undefined)).toEqual({});
+  });
+
+  it("are given for GitHub's host only: never to another host origin names", async () => {
+    const set = (url: string) => repo.fx.git(repo.fx.checkout, 'remote', 'set-url', 'origin', url);
+    set('https://github.com/acme/widgets.git');
+    const github = await resolveOrigin(repo.fx.checkout, { ...repo.fx.env, GITHUB_TOKEN: TOKEN }, redact);
+    expect(github).toMatchObject({ name: 'origin', url: 'https://github.com/acme/widgets.git' });
+    expect(JSON.stringify(github.env)).toContain(Buffer.from(`x-access-token:${TOKEN}`).toString('base64'));
+
+    set('https://gitlab.example/acme/widgets.git');
+    const elsewhere = await resolveOrigin(repo.fx.checkout, { ...repo.fx.env, GITHUB_TOKEN: TOKEN }, redact);
+    expect(JSON.stringify(elsewhere)).not.toContain(
+      Buffer.from(`x-access-token:${TOKEN}`).toString('base64'),
+    );
+
+    set('https://ghe.example/acme/widgets.git');
+    const enterprise = await resolveOrigin(
+      repo.fx.checkout,
+      { ...repo.fx.env, GITHUB_TOKEN: TOKEN, GITHUB_API_URL: 'https://ghe.example/api/v3' },
+      redact,
+    );
+    expect(enterprise.env?.GIT_CONFIG_KEY_1).toBe('http.https://ghe.example/.extraheader');
+  });
+
+  it('are resolved from remote.origin.url, never a pushurl', async () => {
+    repo.fx.git(repo.fx.checkout, 'config', 'remote.origin.pushurl', 'https://evil.example/x.git');
+    const origin = await resolveOrigin(repo.fx.checkout, repo.fx.env, redact);
+    expect(origin.url).toBe(repo.fx.origin);
+  });
+});
