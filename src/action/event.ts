@@ -1,3 +1,4 @@
+import { sanitizeIssueTitle } from '../github/issue-title.js';
 import type { ActionMode } from './inputs.js';
 
 /**
@@ -52,7 +53,8 @@ function issueDecision(payload: LabeledPayload, label: string): Decision {
   return {
     kind: 'issue',
     issue: number,
-    title: typeof payload.issue?.title === 'string' ? payload.issue.title : '',
+    // The payload's title names the log group: sanitised like every title read through the API.
+    title: typeof payload.issue?.title === 'string' ? sanitizeIssueTitle(payload.issue.title) : '',
     actor: { login, type: typeof payload.sender?.type === 'string' ? payload.sender.type : 'User' },
   };
 }

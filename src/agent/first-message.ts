@@ -1,5 +1,6 @@
 export interface FirstMessageInputs {
   number: number;
+  /** Already sanitised ([github] sanitizeIssueTitle, where the issue enters): one clean line. */
   title: string;
   /** Already sanitised ([github] sanitizeIssueText): comments, invisible characters removed. */
   body: string;

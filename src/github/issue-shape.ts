@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sanitizeIssueTitle } from './issue-title.js';
 
 /**
  * The fields of a GitHub issue issueloop works with, read from REST answers and webhook payloads
@@ -9,7 +10,16 @@ export const WRITE_ASSOCIATIONS = ['OWNER', 'MEMBER', 'COLLABORATOR'] as const;
 export interface BacklogIssue {
   number: number;
   nodeId: string;
+  /**
+   * Sanitised where the issue enters (`sanitizeIssueTitle`): one clean line, so every consumer —
+   * the model, the pull request, the commit, logs and summaries — gets the same safe text. Nothing
+   * needs the raw title: trust comes from who labelled and who edited, not from the text.
+   */
   title: string;
+  /**
+   * Raw: the `<!-- boot: -->` directive is read from it. The session sanitises it
+   * (`sanitizeIssueText`) where it becomes the model's first message, its one consumer.
+   */
   body: string;
   labels: string[];
   author: string;
@@ -41,7 +51,7 @@ export function toBacklogIssue(raw: unknown): BacklogIssue {
   return {
     number: issue.number,
     nodeId: issue.node_id,
-    title: issue.title,
+    title: sanitizeIssueTitle(issue.title),
     body: issue.body ?? '',
     labels: issue.labels.map((l) => (typeof l === 'string' ? l : l.name)),
     // A deleted account shows as null; GitHub renders it as "ghost".

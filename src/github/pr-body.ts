@@ -1,11 +1,13 @@
+import { sanitizeIssueTitle } from './issue-title.js';
 import { clip, oneLine } from './text-limits.js';
 
 /**
- * Title and body of the draft pull request issueloop opens for an issue. The summary, the verify
+ * Title and body of the draft pull request issueloop opens for an issue, and its commit message. The
+ * issue title is untrusted (anyone who can open an issue wrote it). The summary, the verify
  * output, the command and the file names are untrusted (the agent wrote or caused them, and the
  * agent read the issue), so all of them are redacted, and nothing in them may close another issue,
  * ping anyone, hide the rest of the body behind an HTML comment, or break out of its code block. The
- * one closing keyword in the body is ours.
+ * one closing keyword in the body and in the commit message is ours.
  */
 
 /** Marks a pull request body as issueloop's. */
@@ -42,16 +44,27 @@ type Redact = (text: string) => string;
 
 /**
  * GitHub's closing keywords followed by an issue reference: `#12`, `owner/repo#12`, `GH-12`, or an
- * issue URL. Each part is unambiguous, so matching stays linear.
+ * issue URL on any host (GitHub Enterprise has its own). Each part is unambiguous, so matching stays
+ * linear.
  */
 const CLOSING_REFERENCE =
-  /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*(?::\s*)?)((?:[\w.-]+\/[\w.-]+)?#\d+|GH-\d+|https?:\/\/github\.com\/[\w.-]+\/[\w.-]+\/(?:issues|pull)\/\d+)/gi;
+  /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*(?::\s*)?)((?:[\w.-]+\/[\w.-]+)?#\d+|GH-\d+|https?:\/\/[^\s/]+\/[\w.-]+\/[\w.-]+\/(?:issues|pull)\/\d+)/gi;
 // `@user` and `@org/team` notify; in a code span they do not.
 const MENTION = /(^|[^\w`])@([A-Za-z0-9][A-Za-z0-9-]*(?:\/[A-Za-z0-9][\w.-]*)?)/g;
 
+/**
+ * `Fix #<n>: <title>`. The title is sanitised again (this must hold whoever passes it) and cannot
+ * close another issue: a squash merge makes the pull request title the commit subject on the default
+ * branch, where a closing keyword acts.
+ */
 export function renderPullRequestTitle(issue: { number: number; title: string }): string {
-  const title = oneLine(issue.title);
+  const title = neutraliseClosingKeywords(sanitizeIssueTitle(issue.title));
   return clip(`Fix #${issueNumber(issue.number)}${title === '' ? '' : `: ${title}`}`, MAX_TITLE);
+}
+
+/** The session's commit: the pull request title as subject, then `Closes #<n>`, the only closing reference. */
+export function renderCommitMessage(issue: { number: number; title: string }): string {
+  return `${renderPullRequestTitle(issue)}\n\nCloses #${issueNumber(issue.number)}\n`;
 }
 
 export function renderPullRequestBody(report: PullRequestReport, redact: Redact): string {

@@ -30,23 +30,23 @@ export interface IssueSourceOptions {
   clock: { now(): number };
 }
 
-/** Trust for the issues a round could claim (leased, needs-human and resolved ones cost nothing). */
+/**
+ * Trust for the issues a round could claim (leased, needs-human and resolved ones cost nothing): the
+ * label gate per issue, then one GraphQL query for the body edits of those a label vouched for.
+ */
 export async function readTrust(
   ctx: Pick<IssueSourceOptions, 'github'>,
   backlog: Backlog,
   claims: ReadonlyMap<number, ClaimView>,
   now: number,
-) {
-  const gate = ctx.github.trustGate();
-  const trust = new Map<number, TrustDecision>();
-  for (const issue of backlog.issues) {
+): Promise<Map<number, TrustDecision>> {
+  const open = backlog.issues.filter((issue) => {
     const claim = claims.get(issue.number);
     // Leased and needs-human issues are skipped anyway: their trust costs requests for nothing.
-    if (claim?.needs_human || claim?.last_outcome === 'resolved') continue;
-    if (claim?.lease && Date.parse(claim.lease.expires_at) > now) continue;
-    trust.set(issue.number, await gate.check(issue));
-  }
-  return trust;
+    if (claim?.needs_human || claim?.last_outcome === 'resolved') return false;
+    return !(claim?.lease && Date.parse(claim.lease.expires_at) > now);
+  });
+  return ctx.github.trustGate().checkAll(open);
 }
 
 /**
@@ -58,6 +58,8 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
   const { github, config } = options;
   /** Issues whose tracking comment was read this run: their history is known. */
   const historyChecked = new Set<number>();
+  /** The untrusted reasons already in the ledger, so a reason is recorded once, not every round. */
+  const untrustedLogged = new Map<number, string>();
 
   return {
     list: async () => (await github.listBacklog()).issues,
@@ -66,6 +68,11 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
       const backlog = { issues: [...issues] } as Backlog;
       let claims = initial;
       const trust = await readTrust(options, backlog, claims, round.now);
+      for (const [issue, decision] of trust) {
+        if (decision.trusted || untrustedLogged.get(issue) === decision.reason) continue;
+        untrustedLogged.set(issue, decision.reason);
+        await round.ledger.append('untrusted', { round: round.round, issue, reason: decision.reason });
+      }
       let plan = planRound({ issues, claims, trust, now: round.now });
       const unread = new Set<number>();
       // Imported history can only add records, so the trust read above still covers every candidate.

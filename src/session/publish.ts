@@ -1,6 +1,6 @@
 import type { Redactor } from '../core/redact.js';
 import type { GitHubAdapter } from '../github/adapter.js';
-import { renderPullRequestBody, renderPullRequestTitle } from '../github/pr-body.js';
+import { renderCommitMessage, renderPullRequestBody, renderPullRequestTitle } from '../github/pr-body.js';
 import { issueBranch } from '../github/pulls.js';
 import { commitAll, type GitOptions, pushBranch, remoteBranchSha } from './git/index.js';
 import type { RemoteRef } from './git/remote.js';
@@ -40,7 +40,7 @@ export async function publish(
   const title = renderPullRequestTitle(input.issue);
   const commit = await commitAll(
     input.worktree,
-    { message: `${title}\n\nCloses #${input.issue.number}`, author: input.author },
+    { message: renderCommitMessage(input.issue), author: input.author },
     git,
   );
   if (commit === undefined) throw new ReadBackError('nothing to commit');

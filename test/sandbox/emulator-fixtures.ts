@@ -1,4 +1,5 @@
 import { Octokit } from '@octokit/rest';
+import { ISSUE_BODY_EDITS } from '../../src/github/issue-edits.js';
 import {
   createGitHubEmulator,
   DEFAULT_TOKEN,
@@ -18,6 +19,7 @@ export const DOCUMENTS = {
   AddItem: `mutation AddItem($project:ID!,$content:ID!){ addProjectV2ItemById(input:{projectId:$project, contentId:$content}){ item { id } } }`,
   SetStatus: `mutation SetStatus($project:ID!,$item:ID!,$field:ID!,$option:String!){ updateProjectV2ItemFieldValue(input:{projectId:$project, itemId:$item, fieldId:$field, value:{singleSelectOptionId:$option}}){ projectV2Item { id } } }`,
   CreateProject: `mutation CreateProject($owner:ID!,$title:String!){ createProjectV2(input:{ownerId:$owner, title:$title}){ projectV2 { id number title url } } }`,
+  IssueBodyEdits: ISSUE_BODY_EDITS,
   SetStatusOptions: `mutation SetStatusOptions($field:ID!,$options:[ProjectV2SingleSelectFieldOptionInput!]!){ updateProjectV2Field(input:{fieldId:$field, singleSelectOptions:$options}){ projectV2Field { ... on ProjectV2SingleSelectField { id name options { id name } } } } }`,
 } as const;
 

@@ -245,6 +245,7 @@ describe('issue updates', () => {
     await call(emulator, 'PATCH', `${REPO}/issues/${n}`, { body: { state: 'open' } });
     expect(emulator.issue(n)).toMatchObject({ state: 'open', state_reason: 'reopened', closed_at: null });
     const events = await call<Array<{ event: string }>>(emulator, 'GET', `${REPO}/issues/${n}/events`);
-    expect(events.json.map((e) => e.event)).toEqual(['closed', 'reopened']);
+    // The new title is a `renamed` event, as on GitHub.
+    expect(events.json.map((e) => e.event)).toEqual(['renamed', 'closed', 'reopened']);
   });
 });

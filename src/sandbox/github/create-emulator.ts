@@ -18,7 +18,7 @@ export const DEFAULT_LOGIN = 'issueloop-bot';
 const DEFAULT_LIMIT = 5000;
 
 /**
- * An in-process GitHub for one repository: the REST routes and the Projects v2 GraphQL subset that
+ * An in-process GitHub for one repository: the REST routes and the GraphQL subset (Projects v2, who last edited an issue) that
  * issueloop uses, with GitHub's shapes, ETags, pagination, rate limits and error bodies. Everything
  * is deterministic given `now`, so tests can assert exact request logs.
  */
@@ -88,6 +88,8 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
       return issue.number;
     },
     labelIssue: (number, label, actor) => void store.labelIssue(requireIssue(number), label, actor),
+    unlabelIssue: (number, label, actor) => void store.unlabelIssue(requireIssue(number), label, actor),
+    editIssue: (number, changes, actor) => store.editIssue(requireIssue(number), changes, actor),
     addComment(number, { author, body, authorAssociation }) {
       const comment = createComment(store, requireIssue(number).number, author, body, authorAssociation);
       if (!comment) throw new Error(`emulator: no issue #${number}`);

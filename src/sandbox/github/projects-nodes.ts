@@ -109,8 +109,20 @@ export function itemNode(ctx: GraphqlContext, project: ProjectRecord, item: Item
   };
 }
 
+/** A user, organization or GitHub App bot as an `Actor` (an editor, say). */
+export function actorNode(ctx: GraphqlContext, user: UserRecord) {
+  if (user.type !== 'Bot') return ownerNode(ctx, user);
+  return {
+    __typename: 'Bot',
+    id: user.nodeId,
+    login: user.login,
+    url: `${ctx.html}/apps/${user.login.replace(/\[bot\]$/, '')}`,
+  };
+}
+
 export function contentNode(ctx: GraphqlContext, issue: IssueRecord) {
   const { owner, repo } = ctx.store;
+  const editor = issue.editor === undefined ? undefined : ctx.store.findUser(issue.editor);
   return {
     __typename: issue.pull ? 'PullRequest' : 'Issue',
     id: issue.nodeId,
@@ -118,5 +130,7 @@ export function contentNode(ctx: GraphqlContext, issue: IssueRecord) {
     title: issue.title,
     url: `${ctx.html}/${owner.login}/${repo.name}/${issue.pull ? 'pull' : 'issues'}/${issue.number}`,
     state: issue.state === 'open' ? 'OPEN' : 'CLOSED',
+    lastEditedAt: issue.lastEditedAt ?? null,
+    editor: () => (editor ? actorNode(ctx, editor) : null),
   };
 }

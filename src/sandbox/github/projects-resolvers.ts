@@ -45,6 +45,15 @@ export function createRootValue(ctx: GraphqlContext) {
   };
   return {
     node: ({ id }: { id: string }) => lookupNode(ctx, id),
+    // Like GitHub: an id that resolves to nothing is null in the list, with a NOT_FOUND error at its path.
+    nodes: ({ ids }: { ids: string[] }) =>
+      ids.map((id) => {
+        try {
+          return lookupNode(ctx, id);
+        } catch (error) {
+          return error;
+        }
+      }),
     repositoryOwner: ({ login }: { login: string }) =>
       ownerOfType(login, 'Organization') ?? ownerOfType(login, 'User') ?? null,
     organization: ({ login }: { login: string }) => {

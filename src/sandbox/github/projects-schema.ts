@@ -2,7 +2,7 @@ import { buildSchema, type GraphQLSchema } from 'graphql';
 
 /**
  * The part of GitHub's GraphQL schema the emulator serves: Projects v2 boards, their owners and the
- * issues on them. Every type, field and argument here exists in GitHub's published schema with the
+ * issues on them, and who last edited an issue's body (`nodes(ids:)`, `Issue.lastEditedAt`, `editor`). Every type, field and argument here exists in GitHub's published schema with the
  * same type (test/sandbox/projects-schema.test.ts holds it to that), so a document that validates
  * here validates against GitHub too. Arguments GitHub has but the emulator does not implement are
  * left out rather than silently ignored.
@@ -13,6 +13,11 @@ scalar DateTime
 
 interface Node {
   id: ID!
+}
+
+interface Actor {
+  login: String!
+  url: URI!
 }
 
 interface RepositoryOwner {
@@ -27,7 +32,7 @@ interface ProjectV2Owner {
   projectsV2(after: String, first: Int, query: String): ProjectV2Connection!
 }
 
-type Organization implements Node & RepositoryOwner & ProjectV2Owner {
+type Organization implements Node & Actor & RepositoryOwner & ProjectV2Owner {
   id: ID!
   login: String!
   url: URI!
@@ -35,12 +40,18 @@ type Organization implements Node & RepositoryOwner & ProjectV2Owner {
   projectsV2(after: String, first: Int, query: String): ProjectV2Connection!
 }
 
-type User implements Node & RepositoryOwner & ProjectV2Owner {
+type User implements Node & Actor & RepositoryOwner & ProjectV2Owner {
   id: ID!
   login: String!
   url: URI!
   projectV2(number: Int!): ProjectV2
   projectsV2(after: String, first: Int, query: String): ProjectV2Connection!
+}
+
+type Bot implements Node & Actor {
+  id: ID!
+  login: String!
+  url: URI!
 }
 
 type PageInfo {
@@ -153,6 +164,8 @@ type Issue implements Node {
   title: String!
   url: URI!
   state: IssueState!
+  lastEditedAt: DateTime
+  editor: Actor
 }
 
 type PullRequest implements Node {
@@ -165,6 +178,7 @@ type PullRequest implements Node {
 
 type Query {
   node(id: ID!): Node
+  nodes(ids: [ID!]!): [Node]!
   organization(login: String!): Organization
   repositoryOwner(login: String!): RepositoryOwner
   user(login: String!): User

@@ -46,6 +46,9 @@ export interface IssueRecord {
   createdAt: string;
   updatedAt: string;
   closedAt: string | null;
+  /** The last edit of the body (GraphQL `lastEditedAt`, `editor`); a title change is a `renamed` event instead. */
+  lastEditedAt?: string;
+  editor?: string;
   pull?: PullRecord;
 }
 
@@ -67,6 +70,7 @@ export interface EventRecord {
   event: 'labeled' | 'unlabeled' | 'closed' | 'reopened' | 'renamed';
   actor: string;
   label?: { name: string; color: string };
+  rename?: { from: string; to: string };
   createdAt: string;
 }
 

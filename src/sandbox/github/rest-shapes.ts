@@ -98,4 +98,6 @@ export interface EventJson {
   commit_url: null;
   created_at: string;
   label?: { name: string; color: string };
+  /** `renamed` events: the title before and after. */
+  rename?: { from: string; to: string };
 }

@@ -70,14 +70,13 @@ function updateIssue(ctx: RouteContext): Reply {
   if (title !== undefined && title.trim() === '') {
     return validationFailed([{ resource: 'Issue', code: 'missing_field', field: 'title' }]);
   }
-  if (title !== undefined && title !== issue.title) {
-    issue.title = title;
-    issue.updatedAt = ctx.store.timestamp();
-  }
-  if ('body' in body && (typeof body.body === 'string' || body.body === null) && body.body !== issue.body) {
-    issue.body = body.body;
-    issue.updatedAt = ctx.store.timestamp();
-  }
+  const newBody =
+    'body' in body && (typeof body.body === 'string' || body.body === null) ? body.body : undefined;
+  ctx.store.editIssue(
+    issue,
+    { ...(title !== undefined ? { title } : {}), ...(newBody !== undefined ? { body: newBody } : {}) },
+    ctx.token.login,
+  );
   if (state !== undefined) {
     ctx.store.setIssueState(issue, state, ctx.token.login, stringField(body, 'state_reason'));
   }

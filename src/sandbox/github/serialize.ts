@@ -150,5 +150,6 @@ export function eventJson(store: Store, event: EventRecord, urls: Urls): EventJs
     commit_url: null,
     created_at: event.createdAt,
     ...(event.label ? { label: event.label } : {}),
+    ...(event.rename ? { rename: event.rename } : {}),
   };
 }

@@ -45,6 +45,11 @@ export interface Store {
   /** Adds a label (creating it on the repository like GitHub does); false when already there. */
   labelIssue(issue: IssueRecord, name: string, actor: string, at?: string): boolean;
   unlabelIssue(issue: IssueRecord, name: string, actor: string): boolean;
+  /**
+   * Edits as GitHub records them: a new title is a `renamed` event by `actor`; a new body sets the
+   * issue's `lastEditedAt` and `editor`. Either moves `updated_at`.
+   */
+  editIssue(issue: IssueRecord, changes: { title?: string; body?: string | null }, actor: string): void;
   setIssueState(issue: IssueRecord, state: 'open' | 'closed', actor: string, reason?: string): void;
   issueByNodeId(nodeId: string): IssueRecord | undefined;
 }
@@ -119,7 +124,7 @@ export function createStore(options: StoreOptions): Store {
     issue: IssueRecord,
     event: EventRecord['event'],
     actor: string,
-    extra: Pick<EventRecord, 'label'> & { createdAt?: string } = {},
+    extra: Pick<EventRecord, 'label' | 'rename'> & { createdAt?: string } = {},
   ) {
     const id = ids.next('event');
     events.push({
@@ -129,6 +134,7 @@ export function createStore(options: StoreOptions): Store {
       event,
       actor: ensureUser(actor).login,
       ...(extra.label ? { label: extra.label } : {}),
+      ...(extra.rename ? { rename: extra.rename } : {}),
       createdAt: extra.createdAt ?? timestamp(),
     });
   }
@@ -203,6 +209,20 @@ export function createStore(options: StoreOptions): Store {
       recordEvent(issue, 'unlabeled', actor, { label: { name: label.name, color: label.color } });
       issue.updatedAt = timestamp();
       return true;
+    },
+    editIssue(issue, changes, actor) {
+      const editor = ensureUser(actor).login;
+      if (changes.title !== undefined && changes.title !== issue.title) {
+        recordEvent(issue, 'renamed', editor, { rename: { from: issue.title, to: changes.title } });
+        issue.title = changes.title;
+        issue.updatedAt = timestamp();
+      }
+      if (changes.body !== undefined && changes.body !== issue.body) {
+        issue.body = changes.body;
+        issue.updatedAt = timestamp();
+        issue.lastEditedAt = issue.updatedAt;
+        issue.editor = editor;
+      }
     },
     setIssueState(issue, state, actor, reason) {
       if (issue.state === state) return;

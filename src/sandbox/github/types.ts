@@ -112,6 +112,9 @@ export interface GitHubEmulator {
   addLabel(name: string, color?: string): void;
   addIssue(issue: SeedIssue): number;
   labelIssue(number: number, label: string, actor: string): void;
+  unlabelIssue(number: number, label: string, actor: string): void;
+  /** As `actor` would through the web or the API: a title change is a `renamed` event, a body change sets `editor`. */
+  editIssue(number: number, changes: { title?: string; body?: string }, actor: string): void;
   addComment(number: number, comment: SeedComment): number;
   addProject(project: SeedProject): { id: string; number: number };
 
