@@ -47,17 +47,19 @@ afterAll(() => {
 });
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' };
-async function inSandbox(command: string, which: keyof Omit<WorktreeSandboxes, 'claude'> = 'commands') {
-  const result = await runShell(command, {
+/** One command in the worktree, in `sandbox` (by default the agent's commands' one). */
+function runIn(command: string, sandbox: WorktreeSandboxes['commands']) {
+  return runShell(command, {
     cwd: worktree,
     env,
     timeoutMs: 20_000,
     maxOutputChars: 50_000,
     signal: new AbortController().signal,
-    sandbox: sandboxes[which],
+    sandbox,
   });
-  return result;
 }
+const inSandbox = (command: string, which: 'commands' | 'setup' = 'commands') =>
+  runIn(command, sandboxes[which]);
 
 describe("the sandbox around the agent's commands (real bubblewrap)", () => {
   it('has its own PID namespace: no process of the harness, nor its environment, is visible', async () => {
@@ -180,14 +182,7 @@ describe('sandbox.allow_domains: the listed hosts through the harness proxy, not
 
   const fetchIn = async (url: string) => {
     const script = `fetch(${JSON.stringify(url)}).then(async (r) => console.log(r.status, await r.text())).catch((e) => console.log('failed', e.cause?.code ?? e.message))`;
-    return runShell(`node -e ${JSON.stringify(script)}`, {
-      cwd: worktree,
-      env,
-      timeoutMs: 20_000,
-      maxOutputChars: 10_000,
-      signal: new AbortController().signal,
-      sandbox: commands,
-    });
+    return runIn(`node -e ${JSON.stringify(script)}`, commands);
   };
 
   it('reaches an allowed host and its allowed subdomains', async () => {
@@ -208,16 +203,9 @@ describe('sandbox.allow_domains: the listed hosts through the harness proxy, not
   });
 
   it('cannot go around the proxy: the host itself is not reachable from inside', async () => {
-    const direct = await runShell(
+    const direct = await runIn(
       `NO_PROXY='*' node -e "fetch('http://127.0.0.1:${port}/').then(()=>console.log('reached')).catch(()=>console.log('unreachable'))"`,
-      {
-        cwd: worktree,
-        env,
-        timeoutMs: 20_000,
-        maxOutputChars: 10_000,
-        signal: new AbortController().signal,
-        sandbox: commands,
-      },
+      commands,
     );
     expect(direct.output.trim()).toBe('unreachable');
   });
