@@ -13,7 +13,7 @@ const { createSandboxHost } = await import('../dist/agent/exec/sandbox-host.js')
 const { UNSANDBOXED } = await import('../dist/agent/exec/sandbox.js');
 const { startDomainProxy } = await import('../dist/agent/exec/domain-proxy.js');
 const { runShell } = await import('../dist/agent/tools/run-shell.js');
-const { worktreeGitDirs, writeCleanConfig } = await import('../dist/session/git/worktree-view.js');
+const { worktreeGitDirs, writeAgentGitDir } = await import('../dist/session/git/worktree-view.js');
 
 const RUNS = Number(process.argv[2] ?? 40);
 const probe = await probeSandbox(process.env);
@@ -30,10 +30,10 @@ try {
   const worktree = join(root, 'worktrees', 'issue-1');
   git(checkout, 'worktree', 'add', '-q', '-b', 'issueloop/issue-1', worktree);
   const dirs = await worktreeGitDirs(worktree);
-  const cleanConfig = join(root, 'worktrees', '.issue-1.gitconfig');
-  await writeCleanConfig(dirs, cleanConfig);
+  const agentGitDir = join(root, 'worktrees', '.issue-1.git');
+  await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
   const host = createSandboxHost({ mode: 'os', network: 'none', read_only: [] }, probe.facts);
-  const sandboxed = host.forWorktree({ worktree, git: dirs, cleanConfig }).commands;
+  const sandboxed = host.forWorktree({ worktree, git: dirs, agentGitDir }).commands;
   // sandbox.allow_domains: the same sandbox with the proxy's bridge started before each command.
   const proxy = await startDomainProxy({ allow: ['registry.npmjs.org'] });
   const proxied = createSandboxHost(
@@ -43,7 +43,7 @@ try {
   ).forWorktree({
     worktree,
     git: dirs,
-    cleanConfig,
+    agentGitDir,
   }).commands;
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' };
   const signal = new AbortController().signal;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AgentResult } from '../agent/agent-loop.js';
 import { renderTranscript } from '../agent/compaction/transcript.js';
 import type { AgentEvent, AgentObserver, AgentTotals } from '../agent/events.js';
-import { cleanConfigPath, type SandboxHost, type WorktreeSandboxes } from '../agent/exec/sandbox-host.js';
+import { agentGitDirPath, type SandboxHost, type WorktreeSandboxes } from '../agent/exec/sandbox-host.js';
 import { scrubEnv } from '../agent/tools/scrub-env.js';
 import type { Config } from '../config/schema.js';
 import { classifyError } from '../core/classify/classify-error.js';
@@ -23,7 +23,7 @@ import {
   resetBranch,
   uncommitAgentWork,
 } from './git/index.js';
-import { inWorktree, pinHead, worktreeGitDirs, writeCleanConfig } from './git/worktree-view.js';
+import { inWorktree, pinHead, worktreeGitDirs, writeAgentGitDir } from './git/worktree-view.js';
 import type { Ledger } from './ledger.js';
 import { eventFields } from './ledger-fields.js';
 import { type Outcome, outcomeOfStop, type Productivity, productivity } from './outcome.js';
@@ -111,7 +111,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
   const started = deps.clock.now();
   const branch = work.branch;
   let worktree = join(input.worktreesDir, work.worktreeName);
-  const cleanConfig = cleanConfigPath(input.worktreesDir, work.worktreeName);
+  const agentGitDir = agentGitDirPath(input.worktreesDir, work.worktreeName);
   // The harness's git sees no credential either: a push gets its token from the remote's own env.
   const scrubbed = scrubEnv(input.env, config.redact_env);
   const git: GitOptions = { env: scrubbed, signal, redact: input.redact };
@@ -172,14 +172,14 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     const base = await work.startPoint(git);
     await addWorktree({ checkout: input.checkout, path: worktree, branch, startPoint: base }, git);
     startedAt = base;
-    // Before the agent starts, while everything in it is the harness's: the git dirs, a clean copy
-    // of the shared config for the sandbox, and a snapshot of what the agent must not change.
+    // Before the agent starts, while everything in it is the harness's: the git dirs, the agent's
+    // private git dir for the sandbox, and a snapshot of what the agent must not change.
     worktree = await realpath(worktree);
     const dirs = await worktreeGitDirs(worktree, git);
     const wtGit = inWorktree(git, dirs, worktree);
-    await writeCleanConfig(dirs, cleanConfig, git);
+    if (input.sandbox.mode === 'os') await writeAgentGitDir(dirs, branch, agentGitDir, git);
     const gitState = await snapshotGitState(dirs);
-    const sandboxes: WorktreeSandboxes = input.sandbox.forWorktree({ worktree, git: dirs, cleanConfig });
+    const sandboxes: WorktreeSandboxes = input.sandbox.forWorktree({ worktree, git: dirs, agentGitDir });
     if (config.session.setup) {
       const setup = await runVerify(config.session.setup, {
         cwd: worktree,
@@ -353,7 +353,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     return report(`error:${failure.errorClass}`, failure.message);
   } finally {
     const quiet = { env: scrubbed, redact: input.redact };
-    await rm(cleanConfig, { force: true }).catch(() => undefined);
+    await rm(agentGitDir, { recursive: true, force: true }).catch(() => undefined);
     if (!delivered && startedAt !== undefined) {
       // Commits the agent made on a failed attempt must not become the next attempt's start point.
       const at = startedAt;

@@ -138,7 +138,7 @@ describe('attacks by a scripted agent, in the sandbox (sandbox.mode: os)', () =>
     expectNoSecret(pushed('cfg.txt'));
   });
 
-  it("hooks, fsmonitor, a clean filter and a pushurl cannot be planted; the harness's git runs none of them and pushes to origin", async () => {
+  it("hooks, fsmonitor, a clean filter, a pushurl and a wiped repository stay in the agent's private git view; the harness's git runs none of them and pushes to origin", async () => {
     const attacker = join(repo.fx.root, 'attacker.git');
     repo.fx.git(repo.fx.root, 'init', '--quiet', '--bare', attacker);
     const hook = `#!/bin/sh\\nenv > ${marker}\\n`;
@@ -152,14 +152,19 @@ describe('attacks by a scripted agent, in the sandbox (sandbox.mode: os)', () =>
           'echo "* filter=evil" > .gitattributes',
           `git config remote.origin.pushurl ${attacker}`,
           `git config core.hooksPath "$PWD/evilhooks"`,
+          // Destruction: the repository's objects are read-only, the refs deleted are the view's own.
+          `rm -rf ${join(repo.fx.checkout, '.git', 'objects')}/* 2>/dev/null; git update-ref -d refs/heads/main; rm -rf "$common/refs"`,
           'echo done',
         ].join('; '),
       ),
       fix(),
       reply.text('Fixed.'),
     ]);
-    expect(seen).toContain('Read-only file system');
+    expect(seen).toContain('done');
     expect(report.outcome).toBe('resolved');
+    expect(existsSync(join(repo.fx.checkout, '.git', 'hooks', 'pre-push'))).toBe(false);
+    expect(repo.fx.git(repo.fx.checkout, 'cat-file', '-t', 'main')).toBe('commit');
+    expect(repo.fx.git(repo.fx.checkout, 'fsck', '--no-dangling')).toBe('');
     expect(existsSync(marker)).toBe(false);
     expect(repo.fx.git(repo.fx.root, '--git-dir', attacker, 'for-each-ref')).toBe('');
     expect(readFileSync(join(repo.fx.checkout, '.git', 'config'), 'utf8')).not.toMatch(

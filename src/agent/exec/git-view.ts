@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mount } from './bwrap-args.js';
 
@@ -11,14 +10,15 @@ export interface WorktreeGitDirs {
 }
 
 /**
- * Settings a worktree needs to read its repository and commit, and nothing that runs a program, sends
- * a credential or redirects a URL: no hooksPath, fsmonitor, filters, textconv, aliases, pagers,
- * editors, credential helpers, `http.*` (actions/checkout's extraheader holds the token), `url.*`,
- * `include*`, `core.sshCommand`, `remote.*.pushurl`.
+ * Settings the agent's own git needs to read the repository and commit, and nothing that runs a
+ * program, sends a credential or redirects a URL: no hooksPath, fsmonitor, filters, textconv, aliases,
+ * pagers, editors, credential helpers, `http.*` (actions/checkout's extraheader holds the token),
+ * `url.*`, `include*`, `core.sshCommand`, `remote.*.pushurl`. Of the extensions only the object
+ * format is kept: the private git dir keeps its refs in files and has no per-worktree config.
  */
 const KEPT_KEYS: readonly RegExp[] = [
-  /^core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks|autocrlf|eol|safecrlf|quotepath|checkstat|trustctime|longpaths)$/,
-  /^extensions\.[a-z]+$/,
+  /^core\.(repositoryformatversion|filemode|logallrefupdates|ignorecase|precomposeunicode|symlinks|autocrlf|eol|safecrlf|quotepath|checkstat|trustctime|longpaths)$/,
+  /^extensions\.objectformat$/,
   /^remote\.[^\n]+\.(url|fetch)$/,
   /^branch\.[^\n]+\.(remote|merge)$/,
   /^user\.(name|email)$/,
@@ -51,11 +51,12 @@ function quote(value: string): string {
 }
 
 /**
- * The clean copy of the shared config the sandbox shows in place of the real one: the kept keys only,
- * in their original order, grouped by section.
+ * The config of the agent's private git dir: the kept keys of the shared config, in their original
+ * order, grouped by section, in a repository that is not bare (its worktree is the one whose `.git`
+ * file leads to it).
  */
 export function sanitizedGitConfig(entries: ReadonlyArray<readonly [string, string]>): string {
-  const sections = new Map<string, string[]>();
+  const sections = new Map<string, string[]>([['[core]', ['\tbare = false']]]);
   for (const [rawKey, rawValue] of entries) {
     const key = rawKey.toLowerCase();
     if (!KEPT_KEYS.some((pattern) => pattern.test(key))) continue;
@@ -78,25 +79,18 @@ export function sanitizedGitConfig(entries: ReadonlyArray<readonly [string, stri
 }
 
 /**
- * The worktree's git as the sandbox shows it: the shared `.git` read-only with the clean config in
- * place of its own, the other worktrees' admin directories hidden, and writable only what a commit on
- * this worktree writes (its admin directory, objects, refs, reflogs). The admin directory's
- * `commondir` and `gitdir` pointers are pinned read-only, so the agent cannot point its git, or the
- * harness's, at a repository it made.
+ * The worktree's git as the sandbox shows it: at the path its `.git` file names (the worktree's admin
+ * directory), a private git dir the harness made for this session — the clean config, a copy of the
+ * refs and the index, its own objects borrowing the repository's through `objects/info/alternates` —
+ * and the repository's objects read-only. The shared `.git` itself (config, hooks, info, refs,
+ * reflogs, the other worktrees) is not there at all: whatever the agent does with git, commits and
+ * `rm -rf .git` included, happens in its private copy, which the harness never reads and deletes
+ * afterwards. The harness judges the worktree's files, not the agent's commits.
  */
-export function gitViewMounts(dirs: WorktreeGitDirs, cleanConfig: string): Mount[] {
-  const { common, admin } = dirs;
-  // A commit appends to logs/; git does not create it on a read-only parent.
-  mkdirSync(join(common, 'logs'), { recursive: true });
+export function gitViewMounts(dirs: WorktreeGitDirs, agentGitDir: string): Mount[] {
+  const objects = join(dirs.common, 'objects');
   return [
-    { kind: 'ro-bind', source: common, dest: common },
-    { kind: 'tmpfs', dest: join(common, 'worktrees') },
-    { kind: 'bind', source: admin, dest: admin },
-    { kind: 'ro-bind', source: join(admin, 'commondir'), dest: join(admin, 'commondir') },
-    { kind: 'ro-bind', source: join(admin, 'gitdir'), dest: join(admin, 'gitdir') },
-    { kind: 'bind', source: join(common, 'objects'), dest: join(common, 'objects') },
-    { kind: 'bind', source: join(common, 'refs'), dest: join(common, 'refs') },
-    { kind: 'bind', source: join(common, 'logs'), dest: join(common, 'logs') },
-    { kind: 'ro-bind', source: cleanConfig, dest: join(common, 'config') },
+    { kind: 'ro-bind', source: objects, dest: objects },
+    { kind: 'bind', source: agentGitDir, dest: dirs.admin },
   ];
 }

@@ -14,12 +14,12 @@ export interface SandboxSettings {
   allow_domains?: readonly string[];
 }
 
-/** A worktree as the harness prepared it before the agent started: its git dirs and clean config. */
+/** A worktree as the harness prepared it before the agent started: its git dirs and the agent's own. */
 export interface WorktreeView {
   worktree: string;
   git: WorktreeGitDirs;
-  /** A file outside the worktree with the sanitised shared config (see git-view.ts). */
-  cleanConfig: string;
+  /** The private git dir the sandbox shows at the worktree's admin directory (see git-view.ts). */
+  agentGitDir: string;
 }
 
 export interface ClaudeScope {
@@ -68,7 +68,7 @@ export function createSandboxHost(
   return {
     mode: 'os',
     forWorktree(view) {
-      const extraMounts: Mount[] = gitViewMounts(view.git, view.cleanConfig);
+      const extraMounts: Mount[] = gitViewMounts(view.git, view.agentGitDir);
       const scope = (network: 'none' | 'full') => ({
         writable: [view.worktree],
         readOnly: settings.read_only,
@@ -93,7 +93,7 @@ export function createSandboxHost(
   };
 }
 
-/** Where the clean config of a worktree's view is written: beside the worktree, never inside it. */
-export function cleanConfigPath(worktreesDir: string, worktreeName: string): string {
-  return join(worktreesDir, `.${worktreeName}.gitconfig`);
+/** Where the agent's private git dir of a worktree is made: beside the worktree, never inside it. */
+export function agentGitDirPath(worktreesDir: string, worktreeName: string): string {
+  return join(worktreesDir, `.${worktreeName}.git`);
 }

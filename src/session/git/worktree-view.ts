@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorktreeGitDirs } from '../../agent/exec/git-view.js';
 import { parseConfigList, sanitizedGitConfig } from '../../agent/exec/git-view.js';
@@ -33,18 +33,41 @@ export function inWorktree(options: GitOptions, dirs: WorktreeGitDirs, worktree:
   };
 }
 
-/** Writes the sanitised copy of the shared config that the sandbox shows instead of the real one. */
-export async function writeCleanConfig(
+/**
+ * Makes the private git dir the sandbox shows in place of the worktree's admin directory (see
+ * gitViewMounts): the clean config, HEAD on the session's branch, every ref of the repository as a
+ * packed copy, the worktree's index (so `git status` starts where the harness left it), the user's
+ * excludes, and an empty object store that borrows the repository's. Made before the agent starts,
+ * from the harness's own reads; `target` must not exist yet.
+ */
+export async function writeAgentGitDir(
   dirs: WorktreeGitDirs,
+  branch: string,
   target: string,
   options: GitOptions = {},
 ): Promise<void> {
-  // --no-includes: an include is a file elsewhere, whose keys this copy would not vet.
-  const { stdout } = await runGit(
-    ['config', '--file', join(dirs.common, 'config'), '--no-includes', '--list', '-z'],
-    { ...options, cwd: dirs.common },
-  );
-  await writeFile(target, sanitizedGitConfig(parseConfigList(stdout)), { mode: 0o600 });
+  assertGitArg('branch', branch);
+  // --no-includes: an include is a file elsewhere, whose keys the clean copy would not vet.
+  const [config, refs] = await Promise.all([
+    runGit(['config', '--file', join(dirs.common, 'config'), '--no-includes', '--list', '-z'], {
+      ...options,
+      cwd: dirs.common,
+    }),
+    runGit(['for-each-ref', '--format=%(objectname) %(refname)'], { ...options, cwd: dirs.common }),
+  ]);
+  await rm(target, { recursive: true, force: true });
+  await mkdir(join(target, 'objects', 'info'), { recursive: true });
+  await mkdir(join(target, 'refs', 'heads'), { recursive: true });
+  await mkdir(join(target, 'refs', 'tags'), { recursive: true });
+  await mkdir(join(target, 'info'), { recursive: true });
+  await Promise.all([
+    writeFile(join(target, 'config'), sanitizedGitConfig(parseConfigList(config.stdout)), { mode: 0o600 }),
+    writeFile(join(target, 'HEAD'), `ref: refs/heads/${branch}\n`),
+    writeFile(join(target, 'packed-refs'), `# pack-refs with: peeled sorted\n${refs.stdout}`),
+    writeFile(join(target, 'objects', 'info', 'alternates'), `${join(dirs.common, 'objects')}\n`),
+    copyFile(join(dirs.admin, 'index'), join(target, 'index')).catch(() => undefined),
+    copyFile(join(dirs.common, 'info', 'exclude'), join(target, 'info', 'exclude')).catch(() => undefined),
+  ]);
 }
 
 /**

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gitViewMounts, parseConfigList, sanitizedGitConfig } from '../../../src/agent/exec/git-view.js';
 
 const HOSTILE_CONFIG: Array<[string, string]> = [
@@ -49,6 +49,7 @@ describe('sanitizedGitConfig', () => {
     expect(text).toContain('[remote "origin"]');
     expect(text).toContain('url = "https://github.com/acme/widgets.git"');
     expect(text).toContain('[extensions]');
+    expect(text).toMatch(/^\[core\]\n\tbare = false\n/);
   });
 
   it('writes a file git reads back to the same kept values (quotes and backslashes survive)', () => {
@@ -60,8 +61,8 @@ describe('sanitizedGitConfig', () => {
         execFileSync('git', ['config', '--file', file, '--list', '-z'], { encoding: 'utf8' }),
       );
       expect(read).toEqual([
-        ['core.repositoryformatversion', '0'],
         ['core.bare', 'false'],
+        ['core.repositoryformatversion', '0'],
         ['remote.origin.url', 'https://github.com/acme/widgets.git'],
         ['remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*'],
         ['extensions.objectformat', 'sha1'],
@@ -75,34 +76,12 @@ describe('sanitizedGitConfig', () => {
 });
 
 describe('gitViewMounts', () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('shows the shared .git read-only, hides other worktrees, pins commondir and gitdir, and puts the clean config over the real one', () => {
-    const common = mkdtempSync(join(tmpdir(), 'issueloop-common-'));
-    dirs.push(common);
+  it("shows the agent's private git dir where the worktree's .git file leads, and only the repository's objects, read-only", () => {
+    const common = '/work/repo/.git';
     const admin = join(common, 'worktrees', 'issue-7');
-    const mounts = gitViewMounts({ common, admin }, '/state/worktrees/.issue-7.gitconfig');
-    expect(mounts[0]).toEqual({ kind: 'ro-bind', source: common, dest: common });
-    const order = mounts.map((m) => `${m.kind} ${m.dest}`);
-    expect(order.indexOf(`tmpfs ${join(common, 'worktrees')}`)).toBeLessThan(order.indexOf(`bind ${admin}`));
-    expect(order.indexOf(`bind ${admin}`)).toBeLessThan(order.indexOf(`ro-bind ${join(admin, 'commondir')}`));
-    expect(mounts).toContainEqual({
-      kind: 'ro-bind',
-      source: join(admin, 'gitdir'),
-      dest: join(admin, 'gitdir'),
-    });
-    expect(mounts.at(-1)).toEqual({
-      kind: 'ro-bind',
-      source: '/state/worktrees/.issue-7.gitconfig',
-      dest: join(common, 'config'),
-    });
-    // Writable: only what a commit writes.
-    const writable = mounts.filter((m) => m.kind === 'bind').map((m) => m.dest);
-    expect(writable.sort()).toEqual(
-      [admin, join(common, 'logs'), join(common, 'objects'), join(common, 'refs')].sort(),
-    );
+    expect(gitViewMounts({ common, admin }, '/state/worktrees/.issue-7.git')).toEqual([
+      { kind: 'ro-bind', source: join(common, 'objects'), dest: join(common, 'objects') },
+      { kind: 'bind', source: '/state/worktrees/.issue-7.git', dest: admin },
+    ]);
   });
 });

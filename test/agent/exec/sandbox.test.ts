@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DomainProxy, startDomainProxy } from '../../../src/agent/exec/domain-proxy.js';
 import { createSandboxHost, type WorktreeSandboxes } from '../../../src/agent/exec/sandbox-host.js';
 import { runShell } from '../../../src/agent/tools/run-shell.js';
-import { worktreeGitDirs, writeCleanConfig } from '../../../src/session/git/worktree-view.js';
+import { worktreeGitDirs, writeAgentGitDir } from '../../../src/session/git/worktree-view.js';
 import { sandboxFacts, testSandboxHost } from '../../helpers/sandbox.js';
 
 const SECRET = 'ghs_sandboxProbeSecret0123456789abcdef';
@@ -16,6 +16,7 @@ let root: string;
 let checkout: string;
 let worktree: string;
 let sandboxes: WorktreeSandboxes;
+let agentGitDir: string;
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8' });
@@ -38,9 +39,9 @@ beforeAll(async () => {
   git(checkout, 'worktree', 'add', '-q', '-b', 'issueloop/issue-1', worktree);
   git(checkout, 'worktree', 'add', '-q', '-b', 'other', join(checkout, '.issueloop', 'worktrees', 'issue-2'));
   const dirs = await worktreeGitDirs(worktree);
-  const cleanConfig = join(checkout, '.issueloop', 'worktrees', '.issue-1.gitconfig');
-  await writeCleanConfig(dirs, cleanConfig);
-  sandboxes = (await testSandboxHost()).forWorktree({ worktree, git: dirs, cleanConfig });
+  agentGitDir = join(checkout, '.issueloop', 'worktrees', '.issue-1.git');
+  await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
+  sandboxes = (await testSandboxHost()).forWorktree({ worktree, git: dirs, agentGitDir });
 });
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
@@ -123,29 +124,35 @@ describe("the sandbox around the agent's commands (real bubblewrap)", () => {
     expect(found.stdout.trim()).toBe('');
   });
 
-  it("lets git work in the worktree (status, commit) but never shows the token nor lets git's own files change", async () => {
+  it("lets git work in the worktree (status, commit, even rm -rf .git) without showing the token or touching the checkout's repository", async () => {
+    const refsBefore = git(checkout, 'for-each-ref');
+    const configBefore = readFileSync(join(checkout, '.git', 'config'), 'utf8');
     const result = await inSandbox(
       [
         'git status --short; echo change > file.txt; git add file.txt',
-        'git -c user.name=a -c user.email=a@e commit -qm agent && echo committed',
+        'git -c user.name=a -c user.email=a@e commit -qm agent && echo committed && git log --oneline -1 main',
         'git config --get-all http.https://github.com/.extraheader; echo "extraheader=$?"',
         'git config --list --show-origin | grep -i -e extraheader -e authorization; echo "list=$?"',
-        'cat "$(git rev-parse --git-common-dir)/config" | grep -ci auth',
-        'echo "exit 0" > "$(git rev-parse --git-common-dir)/hooks/post-index-change" 2>&1 || echo hooks-readonly',
-        'git config core.fsmonitor "touch /tmp/pwned" 2>&1 || echo config-readonly',
-        'echo /tmp > "$(git rev-parse --git-dir)/commondir" 2>&1 || echo commondir-pinned',
+        `ls ${join(checkout, '.git')}`,
+        `touch ${join(checkout, '.git', 'objects', 'pwned')} 2>&1 || echo objects-readonly`,
+        'mkdir -p "$(git rev-parse --git-common-dir)/hooks"; echo "exit 0" > "$(git rev-parse --git-common-dir)/hooks/post-index-change"',
+        'git config core.fsmonitor "touch /tmp/pwned"; git update-ref -d refs/heads/main; git branch -D other',
+        'rm -rf "$(git rev-parse --git-dir)"/* && echo wiped-own-view',
       ].join('; '),
     );
     expect(result.output).toContain('committed');
     expect(result.output).toContain('extraheader=1');
     expect(result.output).toContain('list=1');
-    expect(result.output).toContain('hooks-readonly');
-    expect(result.output).toContain('config-readonly');
-    expect(result.output).toContain('commondir-pinned');
+    expect(result.output).toContain('objects-readonly');
+    expect(result.output).toContain('wiped-own-view');
     expect(result.output).not.toContain(SECRET);
     expect(result.output).not.toContain(Buffer.from(`x-access-token:${SECRET}`).toString('base64'));
-    expect(readFileSync(join(checkout, '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
+    // The checkout's repository is as it was: config, hooks, refs, and the worktree's own HEAD.
+    expect(readFileSync(join(checkout, '.git', 'config'), 'utf8')).toBe(configBefore);
     expect(existsSync(join(checkout, '.git', 'hooks', 'post-index-change'))).toBe(false);
+    expect(git(checkout, 'for-each-ref')).toBe(refsBefore);
+    expect(git(worktree, 'log', '-1', '--format=%s').trim()).toBe('init');
+    expect(git(worktree, 'status', '--short')).toContain('file.txt');
   });
 });
 
@@ -168,11 +175,10 @@ describe('sandbox.allow_domains: the listed hosts through the harness proxy, not
     });
     const facts = await sandboxFacts();
     const dirs = await worktreeGitDirs(worktree);
-    const cleanConfig = join(checkout, '.issueloop', 'worktrees', '.issue-1.gitconfig');
     commands = createSandboxHost({ mode: 'os', network: 'none', read_only: [] }, facts, proxy).forWorktree({
       worktree,
       git: dirs,
-      cleanConfig,
+      agentGitDir,
     }).commands;
   });
   afterAll(async () => {
