@@ -94,8 +94,15 @@ export function toolDirectories(
   return sorted.filter((dir) => !sorted.some((other) => other !== dir && isUnder(dir, other)));
 }
 
-/** `<prefix>` for `<prefix>/bin/<tool>`, else the tool's own directory. */
+/**
+ * What a program needs beside itself: the `node_modules` tree it lives in (an npm package's
+ * dependencies are its siblings there), else `<prefix>` for `<prefix>/bin/<tool>`, else its own
+ * directory.
+ */
 export function installationOf(executable: string): string {
+  const marker = `${sep}node_modules${sep}`;
+  const at = executable.indexOf(marker);
+  if (at !== -1) return executable.slice(0, at + marker.length - 1);
   const dir = dirname(executable);
   return dir.endsWith(`${sep}bin`) ? dirname(dir) : dir;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../../../src/agent/exec/bwrap-args.js';
+import { installationOf } from '../../../src/agent/exec/host-paths.js';
 import { sandboxHome, sandboxMounts } from '../../../src/agent/exec/sandbox.js';
 
 describe('bwrapArgs', () => {
@@ -50,5 +51,20 @@ describe('sandboxMounts', () => {
     expect(sandboxHome('/usr/local/agent')).toBe('/home/issueloop');
     expect(sandboxHome(undefined)).toBe('/home/issueloop');
     expect(sandboxHome('/home/alice')).toBe('/home/alice');
+  });
+});
+
+describe('installationOf', () => {
+  it('shows an npm package with its dependencies, a bin/ tool with its prefix, anything else by its directory', () => {
+    expect(installationOf('/home/me/app/node_modules/@anthropic-ai/claude-code/cli.js')).toBe(
+      '/home/me/app/node_modules',
+    );
+    expect(installationOf('/home/me/.cache/ci/node24/node_modules/node/bin/node')).toBe(
+      '/home/me/.cache/ci/node24/node_modules',
+    );
+    expect(installationOf('/home/me/.nvm/versions/node/v24.1.0/bin/node')).toBe(
+      '/home/me/.nvm/versions/node/v24.1.0',
+    );
+    expect(installationOf('/opt/tools/claude')).toBe('/opt/tools');
   });
 });
