@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { resolveInside } from './tools/confine-path.js';
+import { openConfined } from './tools/confined-open.js';
 
 /** Boot and identity files are context, not code: anything longer is cut to keep the prompt sane. */
 export const MAX_PROJECT_FILE_CHARS = 20_000;
@@ -22,12 +23,22 @@ export interface ProjectFile {
   truncated: boolean;
 }
 
-/** Reads a file that must stay inside the worktree; undefined when it does not exist. */
+/**
+ * Reads a file that must stay inside the worktree; undefined when it does not exist. The harness
+ * reads identity files again before every model call, after the agent's commands ran: the file is
+ * opened as the editor opens one (no symlink on the way, no hard link), so it cannot be a way to
+ * put a file from elsewhere on the machine into the prompt.
+ */
 export async function readProjectFile(worktree: string, requested: string): Promise<ProjectFile | undefined> {
   const confined = await resolveInside(worktree, requested);
   let text: string;
   try {
-    text = await readFile(confined.absolute, 'utf8');
+    const handle = await openConfined(await realpath(worktree), confined.relative, 'read', requested);
+    try {
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return undefined;

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { link, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { findBootFile, readIdentityFiles } from '../../../src/agent/project-files.js';
 import { editorFixture } from './editor-fixture.js';
 import { useTempDirs } from './temp-dirs.js';
 
@@ -70,5 +71,23 @@ describe('text editor against an attacker on the same machine', () => {
     expect(await readFile(join(outsideDir, 'target.txt'), 'utf8')).toBe('outside\n');
     const { readdir } = await import('node:fs/promises');
     expect((await readdir(outsideDir)).sort()).toEqual(['target.txt']);
+  });
+});
+
+describe('identity and boot files the harness reads from the worktree', () => {
+  it('regression: a hard link or symlink to a file elsewhere never puts that file into the prompt', async () => {
+    const root = await tempDir();
+    const outside = join(await tempDir(), 'id_rsa');
+    await writeFile(outside, '-----BEGIN OPENSSH PRIVATE KEY----- not for the model\n');
+    await mkdir(join(root, '.issueloop'));
+    await link(outside, join(root, '.issueloop', 'IDENTITY.md'));
+    await symlink(outside, join(root, 'boot.md'));
+    expect(await readIdentityFiles(root, ['.issueloop/IDENTITY.md'])).toBe('');
+    const boot = await findBootFile(root, undefined, 'boot.md');
+    expect(boot.boot).toBeUndefined();
+    expect(boot.warnings.join('\n')).toContain('outside the worktree');
+    // An ordinary file still works.
+    await writeFile(join(root, '.issueloop', 'OTHER.md'), 'be terse\n');
+    expect(await readIdentityFiles(root, ['.issueloop/OTHER.md'])).toContain('be terse');
   });
 });
