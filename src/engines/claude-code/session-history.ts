@@ -1,4 +1,4 @@
-import { readFile, realpath } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 
 /**
@@ -158,6 +158,9 @@ export async function sessionFilePath(
     const inside = relative(root, real);
     if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || inside.startsWith(sep))
       return undefined;
+    // A hard link's other name may be anywhere the claude process could reach (its own login).
+    const info = await stat(real);
+    if (!info.isFile() || info.nlink > 1) return undefined;
     return real;
   } catch {
     return undefined;

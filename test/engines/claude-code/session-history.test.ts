@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -266,5 +266,13 @@ describe('the session file and the seeded fallback prompt', () => {
     await writeFile(join(outside, 'secret.jsonl'), jsonl(user('secret')));
     await symlink(join(outside, 'secret.jsonl'), join(project, 'linked.jsonl'));
     expect(await sessionFilePath(home, CWD, 'linked')).toBeUndefined();
+  });
+
+  it('regression: refuses a session file that is a hard link (its other name may be the login)', async () => {
+    const { home, project } = await claudeHome(CWD, SESSION, jsonl(user('x')));
+    await writeFile(join(home, '.credentials.json'), jsonl(user('the claude login')));
+    await link(join(home, '.credentials.json'), join(project, 'hard.jsonl'));
+    expect(await sessionFilePath(home, CWD, 'hard')).toBeUndefined();
+    expect(await sessionFilePath(home, CWD, SESSION)).toBe(join(project, `${SESSION}.jsonl`));
   });
 });
