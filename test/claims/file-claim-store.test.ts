@@ -10,18 +10,19 @@ import {
 } from '../../src/claims/file-claim-store.js';
 import { CorruptStateError } from '../../src/core/errors.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { CONTRACT_MAX_FAILURES, describeClaimStoreContract } from './claim-store-contract.js';
+import { CONTRACT_MAX_FAILURES, describeClaimStoreContract, planterFor } from './claim-store-contract.js';
 import { createTempStateDirs } from './temp-state-dirs.js';
 
 const temp = createTempStateDirs();
 const stateDir = temp.make;
 afterAll(temp.cleanup);
 
-describeClaimStoreContract('file', async (clock) => {
+describeClaimStoreContract('file', async (clock, log) => {
   const file = join(await stateDir(), 'claims.json');
   const backend = createFileBackend(file);
   return {
-    store: createClaimStore(backend, { clock, maxFailures: CONTRACT_MAX_FAILURES }),
+    store: createClaimStore(backend, { clock, log, maxFailures: CONTRACT_MAX_FAILURES }),
+    plantLease: planterFor(backend),
     persistedLeases: async () =>
       Object.values((await backend.read()).issues).flatMap((r) => (r.lease ? [r.lease] : [])),
   };
