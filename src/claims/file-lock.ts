@@ -101,6 +101,9 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
     if (!now) return 'the lock directory was removed';
     if (now.mtimeMs < Date.now() - staleMs + marginMs)
       return 'the lock went stale, another process may take it over';
+    // Dated this far ahead, other processes take the lock over at once (lock-staleness.ts).
+    if (now.mtimeMs > Date.now() + staleMs - marginMs)
+      return 'the lock is dated in the future (was the clock changed?), another process may take it over';
     const record = lockRecords?.()[resolve(file)];
     const recordedMtime = record && !record.released ? record.mtime?.getTime() : undefined;
     if (
