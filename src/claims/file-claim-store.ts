@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { withStateAccess } from '../core/state-access.js';
 import { ensureStateDir } from '../core/state-dir.js';
 import { writeFileDurably } from '../core/write-file-durably.js';
 import type { ClaimStore } from './claim-store.js';
@@ -19,16 +20,20 @@ export function createFileBackend(file: string, lockOptions: FileLockOptions = {
   // The lock directory is the first thing made in the state directory: when that fails for want of
   // the directory, the lock creates it (with its .gitignore) and carries on.
   const lock = createFileLock(file, { ...lockOptions, prepareDir: () => ensureStateDir(dirname(file)) });
+  // A read-only or unwritable state directory fails the first lock attempt, at once, with the fix.
+  const writing = { path: file, action: 'write' } as const;
   return {
     transact: (fn) =>
-      lock.withLock(async (held) => {
-        const tx = await fn(await readClaimsFile(file));
-        if (tx.next) {
-          const text = serializeClaimsFile(tx.next);
-          await writeFileDurably(file, text, { beforeRename: () => held.assertHeld() });
-        }
-        return tx.result;
-      }),
+      withStateAccess(writing, () =>
+        lock.withLock(async (held) => {
+          const tx = await fn(await readClaimsFile(file));
+          if (tx.next) {
+            const text = serializeClaimsFile(tx.next);
+            await writeFileDurably(file, text, { beforeRename: () => held.assertHeld() });
+          }
+          return tx.result;
+        }),
+      ),
     read: () => readClaimsFile(file),
   };
 }
@@ -54,11 +59,13 @@ export async function moveClaimsFileAside(
 ): Promise<string> {
   const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
   const target = `${file}.corrupt-${stamp}`;
-  return createFileLock(file, lockOptions).withLock(async (held) => {
-    const bytes = await readFile(file);
-    await writeFileDurably(target, bytes, { beforeRename: () => held.assertHeld() });
-    const fresh = emptyClaimsFile(salvageNextToken(bytes.toString('utf8')) ?? now);
-    await writeFileDurably(file, serializeClaimsFile(fresh), { beforeRename: () => held.assertHeld() });
-    return target;
-  });
+  return withStateAccess({ path: file, action: 'write' }, () =>
+    createFileLock(file, lockOptions).withLock(async (held) => {
+      const bytes = await readFile(file);
+      await writeFileDurably(target, bytes, { beforeRename: () => held.assertHeld() });
+      const fresh = emptyClaimsFile(salvageNextToken(bytes.toString('utf8')) ?? now);
+      await writeFileDurably(file, serializeClaimsFile(fresh), { beforeRename: () => held.assertHeld() });
+      return target;
+    }),
+  );
 }
