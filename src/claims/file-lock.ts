@@ -26,6 +26,8 @@ export interface HeldLock {
 
 export interface FileLock {
   readonly lockPath: string;
+  /** The bound after which a lock nobody refreshes is taken over. */
+  readonly staleMs: number;
   withLock<T>(fn: (held: HeldLock) => Promise<T>): Promise<T>;
 }
 
@@ -149,6 +151,7 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
 
   return {
     lockPath,
+    staleMs,
     withLock<T>(fn: (held: HeldLock) => Promise<T>): Promise<T> {
       // The wait is counted from the call, including time queued behind this process's own transactions.
       const deadline = Date.now() + waitMs;
