@@ -110,6 +110,21 @@ describe('a state path of the wrong kind', () => {
     }
   });
 
+  it('doctor fails its claims check with exit 2 and names the path', async () => {
+    const { cwd, file } = await checkout();
+    await rm(file);
+    await mkdir(file);
+    const result = await runBuiltCli(['doctor', '--json'], { cwd });
+    expect(result.code).toBe(2);
+    const report = JSON.parse(result.stdout) as {
+      checks: Array<{ name: string; status: string; detail: string }>;
+    };
+    expect(report.checks.find((c) => c.name === 'claims')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining(`${file} is a directory`),
+    });
+  });
+
   it('regression: a state directory that is a file exits 2 naming it', async () => {
     const { cwd, file } = await checkout();
     const stateDir = dirname(file);
