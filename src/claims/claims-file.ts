@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { CorruptStateError } from '../core/errors.js';
 import { formatPath } from '../core/format-path.js';
+import { stateAccessErrorOf } from '../core/state-access.js';
 import {
   CLAIMS_FORMAT_VERSION,
   type ClaimsFile,
@@ -56,14 +57,17 @@ export function parseClaimsFile(file: string, text: string): ClaimsFile {
   return parsed.data;
 }
 
-/** The current state; a missing file is an empty store. */
+/**
+ * The current state; a missing file is an empty store. A file that cannot be read (no permission, a
+ * directory in its place, a file where the state directory should be) is a `StateAccessError`.
+ */
 export async function readClaimsFile(file: string): Promise<ClaimsFile> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyClaimsFile();
-    throw err;
+    throw (await stateAccessErrorOf(err, { path: file, action: 'read' })) ?? err;
   }
   return parseClaimsFile(file, text);
 }

@@ -16,6 +16,7 @@ import {
   MAX_FAILURE_REASONS,
 } from './claims-schema.js';
 import { StaleLeaseError } from './errors.js';
+import { leaseProblem } from './lease-limits.js';
 
 /**
  * The claim rules as pure functions of (state, now): every store runs them inside its own
@@ -39,8 +40,9 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** A lease counts while it has not expired, unless it reaches further ahead than any store grants. */
 function isLive(lease: Lease | null, now: number): boolean {
-  return lease !== null && Date.parse(lease.expires_at) > now;
+  return lease !== null && Date.parse(lease.expires_at) > now && leaseProblem(lease, now) === undefined;
 }
 
 export function holderOf(lease: Lease): Holder {
@@ -71,7 +73,7 @@ export function viewOf(record: ClaimRecord, ctx: Pick<RuleContext, 'now' | 'maxF
   };
 }
 
-/** Seed 004: stale leases are cleaned lazily, at the start of every claim. */
+/** Seed 004: stale leases (expired, or beyond the maximum TTL) are cleaned lazily, at the start of every claim. */
 function expireLeases(state: ClaimsFile, now: number): { next: ClaimsFile; expired: Lease[] } {
   const expired: Lease[] = [];
   const next = structuredClone(state);
@@ -115,6 +117,10 @@ function staleness(state: ClaimsFile, lease: Lease, now: number): StaleLeaseErro
   if (!current) return new StaleLeaseError(lease.issue, lease.token, undefined, 'the issue is not claimed');
   if (current.token !== lease.token || current.owner !== lease.owner) {
     return new StaleLeaseError(lease.issue, lease.token, holderOf(current), 'another lease replaced it');
+  }
+  const problem = leaseProblem(current, now);
+  if (problem) {
+    return new StaleLeaseError(lease.issue, lease.token, undefined, `the stored lease ${problem}`);
   }
   if (!isLive(current, now)) {
     return new StaleLeaseError(lease.issue, lease.token, undefined, `it expired at ${current.expires_at}`);

@@ -1,9 +1,11 @@
 import type { Clock } from '../core/clock.js';
 import { IssueloopError } from '../core/errors.js';
+import type { Log } from '../core/logger.js';
 import { type Redactor, redact as redactByPattern } from '../core/redact.js';
-import type { ClaimStore } from './claim-store.js';
+import type { ClaimStore, Lease } from './claim-store.js';
 import type { ClaimsFile } from './claims-schema.js';
 import * as rules from './claims-state.js';
+import { checkTtl, createLeaseWarnings } from './lease-limits.js';
 
 /**
  * Where a store keeps its state. `transact` runs `fn` on the current state with every other writer
@@ -21,10 +23,9 @@ export interface ClaimStoreOptions {
   maxFailures: number;
   /** Applied to failure messages and resume context before they are stored. */
   redact?: Redactor;
+  /** Where a stored lease the store refuses to honour (beyond the maximum TTL) is reported. */
+  log?: Log;
 }
-
-/** Far above `claims.ttl`'s 24 h limit; it only keeps expiry times representable. */
-const MAX_TTL_MS = 7 * 86_400_000;
 
 export function checkIssue(issue: number): void {
   if (!Number.isSafeInteger(issue) || issue <= 0) {
@@ -36,22 +37,37 @@ export function checkIssue(issue: number): void {
 export function checkClaim(issue: number, owner: string, ttlMs: number): void {
   checkIssue(issue);
   if (owner.trim() === '') throw new IssueloopError('invalid_argument', 'owner must not be empty');
-  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0 || ttlMs > MAX_TTL_MS) {
-    throw new IssueloopError('invalid_argument', `ttl must be between 1 ms and 7 days, got ${ttlMs} ms`);
-  }
+  checkTtl(ttlMs);
+}
+
+/** The lease a caller renews: a TTL above the maximum is refused like one given to `claim`. */
+export function checkRenewal(lease: Lease): void {
+  checkIssue(lease.issue);
+  checkTtl(lease.ttl_ms, 'the lease ttl_ms');
 }
 
 /** The `ClaimStore` API on top of any backend that can run a locked transaction. */
 export function createClaimStore(backend: ClaimsBackend, options: ClaimStoreOptions): ClaimStore {
   const redact = options.redact ?? redactByPattern;
+  const warn = createLeaseWarnings(options.log);
   // `now` is read inside the transaction: waiting for the lock must not age a lease before it exists.
   const ctx = (): rules.RuleContext => ({
     now: options.clock.now(),
     maxFailures: options.maxFailures,
     redact,
   });
+  /** The context for rules on `state`, after reporting any lease in it the rules will not honour. */
+  const checked = (state: ClaimsFile): rules.RuleContext => {
+    const c = ctx();
+    for (const record of Object.values(state.issues)) if (record.lease) warn(record.lease, c.now);
+    return c;
+  };
   const run = <T>(step: (state: ClaimsFile, c: rules.RuleContext) => rules.Transaction<T>) =>
-    backend.transact((state) => step(state, ctx()));
+    backend.transact((state) => step(state, checked(state)));
+  const read = async () => {
+    const state = await backend.read();
+    return { state, c: checked(state) };
+  };
 
   // Every method is async, so bad arguments reject like any other failure instead of throwing.
   return {
@@ -59,7 +75,10 @@ export function createClaimStore(backend: ClaimsBackend, options: ClaimStoreOpti
       checkClaim(issue, owner, ttlMs);
       return run((s, c) => rules.claimIssue(s, issue, owner, ttlMs, c));
     },
-    renew: (lease) => run((s, c) => rules.renewLease(s, lease, c)),
+    async renew(lease) {
+      checkRenewal(lease);
+      return run((s, c) => rules.renewLease(s, lease, c));
+    },
     async release(lease, outcome) {
       const stale = await run((s, c) => rules.releaseLease(s, lease, outcome, c));
       if (stale) throw stale;
@@ -70,12 +89,12 @@ export function createClaimStore(backend: ClaimsBackend, options: ClaimStoreOpti
     },
     async get(issue) {
       checkIssue(issue);
-      const record = (await backend.read()).issues[issue];
-      return record ? rules.viewOf(record, ctx()) : undefined;
+      const { state, c } = await read();
+      const record = state.issues[issue];
+      return record ? rules.viewOf(record, c) : undefined;
     },
     async list() {
-      const state = await backend.read();
-      const c = ctx();
+      const { state, c } = await read();
       return Object.values(state.issues)
         .sort((a, b) => a.issue - b.issue)
         .map((r) => rules.viewOf(r, c));

@@ -1,5 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { Log } from '../core/logger.js';
+import { removeOrphanTemps } from '../core/remove-orphan-temps.js';
+import { withStateAccess } from '../core/state-access.js';
 import { ensureStateDir } from '../core/state-dir.js';
 import { writeFileDurably } from '../core/write-file-durably.js';
 import type { ClaimStore } from './claim-store.js';
@@ -13,22 +16,46 @@ export type { FileLockOptions } from './file-lock.js';
 /**
  * A JSON file plus a separate lock directory. Every transaction takes the lock, reads and
  * validates the file, runs the rule, and replaces the file (temp file, fsync, rename) only after
- * checking, between the fsync and the rename, that the lock is still its own.
+ * checking, between the fsync and the rename, that the lock is still its own. The first transaction
+ * of each backend also removes temp files that writers killed mid-write left behind.
  */
-export function createFileBackend(file: string, lockOptions: FileLockOptions = {}): ClaimsBackend {
+export function createFileBackend(file: string, lockOptions: FileLockOptions = {}, log?: Log): ClaimsBackend {
   // The lock directory is the first thing made in the state directory: when that fails for want of
   // the directory, the lock creates it (with its .gitignore) and carries on.
   const lock = createFileLock(file, { ...lockOptions, prepareDir: () => ensureStateDir(dirname(file)) });
+  // A read-only or unwritable state directory fails the first lock attempt, at once, with the fix.
+  const writing = { path: file, action: 'write' } as const;
+  let swept = false;
+
+  /** Once per backend, under the lock: every writer of the file holds it while its temp file exists. */
+  async function sweepOrphans(): Promise<void> {
+    if (swept) return;
+    swept = true;
+    try {
+      // File times are the filesystem's: the clock the lock is judged by, not the claim store's.
+      const removed = await removeOrphanTemps(file, { now: Date.now(), abandonedAfterMs: lock.staleMs });
+      if (removed.length > 0) {
+        log?.info({ file, removed }, `claims: removed ${removed.length} temp file(s) a killed writer left`);
+      }
+    } catch (err) {
+      // Leftover temp files are inert: never fail a transaction over them.
+      log?.warn({ file, err: String(err) }, 'claims: could not look for temp files a killed writer left');
+    }
+  }
+
   return {
     transact: (fn) =>
-      lock.withLock(async (held) => {
-        const tx = await fn(await readClaimsFile(file));
-        if (tx.next) {
-          const text = serializeClaimsFile(tx.next);
-          await writeFileDurably(file, text, { beforeRename: () => held.assertHeld() });
-        }
-        return tx.result;
-      }),
+      withStateAccess(writing, () =>
+        lock.withLock(async (held) => {
+          await sweepOrphans();
+          const tx = await fn(await readClaimsFile(file));
+          if (tx.next) {
+            const text = serializeClaimsFile(tx.next);
+            await writeFileDurably(file, text, { beforeRename: () => held.assertHeld() });
+          }
+          return tx.result;
+        }),
+      ),
     read: () => readClaimsFile(file),
   };
 }
@@ -39,7 +66,7 @@ export interface FileClaimStoreOptions extends ClaimStoreOptions {
 }
 
 export function createFileClaimStore(options: FileClaimStoreOptions): ClaimStore {
-  return createClaimStore(createFileBackend(options.file, options.lock), options);
+  return createClaimStore(createFileBackend(options.file, options.lock, options.log), options);
 }
 
 /**
@@ -54,11 +81,13 @@ export async function moveClaimsFileAside(
 ): Promise<string> {
   const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
   const target = `${file}.corrupt-${stamp}`;
-  return createFileLock(file, lockOptions).withLock(async (held) => {
-    const bytes = await readFile(file);
-    await writeFileDurably(target, bytes, { beforeRename: () => held.assertHeld() });
-    const fresh = emptyClaimsFile(salvageNextToken(bytes.toString('utf8')) ?? now);
-    await writeFileDurably(file, serializeClaimsFile(fresh), { beforeRename: () => held.assertHeld() });
-    return target;
-  });
+  return withStateAccess({ path: file, action: 'write' }, () =>
+    createFileLock(file, lockOptions).withLock(async (held) => {
+      const bytes = await readFile(file);
+      await writeFileDurably(target, bytes, { beforeRename: () => held.assertHeld() });
+      const fresh = emptyClaimsFile(salvageNextToken(bytes.toString('utf8')) ?? now);
+      await writeFileDurably(file, serializeClaimsFile(fresh), { beforeRename: () => held.assertHeld() });
+      return target;
+    }),
+  );
 }

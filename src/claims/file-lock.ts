@@ -1,6 +1,7 @@
 import type fs from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
 import lockfileInternals from 'proper-lockfile/lib/lockfile.js';
 import { createSerialQueue } from '../core/serial-queue.js';
@@ -25,6 +26,8 @@ export interface HeldLock {
 
 export interface FileLock {
   readonly lockPath: string;
+  /** The bound after which a lock nobody refreshes is taken over. */
+  readonly staleMs: number;
   withLock<T>(fn: (held: HeldLock) => Promise<T>): Promise<T>;
 }
 
@@ -61,37 +64,38 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
   // Transactions of one process queue here rather than polling the lock directory against each other.
   const serial = createSerialQueue();
 
+  const lockOnce = (onCompromised: (err: Error) => void) =>
+    lockfile.lock(file, {
+      lockfilePath: lockPath,
+      // The data file may not exist yet; the lock directory sits next to where it will be.
+      realpath: false,
+      stale: staleMs,
+      update: options.updateMs ?? staleMs / 2,
+      fs: dirFs.fs,
+      retries: 0,
+      onCompromised,
+    });
+
+  /**
+   * Takes the lock, waiting only while another process holds it (ELOCKED). proper-lockfile's own
+   * retries would retry any error until the deadline, so a read-only or unwritable state directory
+   * cost 30 s before it failed; here every other error ends the wait at once.
+   */
   async function acquire(
     deadline: number,
     onCompromised: (err: Error) => void,
   ): Promise<() => Promise<void>> {
-    try {
-      return await lockfile.lock(file, {
-        lockfilePath: lockPath,
-        // The data file may not exist yet; the lock directory sits next to where it will be.
-        realpath: false,
-        stale: staleMs,
-        update: options.updateMs ?? staleMs / 2,
-        fs: dirFs.fs,
-        // Short jittered waits: a transaction holds the lock for about a millisecond.
-        retries: {
-          retries: 20,
-          forever: true,
-          maxRetryTime: Math.max(0, deadline - Date.now()),
-          factor: 1.5,
-          minTimeout: 1,
-          maxTimeout: 10,
-          randomize: true,
-        },
-        onCompromised,
-      });
-    } catch (err) {
-      // Out of time, the retry loop reports the last ELOCKED or its own timeout error (no code).
-      const { code, message } = err as NodeJS.ErrnoException;
-      if (code === 'ELOCKED' || message.includes('RetryOperation timeout')) {
-        throw new LockTimeoutError(lockPath, waitMs, { cause: err });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await lockOnce(onCompromised);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+        const left = deadline - Date.now();
+        if (left <= 0) throw new LockTimeoutError(lockPath, waitMs, { cause: err });
+        // Short jittered waits, growing to 10 ms: a transaction holds the lock for about a millisecond.
+        // (The same schedule proper-lockfile's retries used: 1 ms × 1.5^attempt, randomised.)
+        await delay(Math.min(left, 10, (1 + Math.random()) * 1.5 ** attempt));
       }
-      throw err;
     }
   }
 
@@ -101,6 +105,9 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
     if (!now) return 'the lock directory was removed';
     if (now.mtimeMs < Date.now() - staleMs + marginMs)
       return 'the lock went stale, another process may take it over';
+    // Dated this far ahead, other processes take the lock over at once (lock-staleness.ts).
+    if (now.mtimeMs > Date.now() + staleMs - marginMs)
+      return 'the lock is dated in the future (was the clock changed?), another process may take it over';
     const record = lockRecords?.()[resolve(file)];
     const recordedMtime = record && !record.released ? record.mtime?.getTime() : undefined;
     if (
@@ -144,6 +151,7 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
 
   return {
     lockPath,
+    staleMs,
     withLock<T>(fn: (held: HeldLock) => Promise<T>): Promise<T> {
       // The wait is counted from the call, including time queued behind this process's own transactions.
       const deadline = Date.now() + waitMs;

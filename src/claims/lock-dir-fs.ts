@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createLockStaleness } from './lock-staleness.js';
 
 type Callback = (err: NodeJS.ErrnoException | null) => void;
 
@@ -32,12 +33,13 @@ function locked(path: string): NodeJS.ErrnoException {
 export function createLockDirFs(options: {
   staleMs: number;
   onMissingParent: () => Promise<void>;
+  /** The clock locks are dated by: proper-lockfile's own, `Date.now`, unless a test says otherwise. */
+  now?: () => number;
 }): LockDirFsControl {
   let mode: 'takeover' | 'release' | 'keep' = 'takeover';
-
-  function isStale(stat: fs.Stats): boolean {
-    return stat.mtimeMs < Date.now() - options.staleMs;
-  }
+  const now = options.now ?? Date.now;
+  const staleness = createLockStaleness({ staleMs: options.staleMs, now });
+  const isStale = (path: string, stat: fs.Stats) => staleness.isStale(path, stat);
 
   function takeOver(path: string, callback: Callback): void {
     const guard = `${path}.takeover`;
@@ -45,7 +47,7 @@ export function createLockDirFs(options: {
       if (guardErr?.code === 'EEXIST') {
         // A taker that died mid-takeover leaves its guard: it goes stale like a lock does.
         return fs.stat(guard, (statErr, stat) => {
-          if (!statErr && isStale(stat)) fs.rmdir(guard, () => callback(locked(path)));
+          if (!statErr && isStale(guard, stat)) fs.rmdir(guard, () => callback(locked(path)));
           else callback(locked(path));
         });
       }
@@ -53,8 +55,25 @@ export function createLockDirFs(options: {
       const done = (err: NodeJS.ErrnoException | null) => fs.rmdir(guard, () => callback(err));
       fs.stat(path, (statErr, stat) => {
         if (statErr) return done(statErr);
-        if (!isStale(stat)) return done(locked(path));
+        if (!isStale(path, stat)) return done(locked(path));
         fs.rmdir(path, done);
+      });
+    });
+  }
+
+  /**
+   * proper-lockfile takes over only a lock dated more than the stale bound in the past; any other
+   * stale lock (lock-staleness.ts: dated in the future) is found here, when making the lock meets it,
+   * taken over through the same guard, and the lock made again. Otherwise proper-lockfile sees the
+   * EEXIST as before.
+   */
+  function reclaimIfStale(path: string, exists: NodeJS.ErrnoException, callback: Callback): void {
+    fs.stat(path, (statErr, stat) => {
+      const leftToLockfile = statErr || stat.mtimeMs < now() - options.staleMs;
+      if (leftToLockfile || !isStale(path, stat)) return callback(exists);
+      takeOver(path, (err) => {
+        if (err) return callback(err.code === 'ELOCKED' ? exists : err);
+        fs.mkdir(path, callback);
       });
     });
   }
@@ -65,6 +84,7 @@ export function createLockDirFs(options: {
     realpath: fs.realpath,
     mkdir(path, callback) {
       fs.mkdir(path, (err) => {
+        if (err?.code === 'EEXIST') return reclaimIfStale(path, err, callback);
         if (err?.code !== 'ENOENT') return callback(err);
         // The state directory went missing: recreate it at once rather than retry until the deadline.
         options.onMissingParent().then(

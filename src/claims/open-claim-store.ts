@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Clock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
+import type { Log } from '../core/logger.js';
 import type { Redactor } from '../core/redact.js';
 import type { ClaimStore } from './claim-store.js';
 import { createFileClaimStore } from './file-claim-store.js';
@@ -29,8 +30,12 @@ export interface OpenedClaimStore {
 /** The store the configuration names, ready to use; opening it touches nothing on disk. */
 export function openClaimStore(
   settings: ClaimStoreSettings,
-  options: { cwd: string; clock: Pick<Clock, 'now'>; redact?: Redactor },
+  options: { cwd: string; clock: Pick<Clock, 'now'>; redact?: Redactor; log?: Log },
 ): OpenedClaimStore {
+  const extras = {
+    ...(options.redact ? { redact: options.redact } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  };
   if (settings.claims.store === 'redis') {
     const url = settings.claims.redis_url;
     if (!url) throw new UsageError('claims.store is redis but claims.redis_url is not set');
@@ -44,7 +49,7 @@ export function openClaimStore(
       repo: settings.repo,
       clock: options.clock,
       maxFailures: settings.claims.max_failures,
-      ...(options.redact ? { redact: options.redact } : {}),
+      ...extras,
     });
     return { store, location: `${redisLocation(url)} (${settings.repo})` };
   }
@@ -53,7 +58,7 @@ export function openClaimStore(
     file,
     clock: options.clock,
     maxFailures: settings.claims.max_failures,
-    ...(options.redact ? { redact: options.redact } : {}),
+    ...extras,
   });
   return { store, location: file, file };
 }

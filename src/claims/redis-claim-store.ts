@@ -1,12 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../core/clock.js';
 import { IssueloopError } from '../core/errors.js';
+import type { Log } from '../core/logger.js';
 import { type Redactor, redact as redactByPattern } from '../core/redact.js';
 import type { ClaimStore, ClaimView, Lease } from './claim-store.js';
 import { type ClaimRecord, MAX_FAILURE_REASONS } from './claims-schema.js';
 import { blankRecord, holderOf, oneLine, viewOf } from './claims-state.js';
-import { checkClaim, checkIssue } from './create-claim-store.js';
+import { checkClaim, checkIssue, checkRenewal } from './create-claim-store.js';
 import { ClaimStoreUnreachableError, StaleLeaseError } from './errors.js';
+import { createLeaseWarnings, LEASE_CLOCK_SKEW_MS, leaseProblem, MAX_LEASE_TTL_MS } from './lease-limits.js';
 
 export { ClaimStoreUnreachableError };
 
@@ -26,6 +28,8 @@ export interface RedisClaimStoreOptions {
   clock: Pick<Clock, 'now'>;
   maxFailures: number;
   redact?: Redactor;
+  /** Where a stored lease the store refuses to honour (beyond the maximum TTL) is reported. */
+  log?: Log;
   /** How long a command waits for a connection before it fails as `network` (default 5 s). */
   connectTimeoutMs?: number;
   /** How long a command waits for its answer (default 10 s). */
@@ -43,6 +47,9 @@ function isConnectionError(err: unknown): boolean {
 
 export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimStore {
   const redact = options.redact ?? redactByPattern;
+  const warn = createLeaseWarnings(options.log);
+  // Every script that judges a lease gets the same bounds as the other stores (lease-limits.ts).
+  const limits = [MAX_LEASE_TTL_MS, LEASE_CLOCK_SKEW_MS] as const;
   const location = redisLocation(options.url);
   const prefix = `issueloop:${options.repo}:`;
   const keys = {
@@ -93,7 +100,9 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
       return value;
     });
     if (known !== 1) return undefined;
-    return recordFrom(issue, hash as Record<string, string>, lease as string | null);
+    const record = recordFrom(issue, hash as Record<string, string>, lease as string | null);
+    if (record.lease) warn(record.lease, now());
+    return record;
   }
 
   const now = () => options.clock.now();
@@ -108,6 +117,14 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
           lease.token,
           current ? holderOf(current) : undefined,
           'another lease replaced it',
+        );
+      case 'invalid':
+        if (current) warn(current, now());
+        return new StaleLeaseError(
+          lease.issue,
+          lease.token,
+          undefined,
+          `the stored lease ${current ? leaseProblem(current, now()) : 'is invalid'}`,
         );
       case 'expired':
         return new StaleLeaseError(
@@ -124,7 +141,7 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
   return {
     async claim(issue, owner, ttlMs) {
       checkClaim(issue, owner, ttlMs);
-      const [granted, raw] = (await call(`claim #${issue}`, (c) =>
+      const [granted, raw, dropped] = (await call(`claim #${issue}`, (c) =>
         c.issueloopClaim(
           keys.lease(issue),
           keys.record(issue),
@@ -134,15 +151,18 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
           owner,
           ttlMs,
           now(),
+          ...limits,
         ),
-      )) as [number, string];
+      )) as [number, string, string?];
+      if (dropped) warn(leaseFrom(issue, dropped), now());
       const lease = leaseFrom(issue, raw);
       return granted === 1 ? { ok: true, lease } : { ok: false, heldBy: holderOf(lease) };
     },
 
     async renew(lease) {
+      checkRenewal(lease);
       const [ok, why, raw] = (await call(`renew the lease on #${lease.issue}`, (c) =>
-        c.issueloopRenew(keys.lease(lease.issue), String(lease.token), lease.owner, now()),
+        c.issueloopRenew(keys.lease(lease.issue), String(lease.token), lease.owner, now(), ...limits),
       )) as [number, string, string?];
       if (ok !== 1) throw stale(lease, why, raw ?? '');
       return leaseFrom(lease.issue, why);
@@ -176,6 +196,7 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
           lease.owner,
           at,
           luaJson(payload),
+          ...limits,
         ),
       )) as [number, string?, string?];
       if (ok !== 1) throw stale(lease, why ?? 'none', raw ?? '');
@@ -254,14 +275,14 @@ export function createRedisClaimStore(options: RedisClaimStoreOptions): ClaimSto
     async forceRelease(issue) {
       checkIssue(issue);
       const raw = (await call(`release #${issue}`, (c) =>
-        c.issueloopForceRelease(keys.lease(issue), now()),
+        c.issueloopForceRelease(keys.lease(issue), now(), ...limits),
       )) as string;
       return raw ? leaseFrom(issue, raw) : undefined;
     },
 
     async clear() {
       const [leases, issues] = (await call('clear the claims', (c) =>
-        c.issueloopClear(keys.issues, prefix, now()),
+        c.issueloopClear(keys.issues, prefix, now(), ...limits),
       )) as [number, number];
       return { leases, issues };
     },

@@ -24,12 +24,27 @@ local function add_failure(record, at, class, message)
 end
 `;
 
-/** `staleness(raw, token, owner, now)`: nil when the stored lease is this live one, else why not. */
-const STALENESS = `
-local function staleness(raw, token, owner, now)
+/**
+ * `invalid(lease, now, max, skew)`: the lease reaches further ahead than any store grants (a TTL above
+ * `max`, or an expiry beyond now + max + skew): damaged or forged, so it counts as expired. The same
+ * rule as lease-limits.ts.
+ */
+const INVALID = `
+local function invalid(lease, now, max, skew)
+  return tonumber(lease.ttl) > max or tonumber(lease.expires) - now > max + skew
+end
+local function is_live(lease, now, max, skew)
+  return tonumber(lease.expires) > now and not invalid(lease, now, max, skew)
+end
+`;
+
+/** `staleness(raw, token, owner, now, max, skew)`: nil when the stored lease is this live one, else why not. */
+const STALENESS = `${INVALID}
+local function staleness(raw, token, owner, now, max, skew)
   if not raw then return 'none' end
   local lease = cjson.decode(raw)
   if tostring(lease.token) ~= token or lease.owner ~= owner then return 'replaced' end
+  if invalid(lease, now, max, skew) then return 'invalid' end
   if tonumber(lease.expires) <= now then return 'expired' end
   return nil
 end
@@ -41,17 +56,22 @@ export interface RedisScript {
 }
 
 export const REDIS_SCRIPTS = {
-  /** KEYS: lease, record, next_token, issues. ARGV: issue, owner, ttl, now. → {1, lease} | {0, holder lease} */
+  /**
+   * KEYS: lease, record, next_token, issues. ARGV: issue, owner, ttl, now, max ttl, skew.
+   * → {1, lease, dropped lease or ''} | {0, holder lease}
+   */
   issueloopClaim: {
     numberOfKeys: 4,
-    lua: `
+    lua: `${INVALID}
 local now = tonumber(ARGV[4])
 local ttl = tonumber(ARGV[3])
 local raw = redis.call('GET', KEYS[1])
+local dropped = ''
 if raw then
   local held = cjson.decode(raw)
-  if tonumber(held.expires) > now then return {0, raw} end
-  -- Expired by the callers' clock before Redis expired the key: it is free.
+  if is_live(held, now, tonumber(ARGV[5]), tonumber(ARGV[6])) then return {0, raw} end
+  -- Expired by the callers' clock before Redis expired the key, or invalid: it is free.
+  if invalid(held, now, tonumber(ARGV[5]), tonumber(ARGV[6])) then dropped = raw end
   redis.call('DEL', KEYS[1])
 end
 local token = redis.call('INCR', KEYS[3])
@@ -59,16 +79,16 @@ local lease = cjson.encode({token = token, owner = ARGV[2], claimed = now, expir
 redis.call('SET', KEYS[1], lease, 'NX', 'PX', ttl)
 redis.call('HINCRBY', KEYS[2], 'attempts', 1)
 redis.call('SADD', KEYS[4], ARGV[1])
-return {1, lease}
+return {1, lease, dropped}
 `,
   },
-  /** KEYS: lease. ARGV: token, owner, now. → {1, lease} | {0, why, stored lease?} */
+  /** KEYS: lease. ARGV: token, owner, now, max ttl, skew. → {1, lease} | {0, why, stored lease?} */
   issueloopRenew: {
     numberOfKeys: 1,
     lua: `${STALENESS}
 local now = tonumber(ARGV[3])
 local raw = redis.call('GET', KEYS[1])
-local stale = staleness(raw, ARGV[1], ARGV[2], now)
+local stale = staleness(raw, ARGV[1], ARGV[2], now, tonumber(ARGV[4]), tonumber(ARGV[5]))
 if stale then return {0, stale, raw or ''} end
 local lease = cjson.decode(raw)
 lease.expires = now + tonumber(lease.ttl)
@@ -79,7 +99,7 @@ return {1, out}
   },
   /**
    * KEYS: lease, record, issues. ARGV: token, owner, now, JSON {issue, outcome, at, failure?: {class,
-   * message}, interrupted, partial?, hint?}. → {1} | {0, why, stored lease?}
+   * message}, interrupted, partial?, hint?}, max ttl, skew. → {1} | {0, why, stored lease?}
    */
   issueloopRelease: {
     numberOfKeys: 3,
@@ -87,7 +107,7 @@ return {1, out}
 local now = tonumber(ARGV[3])
 local o = cjson.decode(ARGV[4])
 local raw = redis.call('GET', KEYS[1])
-local stale = staleness(raw, ARGV[1], ARGV[2], now)
+local stale = staleness(raw, ARGV[1], ARGV[2], now, tonumber(ARGV[5]), tonumber(ARGV[6]))
 if stale then
   -- The lease is not ours to end, but a failure describes the issue and is still counted.
   if o.failure then
@@ -140,28 +160,28 @@ redis.call('SADD', KEYS[2], ARGV[1])
 return 1
 `,
   },
-  /** KEYS: lease. ARGV: now. → the lease when it was live, else '' (an expired one is removed too). */
+  /** KEYS: lease. ARGV: now, max ttl, skew. → the lease when it was live, else '' (an expired one is removed too). */
   issueloopForceRelease: {
     numberOfKeys: 1,
-    lua: `
+    lua: `${INVALID}
 local raw = redis.call('GET', KEYS[1])
 if not raw then return '' end
 redis.call('DEL', KEYS[1])
 local lease = cjson.decode(raw)
-if tonumber(lease.expires) > tonumber(ARGV[1]) then return raw end
+if is_live(lease, tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])) then return raw end
 return ''
 `,
   },
-  /** KEYS: issues. ARGV: key prefix, now. → {live leases, issues}; the token counter stays. */
+  /** KEYS: issues. ARGV: key prefix, now, max ttl, skew. → {live leases, issues}; the token counter stays. */
   issueloopClear: {
     numberOfKeys: 1,
-    lua: `
+    lua: `${INVALID}
 local now = tonumber(ARGV[2])
 local issues = redis.call('SMEMBERS', KEYS[1])
 local live = 0
 for _, issue in ipairs(issues) do
   local raw = redis.call('GET', ARGV[1] .. 'lease:' .. issue)
-  if raw and tonumber(cjson.decode(raw).expires) > now then live = live + 1 end
+  if raw and is_live(cjson.decode(raw), now, tonumber(ARGV[3]), tonumber(ARGV[4])) then live = live + 1 end
   redis.call('DEL', ARGV[1] .. 'lease:' .. issue, ARGV[1] .. 'issue:' .. issue)
 end
 redis.call('DEL', KEYS[1])

@@ -4,6 +4,7 @@ import type { LoadConfigOptions } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import type { Redactor } from '../core/redact.js';
+import { createWarningLog } from './warning-log.js';
 
 /** Everything the CLI touches of its process, passed in so tests can run it in-process too. */
 export interface CliIo {
@@ -62,7 +63,8 @@ export async function openStore(
   ]);
   const { config } = await loadConfig(loadOptions(io, command));
   const redact = io.redactAlso(config.redact_env);
-  const opened = openClaimStore(config, { cwd: io.cwd, clock: systemClock, redact });
+  const log = createWarningLog(io.stderr);
+  const opened = openClaimStore(config, { cwd: io.cwd, clock: systemClock, redact, log });
   io.atExit(() => opened.store.close());
   return { opened, config };
 }

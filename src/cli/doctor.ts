@@ -5,7 +5,7 @@ import type { OpenedClaimStore } from '../claims/open-claim-store.js';
 import { type LoadConfigOptions, type LoadedConfig, loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
-import { ConfigError, CorruptStateError, UsageError } from '../core/errors.js';
+import { ConfigError, CorruptStateError, StateAccessError, UsageError } from '../core/errors.js';
 import { redact } from '../core/redact.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
@@ -210,6 +210,11 @@ async function checkClaims(input: DoctorInput, loaded: LoadedConfig | undefined)
         detail: err.message,
         fix: 'start Redis there, or correct claims.redis_url (ISSUELOOP_CLAIMS__REDIS_URL)',
       };
+    }
+    if (err instanceof StateAccessError) {
+      // The message already says what to change; this is the short form for the check's table.
+      const fix = 'move what is in the way, fix the permissions, or point state_dir elsewhere';
+      return { name: 'claims', status: 'fail', detail: err.message, fix, config: true };
     }
     if (!(err instanceof CorruptStateError)) throw err;
     const fix =

@@ -1,5 +1,5 @@
 import { classifyError } from '../core/classify/classify-error.js';
-import { ConfigError, CorruptStateError, UsageError } from '../core/errors.js';
+import { ConfigError, CorruptStateError, StateAccessError, UsageError } from '../core/errors.js';
 
 /** The exit codes users' scripts and the GitHub Action rely on (design.md). */
 export const EXIT = {
@@ -12,7 +12,12 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export function exitCodeFor(err: unknown): ExitCode {
-  if (err instanceof ConfigError || err instanceof UsageError || err instanceof CorruptStateError) {
+  if (
+    err instanceof ConfigError ||
+    err instanceof UsageError ||
+    err instanceof CorruptStateError ||
+    err instanceof StateAccessError
+  ) {
     return EXIT.usage;
   }
   if (classifyError(err).errorClass === 'aborted') return EXIT.interrupted;

@@ -129,7 +129,7 @@ export async function openRunBase(input: OpenRunInput): Promise<RunBase> {
   });
   const stateDir = stateDirOf(config, input.cwd);
   const github = await openGitHubAdapter(client, config, { stateDir });
-  const claims = openClaimStore(config, { cwd: input.cwd, clock: deps.clock, redact }).store;
+  const claims = openClaimStore(config, { cwd: input.cwd, clock: deps.clock, redact, log: deps.log }).store;
   return { checkout, client, github, claims, stateDir };
 }
 

@@ -107,6 +107,7 @@ async function runTaskFile(
     env: input.env,
     redact: input.redact,
     clock: input.deps.clock,
+    log: input.deps.log,
   });
   try {
     if (input.flags.dryRun) {

@@ -84,6 +84,8 @@ export interface TaskStateInput {
   env: Env;
   redact: Redactor;
   clock: Deps['clock'];
+  /** Where the claim store reports a lease it will not honour; silent without one. */
+  log?: Deps['log'];
 }
 
 /** Where a task file's state lives; the file need not parse (`reset --tasks` must work on a broken one). */
@@ -107,6 +109,7 @@ function taskClaims(input: TaskStateInput, dir: string): ClaimStore {
     clock: input.clock,
     maxFailures: input.config.claims.max_failures,
     redact: input.redact,
+    ...(input.log ? { log: input.log } : {}),
   });
 }
 

@@ -73,3 +73,25 @@ export class CorruptStateError extends IssueloopError {
     return new CorruptStateError(this.file, this.detail, fix, { cause: this, reason: this.reason });
   }
 }
+
+/**
+ * A state path issueloop cannot use as it is: on a read-only file system, without permission, or of
+ * the wrong kind (a directory where a state file belongs, a file where the state directory belongs).
+ * Waiting does not help, so nothing retries it: entrypoints map it to exit code 2, and the message
+ * names the path and what to change.
+ */
+export class StateAccessError extends IssueloopError {
+  readonly path: string;
+  readonly problem: 'read_only' | 'permission' | 'is_directory' | 'not_directory';
+
+  constructor(
+    path: string,
+    problem: StateAccessError['problem'],
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super('state_unusable', message, options);
+    this.path = path;
+    this.problem = problem;
+  }
+}

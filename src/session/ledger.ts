@@ -5,6 +5,7 @@ import type { Log } from '../core/logger.js';
 import type { Random } from '../core/random.js';
 import type { Redactor } from '../core/redact.js';
 import { createSerialQueue } from '../core/serial-queue.js';
+import { withStateAccess } from '../core/state-access.js';
 import { ensureStateDir } from '../core/state-dir.js';
 
 export const RUNS_DIR = 'runs';
@@ -56,7 +57,7 @@ export async function openLedger(options: {
 }): Promise<Ledger> {
   await ensureStateDir(options.stateDir);
   const dir = join(options.stateDir, RUNS_DIR);
-  await mkdir(dir, { recursive: true });
+  await withStateAccess({ path: dir, action: 'write' }, () => mkdir(dir, { recursive: true }));
   const file = join(dir, `${options.runId}.jsonl`);
   const serial = createSerialQueue();
   let failed = 0;

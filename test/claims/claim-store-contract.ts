@@ -1,17 +1,44 @@
 import { describe, expect, it } from 'vitest';
 import type { ClaimStore, Lease } from '../../src/claims/claim-store.js';
+import { blankRecord } from '../../src/claims/claims-state.js';
+import type { ClaimsBackend } from '../../src/claims/create-claim-store.js';
 import { StaleLeaseError } from '../../src/claims/errors.js';
+import { MAX_LEASE_TTL_MS } from '../../src/claims/lease-limits.js';
 import { IssueloopError } from '../../src/core/errors.js';
+import type { Log } from '../../src/core/logger.js';
 import { FakeClock } from '../helpers/fake-clock.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
 
 export interface ContractStore {
   store: ClaimStore;
   /** Every lease the store still keeps, live or expired; absent where expiry is the engine's own. */
   persistedLeases?: () => Promise<Lease[]>;
+  /**
+   * Writes a lease straight into the store's storage, past every rule, as a damaged record or a
+   * hand edit would; its token is the store's next one.
+   */
+  plantLease(lease: Omit<Lease, 'token'>): Promise<Lease>;
 }
 
-/** Builds a fresh, empty store on the given clock with `claims.max_failures: 3`. */
-export type ContractFactory = (clock: FakeClock) => Promise<ContractStore>;
+/** Builds a fresh, empty store on the given clock and log with `claims.max_failures: 3`. */
+export type ContractFactory = (clock: FakeClock, log: Log) => Promise<ContractStore>;
+
+/** `plantLease` for a store built on a `ClaimsBackend` (memory, file). */
+export function planterFor(backend: ClaimsBackend): ContractStore['plantLease'] {
+  return (planted) =>
+    backend.transact((state) => {
+      const lease: Lease = { ...planted, token: state.next_token };
+      const record = state.issues[lease.issue] ?? blankRecord(lease.issue);
+      return {
+        result: lease,
+        next: {
+          ...state,
+          next_token: state.next_token + 1,
+          issues: { ...state.issues, [lease.issue]: { ...record, lease } },
+        },
+      };
+    });
+}
 
 const TTL = 30 * 60_000;
 const MAX_FAILURES = 3;
@@ -27,7 +54,8 @@ export function describeClaimStoreContract(name: string, factory: ContractFactor
   describe(`ClaimStore contract: ${name}`, () => {
     async function setup() {
       const clock = new FakeClock();
-      return { clock, ...(await factory(clock)) };
+      const log = createMemoryLog();
+      return { clock, log, ...(await factory(clock, log)) };
     }
 
     it('grants a lease with owner, times, TTL and a token, and counts the attempt', async () => {
@@ -400,9 +428,74 @@ export function describeClaimStoreContract(name: string, factory: ContractFactor
         await expect(store.claim(issue, 'a', TTL)).rejects.toThrow(IssueloopError);
         await expect(store.get(issue)).rejects.toThrow(/issue must be a positive integer/);
       }
-      await expect(store.claim(1, 'a', 0)).rejects.toThrow(/ttl must be between 1 ms and 7 days/);
+      await expect(store.claim(1, 'a', 0)).rejects.toThrow(/ttl must be between 1 ms and 24 h/);
       await expect(store.claim(1, 'a', Number.MAX_SAFE_INTEGER)).rejects.toThrow(/ttl must be between/);
       await expect(store.claim(1, ' ', TTL)).rejects.toThrow(/owner must not be empty/);
+    });
+
+    it('refuses a claim or a renewal with a TTL above the 24 h maximum, and grants exactly 24 h', async () => {
+      const { clock, store } = await setup();
+      const over = store.claim(1, 'a', MAX_LEASE_TTL_MS + 1);
+      await expect(over).rejects.toThrow(IssueloopError);
+      await expect(over).rejects.toThrow(
+        'ttl must be between 1 ms and 24 h (the maximum lease TTL, as claims.ttl), got 86400001 ms',
+      );
+      expect(await store.get(1)).toBeUndefined();
+      const lease = leaseOf(await store.claim(1, 'a', MAX_LEASE_TTL_MS));
+      expect(Date.parse(lease.expires_at)).toBe(clock.now() + MAX_LEASE_TTL_MS);
+      await expect(store.renew({ ...lease, ttl_ms: 7 * MAX_LEASE_TTL_MS })).rejects.toThrow(
+        /the lease ttl_ms must be between 1 ms and 24 h/,
+      );
+      expect((await store.get(1))?.lease).toEqual(lease);
+    });
+
+    it('regression: a stored lease that expires beyond the maximum TTL no longer holds its issue forever', async () => {
+      const { clock, log, store, plantLease } = await setup();
+      const year = 365 * MAX_LEASE_TTL_MS;
+      const forged = await plantLease({
+        issue: 7,
+        owner: 'forger',
+        claimed_at: new Date(clock.now()).toISOString(),
+        expires_at: new Date(clock.now() + year).toISOString(),
+        ttl_ms: TTL,
+      });
+      // Treated as expired: not shown, not renewable, and the issue can be claimed.
+      expect((await store.get(7))?.lease ?? null).toBeNull();
+      await expect(store.renew(forged)).rejects.toThrow(
+        /further ahead than the 24 h maximum lease TTL allows/,
+      );
+      const taken = leaseOf(await store.claim(7, 'b', TTL));
+      expect(taken.token).toBeGreaterThan(forged.token);
+      const warnings = log.entries.filter((e) => e.level === 'warn');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.msg).toMatch(
+        /^claims: the lease on #7 \(token \d+, forger\) expires at .* further ahead than the 24 h maximum lease TTL allows: the record is damaged or forged, so it is treated as expired$/,
+      );
+      expect(warnings[0]?.fields).toMatchObject({ issue: 7, token: forged.token, owner: 'forger' });
+    });
+
+    it('treats a stored lease with a TTL above the maximum as expired, and tolerates a little clock skew', async () => {
+      const { clock, store, plantLease } = await setup();
+      const at = (ms: number) => new Date(clock.now() + ms).toISOString();
+      await plantLease({
+        issue: 8,
+        owner: 'old',
+        claimed_at: at(0),
+        expires_at: at(TTL),
+        ttl_ms: 2 * MAX_LEASE_TTL_MS,
+      });
+      expect((await store.get(8))?.lease ?? null).toBeNull();
+      expect((await store.claim(8, 'b', TTL)).ok).toBe(true);
+      // A host whose clock runs five minutes ahead wrote this 24 h lease: it still holds.
+      const skewed = await plantLease({
+        issue: 9,
+        owner: 'ahead',
+        claimed_at: at(5 * 60_000),
+        expires_at: at(MAX_LEASE_TTL_MS + 5 * 60_000),
+        ttl_ms: MAX_LEASE_TTL_MS,
+      });
+      expect((await store.get(9))?.lease).toEqual(skewed);
+      expect(await store.claim(9, 'b', TTL)).toMatchObject({ ok: false, heldBy: { owner: 'ahead' } });
     });
   });
 }

@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseClaimsFile } from '../../src/claims/claims-file.js';
 import { createClaimStore } from '../../src/claims/create-claim-store.js';
@@ -9,19 +10,22 @@ import {
   moveClaimsFileAside,
 } from '../../src/claims/file-claim-store.js';
 import { CorruptStateError } from '../../src/core/errors.js';
+import { durableTempName } from '../../src/core/write-file-durably.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { CONTRACT_MAX_FAILURES, describeClaimStoreContract } from './claim-store-contract.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
+import { CONTRACT_MAX_FAILURES, describeClaimStoreContract, planterFor } from './claim-store-contract.js';
 import { createTempStateDirs } from './temp-state-dirs.js';
 
 const temp = createTempStateDirs();
 const stateDir = temp.make;
 afterAll(temp.cleanup);
 
-describeClaimStoreContract('file', async (clock) => {
+describeClaimStoreContract('file', async (clock, log) => {
   const file = join(await stateDir(), 'claims.json');
   const backend = createFileBackend(file);
   return {
-    store: createClaimStore(backend, { clock, maxFailures: CONTRACT_MAX_FAILURES }),
+    store: createClaimStore(backend, { clock, log, maxFailures: CONTRACT_MAX_FAILURES }),
+    plantLease: planterFor(backend),
     persistedLeases: async () =>
       Object.values((await backend.read()).issues).flatMap((r) => (r.lease ? [r.lease] : [])),
   };
@@ -162,6 +166,37 @@ describe('FileClaimStore', () => {
       );
       expect(claimed.ok && claimed.lease.token).toBe(now);
     });
+  });
+
+  it("regression: temp files left by a writer killed mid-write are removed, a live writer's are kept", async () => {
+    const dir = await stateDir();
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, 'claims.json');
+    // A pid that ran and is gone, as a writer killed between its temp file and its rename.
+    const dead = await new Promise<number>((resolve, reject) => {
+      const child = spawn(process.execPath, ['-e', '']);
+      child.on('error', reject).on('exit', () => resolve(child.pid as number));
+    });
+    const orphan = durableTempName(file, dead, 1);
+    const live = durableTempName(file, process.pid, 999_999);
+    await writeFile(orphan, '{"version": 1, "next');
+    await writeFile(live, '{"version": 1, "next');
+    const log = createMemoryLog();
+    const store = createFileClaimStore({ file, clock: new FakeClock(), maxFailures: 3, log });
+    // Reading takes no lock and removes nothing.
+    await store.list();
+    expect((await readdir(dir)).sort()).toContain(basename(orphan));
+    expect((await store.claim(1, 'a', TTL)).ok).toBe(true);
+    const left = await readdir(dir);
+    expect(left).not.toContain(basename(orphan));
+    expect(left).toContain(basename(live));
+    expect(log.entries).toMatchObject([
+      {
+        level: 'info',
+        msg: 'claims: removed 1 temp file(s) a killed writer left',
+        fields: { removed: [orphan] },
+      },
+    ]);
   });
 
   it('parses what it writes (round trip through the schema)', async () => {

@@ -129,6 +129,28 @@ describe('the claims file lock', () => {
     expect((await store.claim(2, 'a', TTL)).ok).toBe(true);
   });
 
+  it('regression: a lock directory dated in the future is reclaimed after the stale bound', async () => {
+    // A lock a year ahead: proper-lockfile alone would wait a year, here waitMs (400) ends with
+    // LockTimeoutError long before that.
+    const { store, lockPath } = await seeded();
+    await holdAsAnotherProcess(lockPath);
+    const ahead = new Date(Date.now() + 365 * 86_400_000);
+    await utimes(lockPath, ahead, ahead);
+    expect((await store.claim(2, 'a', TTL)).ok).toBe(true);
+    await expect(stat(lockPath)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('aborts without writing when its lock is dated far into the future mid-transaction', async () => {
+    const { file, backend, lockPath, before } = await seeded();
+    const tx = backend.transact(async (current) => {
+      const ahead = new Date(Date.now() + 60_000);
+      await utimes(lockPath, ahead, ahead);
+      return { result: 'written', next: { ...current, next_token: current.next_token + 100 } };
+    });
+    await expect(tx).rejects.toThrow(/dated in the future.*not written/);
+    expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
   it('writes nothing when the rule throws', async () => {
     const { file, backend, before } = await seeded();
     await expect(

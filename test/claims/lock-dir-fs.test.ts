@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -62,6 +62,35 @@ describe('taking over a stale lock', () => {
     expect(await entries('c.lock')).toEqual(['c.lock']);
     await control().removeStale(lock);
     expect(await entries('c.lock')).toEqual([]);
+  });
+});
+
+describe('a lock dated in the future', () => {
+  async function datedAhead(name: string, aheadMs: number): Promise<string> {
+    const path = join(dir, name);
+    await mkdir(path);
+    const then = new Date(Date.now() + aheadMs);
+    await utimes(path, then, then);
+    return path;
+  }
+
+  it('regression: one dated further ahead than the stale bound is taken over when the lock is made', async () => {
+    const lock = await datedAhead('f.lock', 365 * 86_400_000);
+    await control().mkdir(lock);
+    expect(await entries('f.lock')).toEqual(['f.lock']);
+    // The directory is this mkdir's: dated now, not a year ahead.
+    expect((await stat(lock)).mtimeMs).toBeLessThan(Date.now() + 1_000);
+  });
+
+  it('one dated a little ahead is held until this process has seen it unchanged for the stale bound', async () => {
+    let now = Date.now();
+    const c = createLockDirFs({ staleMs: STALE_MS, onMissingParent: async () => undefined, now: () => now });
+    const make = promisify(c.fs.mkdir) as (path: string) => Promise<void>;
+    const lock = await datedAhead('g.lock', 2_000);
+    await expect(make(lock)).rejects.toMatchObject({ code: 'EEXIST' });
+    now += STALE_MS;
+    await make(lock);
+    expect(await entries('g.lock')).toEqual(['g.lock']);
   });
 });
 

@@ -10,6 +10,7 @@ import { StaleLeaseError } from '../../src/claims/errors.js';
 import { ClaimStoreUnreachableError, createRedisClaimStore } from '../../src/claims/redis-claim-store.js';
 import { redisLocation } from '../../src/claims/redis-records.js';
 import { classifyError } from '../../src/core/classify/classify-error.js';
+import type { Log } from '../../src/core/logger.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { useRedisServer } from '../helpers/redis-server.js';
 import { CONTRACT_MAX_FAILURES, describeClaimStoreContract } from './claim-store-contract.js';
@@ -21,20 +22,49 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((store) => store.close()));
 });
 
-function open(clock: { now(): number }, repo = `test/${randomUUID()}`, url = redis.server.url): ClaimStore {
+function open(
+  clock: { now(): number },
+  repo = `test/${randomUUID()}`,
+  url = redis.server.url,
+  log?: Log,
+): ClaimStore {
   const store = createRedisClaimStore({
     url,
     repo,
     clock,
     maxFailures: CONTRACT_MAX_FAILURES,
     connectTimeoutMs: 1_000,
+    ...(log ? { log } : {}),
   });
   opened.push(store);
   return store;
 }
 
+/** Writes a lease key as a damaged record or a hand edit would: no expiry of its own (no PX). */
+async function plantRedisLease(repo: string, planted: Omit<Lease, 'token'>): Promise<Lease> {
+  const raw = new Redis(redis.server.url);
+  try {
+    const token = await raw.incr(`issueloop:${repo}:next_token`);
+    const stored = {
+      token,
+      owner: planted.owner,
+      claimed: Date.parse(planted.claimed_at),
+      expires: Date.parse(planted.expires_at),
+      ttl: planted.ttl_ms,
+    };
+    await raw.set(`issueloop:${repo}:lease:${planted.issue}`, JSON.stringify(stored));
+    await raw.sadd(`issueloop:${repo}:issues`, String(planted.issue));
+    return { ...planted, token };
+  } finally {
+    raw.disconnect();
+  }
+}
+
 // The same contract as the memory and file stores; each test gets its own key prefix.
-describeClaimStoreContract('redis', async (clock) => ({ store: open(clock) }));
+describeClaimStoreContract('redis', async (clock, log) => {
+  const repo = `test/${randomUUID()}`;
+  return { store: open(clock, repo, redis.server.url, log), plantLease: (l) => plantRedisLease(repo, l) };
+});
 
 function leaseOf(result: Awaited<ReturnType<ClaimStore['claim']>>): Lease {
   if (!result.ok) throw new Error(`expected a lease, held by ${result.heldBy.owner}`);

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
-import { ConfigError, CorruptStateError, UsageError } from '../../src/core/errors.js';
+import { ConfigError, CorruptStateError, StateAccessError, UsageError } from '../../src/core/errors.js';
 
 describe('exitCodeFor', () => {
   it('maps configuration and usage errors to 2', () => {
     expect(exitCodeFor(new ConfigError([{ path: 'workers', message: 'bad' }]))).toBe(EXIT.usage);
     expect(exitCodeFor(new UsageError('missing --repo'))).toBe(EXIT.usage);
     expect(exitCodeFor(new CorruptStateError('/s/claims.json', 'bad JSON', 'Fix it.'))).toBe(EXIT.usage);
+    expect(exitCodeFor(new StateAccessError('/s', 'read_only', 'cannot write /s: read-only'))).toBe(
+      EXIT.usage,
+    );
   });
 
   it('maps every shape of abort to 130', () => {

@@ -15,19 +15,23 @@ export interface CliResult {
  */
 export function runBuiltCli(
   args: readonly string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
+  options: { cwd?: string; env?: Record<string, string>; wrap?: readonly string[] } = {},
 ): Promise<CliResult> {
   return runNodeScript(CLI, args, options);
 }
 
-/** Any built script (the CLI, the action's bundle) in its own Node process, with only PATH, HOME and `env`. */
+/**
+ * Any built script (the CLI, the action's bundle) in its own Node process, with only PATH, HOME and
+ * `env`; with `wrap`, under that command (`bwrap …` to run it with part of the filesystem read-only).
+ */
 export function runNodeScript(
   script: string,
   args: readonly string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
+  options: { cwd?: string; env?: Record<string, string>; wrap?: readonly string[] } = {},
 ): Promise<CliResult> {
+  const [command = process.execPath, ...prefix] = [...(options.wrap ?? []), process.execPath];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], {
+    const child = spawn(command, [...prefix, script, ...args], {
       cwd: options.cwd ?? process.cwd(),
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

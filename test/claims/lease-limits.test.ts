@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkTtl,
+  createLeaseWarnings,
+  LEASE_CLOCK_SKEW_MS,
+  leaseProblem,
+  MAX_LEASE_TTL_MS,
+} from '../../src/claims/lease-limits.js';
+import { ConfigSchema } from '../../src/config/schema.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
+
+const NOW = Date.UTC(2026, 10, 21, 12);
+const lease = (expiresIn: number, ttl = 30 * 60_000) => ({
+  issue: 7,
+  owner: 'a',
+  token: 3,
+  claimed_at: new Date(NOW).toISOString(),
+  expires_at: new Date(NOW + expiresIn).toISOString(),
+  ttl_ms: ttl,
+});
+
+describe('the maximum lease TTL', () => {
+  it('is the upper bound of claims.ttl in the configuration', () => {
+    expect(ConfigSchema.parse({ claims: { ttl: '24h' } }).claims.ttl).toBe(MAX_LEASE_TTL_MS);
+    expect(ConfigSchema.safeParse({ claims: { ttl: '24h1m' } }).success).toBe(false);
+  });
+
+  it('is the largest TTL a claim may ask for', () => {
+    expect(() => checkTtl(MAX_LEASE_TTL_MS)).not.toThrow();
+    expect(() => checkTtl(MAX_LEASE_TTL_MS + 1)).toThrow(/between 1 ms and 24 h/);
+  });
+
+  it('bounds how far ahead a stored lease may end, with room for clock skew between hosts', () => {
+    const limit = MAX_LEASE_TTL_MS + LEASE_CLOCK_SKEW_MS;
+    expect(leaseProblem(lease(limit), NOW)).toBeUndefined();
+    expect(leaseProblem(lease(limit + 1), NOW)).toMatch(/further ahead than the 24 h maximum/);
+    expect(leaseProblem(lease(60_000, MAX_LEASE_TTL_MS), NOW)).toBeUndefined();
+    expect(leaseProblem(lease(60_000, MAX_LEASE_TTL_MS + 1), NOW)).toMatch(/TTL of 86400001 ms, above/);
+  });
+
+  it('reports each rejected lease once, and none without a problem', () => {
+    const log = createMemoryLog();
+    const warn = createLeaseWarnings(log);
+    warn(lease(60_000), NOW);
+    warn(lease(400 * MAX_LEASE_TTL_MS), NOW);
+    warn(lease(400 * MAX_LEASE_TTL_MS), NOW + 1000);
+    warn({ ...lease(400 * MAX_LEASE_TTL_MS), token: 4 }, NOW);
+    expect(log.entries.map((e) => [e.level, e.fields.token])).toEqual([
+      ['warn', 3],
+      ['warn', 4],
+    ]);
+  });
+});
