@@ -248,6 +248,31 @@ describe('attacks by a scripted agent, in the sandbox (sandbox.mode: os)', () =>
   });
 });
 
+describe('attacks on the harness through what the agent leaves in the worktree', () => {
+  it("regression: a submodule directory made a repository with the agent's clean filter does not run it in the harness's git status", async () => {
+    const { fx } = repo;
+    fx.commitFiles(
+      fx.seed,
+      { '.gitmodules': '[submodule "lib"]\n\tpath = vendor/lib\n\turl = https://example.com/lib.git\n' },
+      'gitmodules',
+    );
+    fx.git(fx.seed, 'update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},vendor/lib`);
+    fx.git(fx.seed, 'commit', '--quiet', '-m', 'add submodule');
+    fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
+    const script = [
+      'set -e',
+      'cd vendor/lib && git init -q . && git config user.email a@b && git config user.name a',
+      "printf '* filter=x\\n' > .gitattributes && echo one > f && git add -A && git commit -qm x",
+      `git config filter.x.clean "sh -c 'id > ${marker}; env >> ${marker}'; cat"`,
+      'sleep 1; echo two > f; echo planted',
+    ].join('\n');
+    const { report, seen } = await attack([bash(script), fix(), reply.text('Fixed.')]);
+    expect(seen).toContain('planted');
+    expect(existsSync(marker)).toBe(false);
+    expect(report.outcome).toBe('resolved');
+  });
+});
+
 describe('attacks with sandbox.mode: none (the harness still defends itself)', () => {
   it("planted hooks, fsmonitor, filters and a pushurl end the session refused before the harness's git runs them", async () => {
     const attacker = join(repo.fx.root, 'attacker.git');

@@ -56,7 +56,16 @@ export function parsePorcelainZ(output: string): ChangedFile[] {
 export async function changedFiles(worktree: string, options: GitOptions = {}): Promise<ChangedFile[]> {
   // --no-optional-locks: status must not take index.lock while an agent's own git may be running here.
   const { stdout } = await runGit(
-    ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--renames'],
+    [
+      '--no-optional-locks',
+      'status',
+      '--porcelain=v1',
+      '-z',
+      '--untracked-files=all',
+      '--renames',
+      // Asking a submodule whether it is dirty runs git in it, with its own config: the agent's.
+      '--ignore-submodules=all',
+    ],
     { ...options, cwd: worktree },
   );
   return parsePorcelainZ(stdout);

@@ -49,6 +49,13 @@ export const HARDENED_CONFIG: readonly string[] = Object.freeze([
   'protocol.ext.allow=never',
   'commit.gpgSign=false',
   'tag.gpgSign=false',
+  // A submodule directory is the agent's to make a repository of its own, with a config whose filters
+  // and hooks a git started in it would run (found by the security review): never descend into one.
+  'diff.ignoreSubmodules=all',
+  'submodule.recurse=false',
+  'status.submoduleSummary=false',
+  'fetch.recurseSubmodules=false',
+  'push.recurseSubmodules=no',
 ]);
 
 const HARDENED_ARGS: readonly string[] = HARDENED_CONFIG.flatMap((setting) => ['-c', setting]);
