@@ -38,14 +38,18 @@ function mountArgs(mount: Mount): string[] {
 }
 
 /**
- * Every namespace bwrap can make (user, PID, IPC, UTS, cgroup, and network unless `full`), a fresh
+ * Every namespace bwrap can make (user, PID, IPC, UTS, cgroup, and network unless `full`), no
+ * capability and no further user namespace, a fresh
  * /proc for the new PID namespace (so no issueloop process, nor its environment, is visible), a
  * minimal /dev, a new session (no TIOCSTI into the harness's terminal), and death with the parent.
  * When the command's first process ends, the PID namespace ends with it: the kernel kills whatever
  * it left running, `setsid` daemons included.
  */
 export function bwrapArgs(invocation: BwrapInvocation): string[] {
-  const args = ['--unshare-all'];
+  // Run as root, bwrap keeps every capability unless told otherwise: `mount -o remount,rw` of a
+  // read-only bind then writes the host's /usr (found by the security review). No capability, and no
+  // nested user namespace to win them back in.
+  const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL'];
   if (invocation.network === 'full') args.push('--share-net');
   args.push('--die-with-parent', '--new-session', '--hostname', SANDBOX_HOSTNAME);
   for (const mount of invocation.mounts) args.push(...mountArgs(mount));

@@ -96,7 +96,7 @@ export async function probeSandbox(env: Readonly<Record<string, string | undefin
   try {
     const sandbox = createBwrapSandbox({ writable: [dir], network: 'none' }, facts);
     const check =
-      'test ! -e /proc/$PPID/environ -o "$PPID" -le 1 && echo ok > probe && ! touch /etc/.issueloop-probe';
+      'test ! -e /proc/$PPID/environ -o "$PPID" -le 1 && grep -q "^CapEff:[[:space:]]*0*$" /proc/self/status && echo ok > probe && ! touch /etc/.issueloop-probe';
     const { file, args } = sandbox.wrap(['bash', '-c', check], dir);
     const result = await run(file, args, sandbox.env({ PATH: env.PATH ?? '/usr/bin:/bin' }));
     if (result.code === 0 && readFileSync(join(dir, 'probe'), 'utf8').trim() === 'ok')

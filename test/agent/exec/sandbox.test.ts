@@ -105,6 +105,14 @@ describe("the sandbox around the agent's commands (real bubblewrap)", () => {
     expect(existsSync('/etc/issueloop-pwned')).toBe(false);
   });
 
+  it('regression: holds no capability, even when the harness runs as root, so a read-only bind stays read-only', async () => {
+    const result = await inSandbox(
+      `grep CapEff /proc/self/status; mount -o remount,rw,bind ${worktree}/.. 2>&1; unshare -U -r true 2>&1 || echo no-userns`,
+    );
+    expect(result.output).toMatch(/CapEff:\s*0+\n/);
+    expect(result.output).toContain('no-userns');
+  });
+
   it('has no network unless asked; setup has it', async () => {
     const none = await inSandbox(
       'cat /sys/class/net/*/operstate 2>/dev/null; ls /sys/class/net 2>/dev/null || ip -o link 2>/dev/null || cat /proc/net/dev',
