@@ -58,12 +58,17 @@ export function systemMounts(roots: readonly string[] = SYSTEM_ROOTS): Mount[] {
 export function toolDirectories(
   pathVariable: string | undefined,
   extra: readonly string[] = [],
-  roots: readonly string[] = SYSTEM_ROOTS,
+  options: { home?: string | undefined; roots?: readonly string[] } = {},
 ): string[] {
+  const roots = options.roots ?? SYSTEM_ROOTS;
+  const home = options.home ? (realOrUndefined(options.home) ?? options.home) : undefined;
   const found = new Set<string>();
   const covered = (path: string) => roots.some((root) => isUnder(path, root));
+  // `~/bin` on PATH with one relative symlink in it showed the whole home, ~/.ssh included (found
+  // by the security review): a directory that is the home, or holds it, is never shown.
+  const holdsHome = (path: string) => path === '/' || (home !== undefined && isUnder(home, path));
   const add = (path: string | undefined) => {
-    if (path === undefined || covered(path) || found.size >= MAX_TOOL_DIRS) return;
+    if (path === undefined || covered(path) || holdsHome(path) || found.size >= MAX_TOOL_DIRS) return;
     found.add(path);
   };
   for (const entry of [...(pathVariable ?? '').split(delimiter), ...extra]) {
@@ -96,13 +101,12 @@ export function toolDirectories(
 
 /**
  * What a program needs beside itself: the `node_modules` tree it lives in (an npm package's
- * dependencies are its siblings there), else `<prefix>` for `<prefix>/bin/<tool>`, else its own
- * directory.
+ * dependencies are its siblings there), else its own directory. Never `<prefix>` of a `bin/`: for
+ * rustup's `~/.cargo/bin/cargo` that was all of `~/.cargo`, registry token included.
  */
 export function installationOf(executable: string): string {
   const marker = `${sep}node_modules${sep}`;
   const at = executable.indexOf(marker);
   if (at !== -1) return executable.slice(0, at + marker.length - 1);
-  const dir = dirname(executable);
-  return dir.endsWith(`${sep}bin`) ? dirname(dir) : dir;
+  return dirname(executable);
 }

@@ -66,7 +66,7 @@ function nodeInstallation(): string {
 export function sandboxMounts(scope: SandboxScope, facts: HostFacts): Mount[] {
   const home = sandboxHome(scope.home?.path ?? facts.home);
   const extra = [...(scope.readOnly ?? []), ...(scope.proxy ? [nodeInstallation()] : [])];
-  const tools = toolDirectories(facts.path, extra);
+  const tools = toolDirectories(facts.path, extra, { home: facts.home });
   return [
     ...systemMounts(),
     { kind: 'tmpfs', dest: '/tmp' },

@@ -1,6 +1,9 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../../../src/agent/exec/bwrap-args.js';
-import { installationOf } from '../../../src/agent/exec/host-paths.js';
+import { installationOf, toolDirectories } from '../../../src/agent/exec/host-paths.js';
 import { sandboxHome, sandboxMounts } from '../../../src/agent/exec/sandbox.js';
 
 describe('bwrapArgs', () => {
@@ -55,7 +58,7 @@ describe('sandboxMounts', () => {
 });
 
 describe('installationOf', () => {
-  it('shows an npm package with its dependencies, a bin/ tool with its prefix, anything else by its directory', () => {
+  it('shows an npm package with its dependencies, anything else by its own directory', () => {
     expect(installationOf('/home/me/app/node_modules/@anthropic-ai/claude-code/cli.js')).toBe(
       '/home/me/app/node_modules',
     );
@@ -63,8 +66,31 @@ describe('installationOf', () => {
       '/home/me/.cache/ci/node24/node_modules',
     );
     expect(installationOf('/home/me/.nvm/versions/node/v24.1.0/bin/node')).toBe(
-      '/home/me/.nvm/versions/node/v24.1.0',
+      '/home/me/.nvm/versions/node/v24.1.0/bin',
     );
     expect(installationOf('/opt/tools/claude')).toBe('/opt/tools');
+  });
+});
+
+describe('toolDirectories', () => {
+  it('regression: a symlink in ~/bin or rustup in ~/.cargo/bin never shows the home or ~/.cargo', () => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-home-')));
+    try {
+      mkdirSync(join(home, 'bin'));
+      mkdirSync(join(home, '.ssh'));
+      writeFileSync(join(home, 'bin', 'real-tool'), '#!/bin/sh\n');
+      symlinkSync('real-tool', join(home, 'bin', 'tool'));
+      mkdirSync(join(home, '.cargo', 'bin'), { recursive: true });
+      writeFileSync(join(home, '.cargo', 'credentials.toml'), 'token = "cio_x"\n');
+      writeFileSync(join(home, '.cargo', 'bin', 'rustup'), '');
+      symlinkSync('rustup', join(home, '.cargo', 'bin', 'cargo'));
+      symlinkSync(join(home, '.cargo', 'bin', 'rustup'), join(home, 'bin', 'rustup-link'));
+      const dirs = toolDirectories(`${join(home, 'bin')}:${join(home, '.cargo', 'bin')}:/usr/bin`, [], {
+        home,
+      });
+      expect(dirs.sort()).toEqual([join(home, '.cargo', 'bin'), join(home, 'bin')]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
