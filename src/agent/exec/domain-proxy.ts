@@ -19,8 +19,15 @@ export const PROXY_PORT = 3128;
 /** Written by the bridge once it listens; the command starts only then. */
 export const BRIDGE_READY = '/tmp/.issueloop-proxy-ready';
 
-/** `registry.npmjs.org` matches itself; `*.example.com` (or `.example.com`) matches its subdomains. */
-export function isAllowedHost(host: string, allow: readonly string[]): boolean {
+/** The ports an allowed host is reached on: the web's. A registry on another port is not a use case yet. */
+export const ALLOWED_PORTS: ReadonlySet<number> = new Set([80, 443]);
+
+/**
+ * `registry.npmjs.org` matches itself; `*.example.com` (or `.example.com`) matches its subdomains;
+ * only on ports 80 and 443 (an allowed host's ssh or database port is not the registry).
+ */
+export function isAllowedHost(host: string, allow: readonly string[], port = 443): boolean {
+  if (!ALLOWED_PORTS.has(port)) return false;
   const name = host.toLowerCase().replace(/\.$/, '');
   return allow.some((entry) => {
     const rule = entry.toLowerCase();
@@ -87,12 +94,12 @@ export async function startDomainProxy(options: {
       res.writeHead(400).end('issueloop sandbox: the proxy takes absolute URLs\n');
       return;
     }
-    if (target.protocol !== 'http:' || !isAllowedHost(target.hostname, options.allow)) {
+    const port = Number(target.port || 80);
+    if (target.protocol !== 'http:' || !isAllowedHost(target.hostname, options.allow, port)) {
       options.onDenied?.(target.hostname);
       res.writeHead(403, { 'content-type': 'text/plain' }).end(refuse(target.hostname));
       return;
     }
-    const port = Number(target.port || 80);
     const upstream = httpRequest(
       {
         method: req.method,
@@ -114,8 +121,8 @@ export async function startDomainProxy(options: {
 
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     const target = parseAuthority(req.url ?? '');
-    if (!target || !isAllowedHost(target.host, options.allow)) {
-      const host = target?.host ?? String(req.url);
+    if (!target || !isAllowedHost(target.host, options.allow, target.port)) {
+      const host = target ? `${target.host}:${target.port}` : String(req.url);
       options.onDenied?.(host);
       client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\n${refuse(host)}`);
       return;

@@ -22,9 +22,30 @@ export const SECRET_NAME_PATTERNS: readonly string[] = Object.freeze([
   'CREDENTIAL',
 ]);
 
+/**
+ * Any variable with one of these as a whole `_`-separated word is a secret too: `GITHUB_PAT`,
+ * `NPM_CONFIG__AUTH`, `SENTRY_DSN`, `SLACK_WEBHOOK_URL` (whole words, so that PATH stays).
+ */
+export const SECRET_NAME_WORDS: readonly string[] = Object.freeze([
+  'PAT',
+  'AUTH',
+  'DSN',
+  'PASS',
+  'PASSWD',
+  'WEBHOOK',
+  'COOKIE',
+]);
+
 function isSecretName(name: string, dropped: ReadonlySet<string>): boolean {
   const upper = name.toUpperCase();
-  return dropped.has(upper) || SECRET_NAME_PATTERNS.some((pattern) => upper.includes(pattern));
+  if (dropped.has(upper) || SECRET_NAME_PATTERNS.some((pattern) => upper.includes(pattern))) return true;
+  const words = upper.split('_');
+  return SECRET_NAME_WORDS.some((word) => words.includes(word));
+}
+
+/** A URL with a password in it (`postgres://app:hunter2@db/app`) is a secret whatever its name. */
+function holdsCredentials(value: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i.test(value);
 }
 
 /**
@@ -39,7 +60,8 @@ export function scrubEnv(
   // Names compare case-insensitively: a differently cased copy of a secret is still the secret.
   const dropped = new Set([...SECRET_ENV_NAMES, ...extraNames].map((name) => name.toUpperCase()));
   const kept = Object.entries(env).filter(
-    (entry): entry is [string, string] => entry[1] !== undefined && !isSecretName(entry[0], dropped),
+    (entry): entry is [string, string] =>
+      entry[1] !== undefined && !isSecretName(entry[0], dropped) && !holdsCredentials(entry[1]),
   );
   // fromEntries defines own properties, so a variable named `__proto__` cannot touch the prototype.
   return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0' };

@@ -20,6 +20,12 @@ describe('isAllowedHost', () => {
     expect(isAllowedHost('evil-pythonhosted.org', allow)).toBe(false);
   });
 
+  it('regression: only on ports 80 and 443 (CONNECT reached any port of an allowed host)', () => {
+    expect(isAllowedHost('registry.npmjs.org', ['registry.npmjs.org'], 80)).toBe(true);
+    expect(isAllowedHost('registry.npmjs.org', ['registry.npmjs.org'], 22)).toBe(false);
+    expect(isAllowedHost('registry.npmjs.org', ['registry.npmjs.org'], 6379)).toBe(false);
+  });
+
   it('parses CONNECT authorities, IPv6 included, and rejects the rest', () => {
     expect(parseAuthority('registry.npmjs.org:443')).toEqual({ host: 'registry.npmjs.org', port: 443 });
     expect(parseAuthority('[::1]:8080')).toEqual({ host: '::1', port: 8080 });

@@ -213,7 +213,7 @@ describe('sandbox.allow_domains: the listed hosts through the harness proxy, not
     expect(plain.output).not.toContain('registry says hi');
     const tls = await fetchIn('https://mirror.test.evil.test/');
     expect(tls.output).toMatch(/^failed/);
-    expect(denied).toEqual(expect.arrayContaining(['evil.test', 'mirror.test.evil.test']));
+    expect(denied).toEqual(expect.arrayContaining(['evil.test:80', 'mirror.test.evil.test:443']));
   });
 
   it('cannot go around the proxy: the host itself is not reachable from inside', async () => {

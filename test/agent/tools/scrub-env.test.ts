@@ -26,6 +26,27 @@ describe('scrubEnv', () => {
     expect(SECRET_NAME_PATTERNS).toEqual(['TOKEN', 'SECRET', 'KEY', 'PASSWORD', 'CREDENTIAL']);
   });
 
+  it('regression: drops secrets the name patterns missed (whole-word PAT, AUTH, DSN, WEBHOOK…) and any URL with a password, keeping PATH', () => {
+    const env = scrubEnv({
+      PATH: '/usr/bin',
+      PWD: '/work',
+      GITHUB_PAT: 'a',
+      GH_PAT: 'b',
+      NPM_CONFIG__AUTH: 'c',
+      SENTRY_DSN: 'd',
+      SLACK_WEBHOOK_URL: 'e',
+      DB_PASS: 'f',
+      DATABASE_URL: 'postgres://app:hunter2@db.internal/app',
+      HOMEPAGE_URL: 'https://example.com/path',
+    });
+    expect(env).toEqual({
+      PATH: '/usr/bin',
+      PWD: '/work',
+      HOMEPAGE_URL: 'https://example.com/path',
+      GIT_TERMINAL_PROMPT: '0',
+    });
+  });
+
   it('drops extra names, case-insensitively', () => {
     expect(
       scrubEnv({ DATABASE_URL: 'postgres://u:p@h', database_url: 'x', LANG: 'C' }, ['DATABASE_URL']),
