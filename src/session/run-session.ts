@@ -167,6 +167,8 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
   /** Where the branch started once the worktree has it; an attempt that delivers nothing leaves it there. */
   let startedAt: string | undefined;
   let delivered = false;
+  /** Claude Code's throwaway configuration, removed with the worktree. */
+  let scratch: string | undefined;
   try {
     input.onPhase?.('working');
     const base = await work.startPoint(git);
@@ -223,20 +225,22 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
         sandbox: sandboxes.commands,
         currentModel: () => model,
       });
-    engine =
-      engineName === 'claude-code'
-        ? createClaudeCodeEngine({
-            config,
-            worktree,
-            env: input.env,
-            log,
-            signal,
-            now: () => deps.clock.now(),
-            from: thread?.engine === 'claude-code' ? thread : undefined,
-            boot: work.boot,
-            sandbox: sandboxes.claude(await claudeScope(config.claude_code.bin, input.env)),
-          })
-        : await nativeEngine();
+    const claudeHome =
+      engineName === 'claude-code' ? await claudeScope(config.claude_code.bin, input.env) : undefined;
+    scratch = claudeHome?.scratch;
+    engine = claudeHome
+      ? createClaudeCodeEngine({
+          config,
+          worktree,
+          env: input.env,
+          log,
+          signal,
+          now: () => deps.clock.now(),
+          from: thread?.engine === 'claude-code' ? thread : undefined,
+          boot: work.boot,
+          sandbox: sandboxes.claude(claudeHome),
+        })
+      : await nativeEngine();
     const first = work.firstMessage(input.resume);
     const runEngine = async (content: string): Promise<AgentResult> => {
       const current = engine as SessionEngine;
@@ -354,6 +358,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
   } finally {
     const quiet = { env: scrubbed, redact: input.redact };
     await rm(agentGitDir, { recursive: true, force: true }).catch(() => undefined);
+    if (scratch) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
     if (!delivered && startedAt !== undefined) {
       // Commits the agent made on a failed attempt must not become the next attempt's start point.
       const at = startedAt;

@@ -1,5 +1,14 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DomainProxy, startDomainProxy } from '../../../src/agent/exec/domain-proxy.js';
 import { createSandboxHost, type WorktreeSandboxes } from '../../../src/agent/exec/sandbox-host.js';
 import { runShell } from '../../../src/agent/tools/run-shell.js';
+import { claudeScope } from '../../../src/session/claude-scope.js';
 import { worktreeGitDirs, writeAgentGitDir } from '../../../src/session/git/worktree-view.js';
 import { sandboxFacts, testSandboxHost } from '../../helpers/sandbox.js';
 
@@ -222,5 +232,42 @@ describe('sandbox.allow_domains: the listed hosts through the harness proxy, not
       commands,
     );
     expect(direct.output.trim()).toBe('unreachable');
+  });
+});
+
+describe("the claude process's sandbox", () => {
+  it('regression: settings and MCP servers it writes are thrown away; only its session files persist', async () => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-claude-home-')));
+    try {
+      mkdirSync(join(home, '.claude'));
+      writeFileSync(join(home, '.claude', 'settings.json'), '{"theme":"dark"}');
+      writeFileSync(join(home, '.claude.json'), '{"numStartups":1}');
+      const scope = await claudeScope('sh', { PATH: env.PATH, HOME: home });
+      const claude = sandboxes.claude(scope);
+      const result = await runShell(
+        [
+          'cat ~/.claude/settings.json',
+          'echo \'{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/pwned"}]}]}}\' > ~/.claude/settings.json',
+          'echo \'{"mcpServers":{"x":{"command":"sh"}}}\' > ~/.claude.json',
+          'mkdir -p ~/.claude/projects/p && echo session > ~/.claude/projects/p/s.jsonl && echo wrote',
+        ].join('; '),
+        {
+          cwd: worktree,
+          env: { PATH: env.PATH, HOME: home },
+          timeoutMs: 20_000,
+          maxOutputChars: 10_000,
+          signal: new AbortController().signal,
+          sandbox: claude,
+        },
+      );
+      await rm(scope.scratch, { recursive: true, force: true });
+      expect(result.output).toContain('{"theme":"dark"}');
+      expect(result.output).toContain('wrote');
+      expect(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')).toBe('{"theme":"dark"}');
+      expect(readFileSync(join(home, '.claude.json'), 'utf8')).toBe('{"numStartups":1}');
+      expect(readFileSync(join(home, '.claude', 'projects', 'p', 's.jsonl'), 'utf8')).toBe('session\n');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -38,8 +38,8 @@ export function resultJson(overrides: Record<string, unknown> = {}) {
 export async function fakeClaude(scenario: unknown[]) {
   const dir = await mkdtemp(join(tmpdir(), 'issueloop-fake-claude-'));
   dirs.push(dir);
-  // Under ~/.claude: the one place of the home the sandbox shows the `claude` process.
-  const own = join(dir, '.claude', 'fake');
+  // Under ~/.claude/projects: the one place of the home the sandbox shows `claude` as it is.
+  const own = join(dir, '.claude', 'projects', 'fake-claude');
   await mkdir(own, { recursive: true });
   const scenarioFile = join(own, 'scenario.json');
   const log = join(own, 'calls.jsonl');
