@@ -18,6 +18,8 @@ export interface BwrapInvocation {
   cwd: string;
   /** The command and its arguments, run as given (no shell is added here). */
   argv: readonly string[];
+  /** The child's descriptor holding the seccomp filter (seccomp.ts), when there is one. */
+  seccompFd?: number;
 }
 
 export const SANDBOX_HOSTNAME = 'issueloop-sandbox';
@@ -53,6 +55,7 @@ export function bwrapArgs(invocation: BwrapInvocation): string[] {
   if (invocation.network === 'full') args.push('--share-net');
   args.push('--die-with-parent', '--new-session', '--hostname', SANDBOX_HOSTNAME);
   for (const mount of invocation.mounts) args.push(...mountArgs(mount));
+  if (invocation.seccompFd !== undefined) args.push('--seccomp', String(invocation.seccompFd));
   args.push('--proc', '/proc', '--dev', '/dev', '--chdir', invocation.cwd, '--', ...invocation.argv);
   return args;
 }

@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { createBwrapSandbox, type HostFacts } from './sandbox.js';
+import { type CommandSandbox, createBwrapSandbox, type HostFacts } from './sandbox.js';
+import { spawnSandboxed } from './spawn-sandboxed.js';
 
 export type ProbeResult = { ok: true; facts: HostFacts } | { ok: false; problem: string; fix: string };
 
@@ -62,15 +62,21 @@ export function explainRefusal(stderr: string, sysctl: (path: string) => string 
   };
 }
 
-function run(
-  file: string,
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(file, args, { env, timeout: 15_000 }, (err, _stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stderr: stderr || (err?.message ?? '') });
+function run(sandbox: CommandSandbox, argv: string[], cwd: string, env: Record<string, string>) {
+  return new Promise<{ code: number; stderr: string }>((resolve) => {
+    let stderr = '';
+    const child = spawnSandboxed(sandbox, argv, { cwd, env, stdin: 'ignore' });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.stdout?.resume();
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', (err) => {
+      stderr += err.message;
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, stderr });
     });
   });
 }
@@ -97,8 +103,7 @@ export async function probeSandbox(env: Readonly<Record<string, string | undefin
     const sandbox = createBwrapSandbox({ writable: [dir], network: 'none' }, facts);
     const check =
       'test ! -e /proc/$PPID/environ -o "$PPID" -le 1 && grep -q "^CapEff:[[:space:]]*0*$" /proc/self/status && echo ok > probe && ! touch /etc/.issueloop-probe';
-    const { file, args } = sandbox.wrap(['bash', '-c', check], dir);
-    const result = await run(file, args, sandbox.env({ PATH: env.PATH ?? '/usr/bin:/bin' }));
+    const result = await run(sandbox, ['bash', '-c', check], dir, { PATH: env.PATH ?? '/usr/bin:/bin' });
     if (result.code === 0 && readFileSync(join(dir, 'probe'), 'utf8').trim() === 'ok')
       return { ok: true, facts };
     return { ok: false, ...explainRefusal(result.stderr) };

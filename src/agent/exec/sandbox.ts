@@ -1,8 +1,9 @@
-import { realpathSync } from 'node:fs';
+import { openSync, realpathSync } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
 import { bwrapArgs, type Mount } from './bwrap-args.js';
 import { BRIDGE_READY, BRIDGE_SCRIPT, PROXY_PORT, PROXY_SOCKET } from './domain-proxy.js';
 import { installationOf, SYSTEM_ROOTS, systemMounts, toolDirectories } from './host-paths.js';
+import { seccompFilterFile } from './seccomp.js';
 
 /**
  * What runs a command the agent controls (its bash tool, the verify and setup commands, the `claude`
@@ -10,8 +11,11 @@ import { installationOf, SYSTEM_ROOTS, systemMounts, toolDirectories } from './h
  */
 export interface CommandSandbox {
   readonly kind: 'bwrap' | 'none';
-  /** The program to spawn and its arguments for `argv` run in `cwd`, inside the sandbox. */
-  wrap(argv: readonly string[], cwd: string): { file: string; args: string[] };
+  /**
+   * The program to spawn and its arguments for `argv` run in `cwd`, inside the sandbox; `fd3`, when
+   * given, is a descriptor the spawner passes as the child's fd 3 and then closes (spawn-sandboxed.ts).
+   */
+  wrap(argv: readonly string[], cwd: string): { file: string; args: string[]; fd3?: number };
   /** The environment inside: `env` with HOME and TMPDIR pointing where the sandbox has them. */
   env(env: Readonly<Record<string, string>>): Record<string, string>;
 }
@@ -121,7 +125,15 @@ export function createBwrapSandbox(scope: SandboxScope, facts: HostFacts): Comma
     kind: 'bwrap',
     wrap: (argv, cwd) => ({
       file: facts.bwrap,
-      args: bwrapArgs({ mounts, network: scope.network, cwd, argv: scope.proxy ? behindProxy(argv) : argv }),
+      args: bwrapArgs({
+        mounts,
+        network: scope.network,
+        cwd,
+        argv: scope.proxy ? behindProxy(argv) : argv,
+        seccompFd: 3,
+      }),
+      // A fresh descriptor each time: bwrap reads it to the end.
+      fd3: openSync(seccompFilterFile(), 'r'),
     }),
     env: (env) => ({ ...env, HOME: home, TMPDIR: '/tmp', ...(scope.proxy ? PROXY_ENV : {}) }),
   };

@@ -1,7 +1,8 @@
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { killGroup, stopGroup } from '../../core/process-group.js';
 import { type CommandSandbox, UNSANDBOXED } from '../exec/sandbox.js';
+import { spawnSandboxed } from '../exec/spawn-sandboxed.js';
 import { createOutputCollector } from './trim-output.js';
 
 export interface ShellOptions {
@@ -38,16 +39,13 @@ export function runShell(command: string, options: ShellOptions): Promise<ShellR
     const output = createOutputCollector(options.maxOutputChars);
     let child: ChildProcessByStdio<null, Readable, Readable>;
     try {
-      // detached: the shell (or bwrap around it) leads its own process group, which is what a timeout
-      // or abort kills; inside bwrap, the end of its PID namespace takes everything else.
-      const sandbox = options.sandbox ?? UNSANDBOXED;
-      const { file, args } = sandbox.wrap(['bash', '-c', command], options.cwd);
-      child = spawn(file, args, {
+      // Its own process group (bwrap's, around the shell), which is what a timeout or abort kills;
+      // inside bwrap, the end of its PID namespace takes everything else.
+      child = spawnSandboxed(options.sandbox ?? UNSANDBOXED, ['bash', '-c', command], {
         cwd: options.cwd,
-        env: sandbox.env(options.env),
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      });
+        env: options.env,
+        stdin: 'ignore',
+      }) as ChildProcessByStdio<null, Readable, Readable>;
     } catch (err) {
       // Arguments node refuses outright, e.g. a NUL byte in the command.
       resolve({ output: '', exitCode: null, spawnError: err instanceof Error ? err.message : String(err) });

@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { type CommandSandbox, UNSANDBOXED } from '../../agent/exec/sandbox.js';
+import { spawnSandboxed } from '../../agent/exec/spawn-sandboxed.js';
 import { type ClassifiedError, classifyError } from '../../core/classify/classify-error.js';
 import { stopGroup } from '../../core/process-group.js';
 
@@ -97,14 +98,11 @@ export async function runClaudeCode(options: ClaudeCodeRunOptions): Promise<Clau
   if (options.allowedTools?.length) args.push('--allowedTools', options.allowedTools.join(','));
   if (options.resume) args.push('--resume', options.resume);
   if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt);
-  const sandbox = options.sandbox ?? UNSANDBOXED;
-  const wrapped = sandbox.wrap([options.bin, ...args], options.cwd);
-  const child = spawn(wrapped.file, wrapped.args, {
+  const child = spawnSandboxed(options.sandbox ?? UNSANDBOXED, [options.bin, ...args], {
     cwd: options.cwd,
-    env: sandbox.env(options.env),
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
+    env: options.env,
+    stdin: 'pipe',
+  }) as ChildProcessWithoutNullStreams;
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

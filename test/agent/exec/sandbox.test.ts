@@ -271,3 +271,22 @@ describe("the claude process's sandbox", () => {
     }
   });
 });
+
+describe('the kernel keyring', () => {
+  it('regression: the session keyring of the process that starts the sandbox is out of reach (keyctl, add_key, request_key refused)', async () => {
+    // keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING) and add_key, by number (x86_64, aarch64).
+    const script = [
+      'import ctypes, errno, platform',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      "nrs = {'x86_64': (250, 248), 'aarch64': (219, 217)}[platform.machine()]",
+      'print("keyctl", libc.syscall(nrs[0], 0, -3, 0), errno.errorcode.get(ctypes.get_errno()))',
+      'print("add_key", libc.syscall(nrs[1], b"user", b"k", b"v", 1, -3), errno.errorcode.get(ctypes.get_errno()))',
+    ].join('\n');
+    const outside = spawnSync('/usr/bin/python3', ['-c', script], { encoding: 'utf8' });
+    expect(outside.stdout).toMatch(/^keyctl \d+ None/);
+    writeFileSync(join(worktree, 'keyring.py'), script);
+    const inside = await inSandbox('/usr/bin/python3 keyring.py; rm keyring.py');
+    expect(inside.output).toContain('keyctl -1 EPERM');
+    expect(inside.output).toContain('add_key -1 EPERM');
+  });
+});
