@@ -18,8 +18,12 @@ export interface SourcedLayer {
 }
 
 export const ENV_PREFIX = 'ISSUELOOP_';
-/** Variables with the prefix that are not settings. */
-const ENV_NOT_SETTINGS = new Set(['ISSUELOOP_CONFIG']);
+/**
+ * Variables with the prefix that are not settings: the config file's path, and credentials, which
+ * are read as credentials by the entrypoints and never become (printable) settings.
+ */
+export const ENV_CREDENTIALS: readonly string[] = Object.freeze(['ISSUELOOP_PROJECTS_TOKEN']);
+const ENV_NOT_SETTINGS = new Set(['ISSUELOOP_CONFIG', ...ENV_CREDENTIALS]);
 
 function emptyLayer(): SourcedLayer {
   return { data: {}, sources: new Map(), problems: [] };

@@ -100,6 +100,25 @@ describe('the action, in-process against the emulators', () => {
     expect(allowed.core.outputs.outcome).toBe('resolved');
   });
 
+  it('regression: a projects_token input is a credential, not an unknown ISSUELOOP_ setting (it was exit 2)', {
+    timeout: 30_000,
+  }, async () => {
+    const number = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
+    run.github.setPermission('maintainer', 'maintain');
+    const projectsToken = `ghp_${'P'.repeat(36)}`;
+    const payload = labeledPayload({
+      number,
+      title: 'Fix the greeting typo',
+      label: 'issueloop',
+      sender: 'maintainer',
+    });
+    const result = await act({ event: 'issues', payload, inputs: { projects_token: projectsToken } });
+    expect(result.core.failed).toEqual([]);
+    expect(result.code).toBe(0);
+    expect(result.core.outputs.outcome).toBe('resolved');
+    expect(result.everything).not.toContain(projectsToken);
+  });
+
   it('another label, another issues action, another event: a notice and success, no work', async () => {
     const number = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
     const bug = await act({

@@ -24,6 +24,33 @@ afterAll(async () => {
 const env = () => ({ GITHUB_TOKEN: TOKEN, GITHUB_API_URL: github.url });
 
 describe('issueloop board init', () => {
+  it("regression: ISSUELOOP_PROJECTS_TOKEN is the board's credential, not an unknown setting (it was exit 2)", async () => {
+    const cwd = await mkdtemp(join(dir, 'projects-token-'));
+    const actionsToken = `ghs_${'a'.repeat(36)}`;
+    emulator.addToken(actionsToken, { login: 'github-actions[bot]', kind: 'installation' });
+    const result = await runBuiltCli(
+      ['board', 'init', '--create', '--owner', 'acme', '--title', 'Board by projects token'],
+      {
+        cwd,
+        env: { GITHUB_TOKEN: actionsToken, ISSUELOOP_PROJECTS_TOKEN: TOKEN, GITHUB_API_URL: github.url },
+      },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^created project "Board by projects token"/);
+    expect(result.stdout + result.stderr).not.toContain(TOKEN);
+    // Without it, the Actions token alone cannot reach Projects v2.
+    const without = await runBuiltCli(
+      ['board', 'init', '--create', '--owner', 'acme', '--title', 'Board by actions token'],
+      {
+        cwd: await mkdtemp(join(dir, 'actions-token-')),
+        env: { GITHUB_TOKEN: actionsToken, GITHUB_API_URL: github.url },
+      },
+    );
+    expect(without.code).not.toBe(0);
+    expect(without.code).not.toBe(2);
+  });
+
   it('creates the board when asked, adds the missing status options, and saves the resolved ids', async () => {
     const cwd = await mkdtemp(join(dir, 'create-'));
     const result = await runBuiltCli(
