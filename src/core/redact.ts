@@ -1,9 +1,9 @@
 /**
  * Secret redaction for everything that leaves the process: logs, comments, the ledger, prompts.
  * Known token shapes are removed by pattern; configured secret values (the tokens issueloop was given,
- * plus any variable the user names) are removed verbatim, including their JSON-escaped form so a
- * serialised log line cannot carry them either.
+ * plus any variable the user names) are removed in every encoding an exfiltration would use.
  */
+import { MIN_DERIVED_LENGTH, type SecretForm, secretForms, secretsPattern } from './secret-forms.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -32,25 +32,27 @@ const QUERY_SECRET_PATTERN =
 
 export type Redactor = (text: string) => string;
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** Builds a redactor that also removes the given secret values (empty and very short values are ignored). */
+/**
+ * Builds a redactor that also removes the given secret values (empty and very short values are
+ * ignored) in every form secret-forms.ts knows: literal, JSON-escaped, base64 and base64url at any
+ * alignment, hex, URL-encoded, reversed, and split across lines.
+ */
 export function createRedactor(secrets: Iterable<string | undefined> = []): Redactor {
-  const literals = new Set<string>();
+  const forms: SecretForm[] = [];
   for (const secret of secrets) {
     if (secret === undefined || secret.length < MIN_SECRET_LENGTH) continue;
-    literals.add(secret);
-    const escaped = JSON.stringify(secret).slice(1, -1);
-    if (escaped !== secret) literals.add(escaped);
+    forms.push(...secretForms(secret));
   }
-  // Longest first, so a secret that contains another is removed whole.
-  const sorted = [...literals].sort((a, b) => b.length - a.length);
-  const literalPattern = sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined;
+  const literalPattern = secretsPattern(forms, { split: false });
+  // Only texts with a line break need the slower pattern that allows one inside a secret.
+  const splitPattern = secretsPattern(
+    forms.filter((form) => form.text.length >= MIN_DERIVED_LENGTH),
+    { split: true },
+  );
 
   return (text: string): string => {
     let out = literalPattern ? text.replace(literalPattern, REDACTED) : text;
+    if (splitPattern && out.includes('\n')) out = out.replace(splitPattern, REDACTED);
     for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
     out = out.replace(
       HEADER_PATTERN,

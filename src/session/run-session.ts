@@ -5,7 +5,7 @@ import type { AgentResult } from '../agent/agent-loop.js';
 import { renderTranscript } from '../agent/compaction/transcript.js';
 import type { AgentEvent, AgentObserver, AgentTotals } from '../agent/events.js';
 import { agentGitDirPath, type SandboxHost, type WorktreeSandboxes } from '../agent/exec/sandbox-host.js';
-import { scrubEnv } from '../agent/tools/scrub-env.js';
+import { scrubEnv, secretValues } from '../agent/tools/scrub-env.js';
 import type { Config } from '../config/schema.js';
 import { classifyError } from '../core/classify/classify-error.js';
 import type { Deps } from '../core/deps.js';
@@ -23,11 +23,14 @@ import {
   resetBranch,
   uncommitAgentWork,
 } from './git/index.js';
+import { removeNestedGitDirs } from './git/nested-repos.js';
+import { stagedDiff } from './git/staged-diff.js';
 import { inWorktree, pinHead, worktreeGitDirs, writeAgentGitDir } from './git/worktree-view.js';
 import type { Ledger } from './ledger.js';
 import { eventFields } from './ledger-fields.js';
 import { type Outcome, outcomeOfStop, type Productivity, productivity } from './outcome.js';
 import { ReadBackError } from './publish.js';
+import { describeHits, findSecrets } from './secret-scan.js';
 import type { ModelRuntime } from './session-agent.js';
 import {
   addTotals,
@@ -286,6 +289,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       // Nothing the agent could have changed in git is trusted from here on.
       await assertGitUntouched(dirs, gitState);
       await pinHead(worktree, branch, wtGit);
+      await dropNestedRepositories(worktree, log, remember);
       if (await uncommitAgentWork(worktree, base, wtGit))
         log.info('the agent committed itself; its commits are judged as changes');
       filesChanged = (await changedFiles(worktree, wtGit)).map((file) => file.path);
@@ -322,6 +326,19 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     // The verify command ran in the sandbox too, and a fix-up turn may have followed it.
     await assertGitUntouched(dirs, gitState);
     await pinHead(worktree, branch, wtGit);
+    await dropNestedRepositories(worktree, log, remember);
+    // Before anything is committed: no known secret, in any encoding, and no credential-shaped string.
+    const hits = findSecrets(
+      await stagedDiff(worktree, base, wtGit),
+      secretValues(input.env, config.redact_env),
+    );
+    if (hits.length > 0) {
+      keep = true;
+      const reason = describeHits(hits);
+      log.error({ hits: hits.length }, reason);
+      remember('secret_in_diff', { files: [...new Set(hits.map((h) => h.file))] });
+      return report('refused', reason);
+    }
     const { reason, ...handedOver } = await work.deliver(
       {
         worktree,
@@ -372,6 +389,21 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       );
     }
   }
+}
+
+/** Nested repositories the agent left (see nested-repos.ts) go before the harness's git runs. */
+async function dropNestedRepositories(
+  worktree: string,
+  log: SessionInput['deps']['log'],
+  remember: (type: string, fields: Record<string, unknown>) => void,
+): Promise<void> {
+  const removed = await removeNestedGitDirs(worktree);
+  if (removed.length === 0) return;
+  log.warn(
+    { paths: removed },
+    `removed ${removed.length} nested git repositories the agent left in the worktree`,
+  );
+  remember('nested_git_removed', { paths: removed });
 }
 
 /**

@@ -273,6 +273,44 @@ describe('attacks on the harness through what the agent leaves in the worktree',
   });
 });
 
+describe('a secret in the diff', () => {
+  for (const [how, content] of [
+    ['base64 of the git header', Buffer.from(`x-access-token:${TOKEN}`).toString('base64')],
+    [
+      'reversed, over two lines',
+      `${[...TOKEN].reverse().join('').slice(0, 12)}\n${[...TOKEN].reverse().join('').slice(12)}`,
+    ],
+    ['a credential of someone else', `AWS_ACCESS_KEY_ID=AKIA${'Q'.repeat(16)}`],
+  ] as const) {
+    it(`regression: ${how} ends the session refused, naming the file and line, and nothing is pushed`, async () => {
+      const { report, number } = await attack([
+        fix(),
+        reply.toolUse([
+          {
+            name: 'str_replace_based_edit_tool',
+            input: { command: 'create', path: 'notes/debug.txt', file_text: `line one\n${content}\n` },
+          },
+        ]),
+        reply.text('Fixed.'),
+      ]);
+      expect(report.outcome).toBe('refused');
+      expect(report.reason).toMatch(/^secret in diff: notes\/debug\.txt:2 \(/);
+      expectNoSecret(report.reason);
+      expect(report.reason).not.toContain(content.slice(0, 12));
+      expect(() =>
+        repo.fx.git(
+          repo.fx.root,
+          '--git-dir',
+          repo.fx.origin,
+          'rev-parse',
+          '--verify',
+          `issueloop/issue-${number}`,
+        ),
+      ).toThrow();
+    });
+  }
+});
+
 describe('attacks with sandbox.mode: none (the harness still defends itself)', () => {
   it("planted hooks, fsmonitor, filters and a pushurl end the session refused before the harness's git runs them", async () => {
     const attacker = join(repo.fx.root, 'attacker.git');
@@ -292,7 +330,7 @@ describe('attacks with sandbox.mode: none (the harness still defends itself)', (
         ),
         reply.text('Fixed.'),
       ],
-      { sandbox: { mode: 'none', network: 'none', read_only: [] } },
+      { sandbox: { mode: 'none', network: 'none', read_only: [], allow_domains: [] } },
     );
     expect(report.outcome).toBe('refused');
     expect(report.reason).toContain('changed git');

@@ -66,3 +66,23 @@ export function scrubEnv(
   // fromEntries defines own properties, so a variable named `__proto__` cannot touch the prototype.
   return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0' };
 }
+
+/** Variables scrubEnv drops that hold no credential: sockets and helper programs. */
+const NOT_VALUES = new Set(['SSH_AUTH_SOCK', 'GIT_ASKPASS', 'SSH_ASKPASS', 'VSCODE_GIT_IPC_HANDLE']);
+
+/**
+ * The values scrubEnv keeps from the agent because they are secrets (the credentials, `extraNames`,
+ * names like `*TOKEN*`, URLs with a password): what the harness looks for in the agent's diff.
+ */
+export function secretValues(
+  env: Readonly<Record<string, string | undefined>>,
+  extraNames: readonly string[] = [],
+): string[] {
+  const kept = scrubEnv(env, extraNames);
+  return Object.entries(env)
+    .filter(
+      ([name, value]) =>
+        value !== undefined && value !== '' && !(name in kept) && !NOT_VALUES.has(name.toUpperCase()),
+    )
+    .map(([, value]) => value as string);
+}

@@ -56,6 +56,9 @@ export const HARDENED_CONFIG: readonly string[] = Object.freeze([
   'status.submoduleSummary=false',
   'fetch.recurseSubmodules=false',
   'push.recurseSubmodules=no',
+  // No background maintenance started by the harness's commands.
+  'maintenance.auto=false',
+  'gc.auto=0',
 ]);
 
 const HARDENED_ARGS: readonly string[] = HARDENED_CONFIG.flatMap((setting) => ['-c', setting]);
