@@ -1,11 +1,11 @@
-import { realpath, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentResult } from '../agent/agent-loop.js';
 import { renderTranscript } from '../agent/compaction/transcript.js';
 import type { AgentEvent, AgentObserver, AgentTotals } from '../agent/events.js';
-import { agentGitDirPath, type SandboxHost, type WorktreeSandboxes } from '../agent/exec/sandbox-host.js';
-import { scrubEnv, secretValues } from '../agent/tools/scrub-env.js';
+import { agentGitDirPath, type SandboxHost } from '../agent/exec/sandbox-host.js';
+import { scrubEnv } from '../agent/tools/scrub-env.js';
 import type { Config } from '../config/schema.js';
 import { classifyError } from '../core/classify/classify-error.js';
 import type { Deps } from '../core/deps.js';
@@ -13,7 +13,7 @@ import type { Redactor } from '../core/redact.js';
 import { seededFallbackPrompt } from '../engines/claude-code/fallback-seed.js';
 import { totalTokens } from '../model/types.js';
 import { claudeScope } from './claude-scope.js';
-import { assertGitUntouched, GitTamperedError, snapshotGitState } from './git/git-state.js';
+import { GitTamperedError } from './git/git-state.js';
 import {
   addWorktree,
   changedFiles,
@@ -23,14 +23,10 @@ import {
   resetBranch,
   uncommitAgentWork,
 } from './git/index.js';
-import { removeNestedGitDirs } from './git/nested-repos.js';
-import { stagedDiff } from './git/staged-diff.js';
-import { inWorktree, pinHead, worktreeGitDirs, writeAgentGitDir } from './git/worktree-view.js';
 import type { Ledger } from './ledger.js';
 import { eventFields } from './ledger-fields.js';
 import { type Outcome, outcomeOfStop, type Productivity, productivity } from './outcome.js';
 import { ReadBackError } from './publish.js';
-import { describeHits, findSecrets } from './secret-scan.js';
 import type { ModelRuntime } from './session-agent.js';
 import {
   addTotals,
@@ -41,7 +37,8 @@ import {
   type SessionEngine,
 } from './session-engine.js';
 import type { ResumeContext, SessionWork } from './session-work.js';
-import { renderVerifyFailure, runVerify, type VerifyResult } from './verify.js';
+import { describeSetupFailure, renderVerifyFailure, runVerify, type VerifyResult } from './verify.js';
+import { guardWorktree } from './worktree-guard.js';
 
 /** Seed 000 feature 6: the tail of the transcript an interrupted attempt leaves for the next one. */
 export const PARTIAL_CONTEXT_CHARS = 500;
@@ -177,14 +174,19 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     const base = await work.startPoint(git);
     await addWorktree({ checkout: input.checkout, path: worktree, branch, startPoint: base }, git);
     startedAt = base;
-    // Before the agent starts, while everything in it is the harness's: the git dirs, the agent's
-    // private git dir for the sandbox, and a snapshot of what the agent must not change.
-    worktree = await realpath(worktree);
-    const dirs = await worktreeGitDirs(worktree, git);
-    const wtGit = inWorktree(git, dirs, worktree);
-    if (input.sandbox.mode === 'os') await writeAgentGitDir(dirs, branch, agentGitDir, git);
-    const gitState = await snapshotGitState(dirs);
-    const sandboxes: WorktreeSandboxes = input.sandbox.forWorktree({ worktree, git: dirs, agentGitDir });
+    const guarded = await guardWorktree({
+      path: worktree,
+      branch,
+      agentGitDir,
+      git,
+      sandbox: input.sandbox,
+      env: input.env,
+      redactEnv: config.redact_env,
+      log,
+      remember,
+    });
+    worktree = guarded.worktree;
+    const { sandboxes, git: wtGit } = guarded;
     if (config.session.setup) {
       const setup = await runVerify(config.session.setup, {
         cwd: worktree,
@@ -198,11 +200,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       if (signal.aborted) return report('interrupted', 'interrupted during setup');
       if (!setup.passed) {
         keep = true;
-        const tail = setup.output.trim().split('\n').slice(-5).join('\n');
-        return report(
-          'error:invalid_request',
-          `session.setup \`${setup.command}\` ${setup.timedOut ? 'timed out' : `failed (exit ${setup.exitCode ?? 'none'})`}: ${tail}`,
-        );
+        return report('error:invalid_request', describeSetupFailure(setup));
       }
     }
     const engineName = work.engine ?? config.engine;
@@ -287,9 +285,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
         return report(stopped, result.reason, h ? { hint: h } : {});
       }
       // Nothing the agent could have changed in git is trusted from here on.
-      await assertGitUntouched(dirs, gitState);
-      await pinHead(worktree, branch, wtGit);
-      await dropNestedRepositories(worktree, log, remember);
+      await guarded.reclaim();
       if (await uncommitAgentWork(worktree, base, wtGit))
         log.info('the agent committed itself; its commits are judged as changes');
       filesChanged = (await changedFiles(worktree, wtGit)).map((file) => file.path);
@@ -324,20 +320,11 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
 
     input.onPhase?.('publishing');
     // The verify command ran in the sandbox too, and a fix-up turn may have followed it.
-    await assertGitUntouched(dirs, gitState);
-    await pinHead(worktree, branch, wtGit);
-    await dropNestedRepositories(worktree, log, remember);
-    // Before anything is committed: no known secret, in any encoding, and no credential-shaped string.
-    const hits = findSecrets(
-      await stagedDiff(worktree, base, wtGit),
-      secretValues(input.env, config.redact_env),
-    );
-    if (hits.length > 0) {
+    await guarded.reclaim();
+    const secret = await guarded.secretsInDiff(base);
+    if (secret) {
       keep = true;
-      const reason = describeHits(hits);
-      log.error({ hits: hits.length }, reason);
-      remember('secret_in_diff', { files: [...new Set(hits.map((h) => h.file))] });
-      return report('refused', reason);
+      return report('refused', secret);
     }
     const { reason, ...handedOver } = await work.deliver(
       {
@@ -389,21 +376,6 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       );
     }
   }
-}
-
-/** Nested repositories the agent left (see nested-repos.ts) go before the harness's git runs. */
-async function dropNestedRepositories(
-  worktree: string,
-  log: SessionInput['deps']['log'],
-  remember: (type: string, fields: Record<string, unknown>) => void,
-): Promise<void> {
-  const removed = await removeNestedGitDirs(worktree);
-  if (removed.length === 0) return;
-  log.warn(
-    { paths: removed },
-    `removed ${removed.length} nested git repositories the agent left in the worktree`,
-  );
-  remember('nested_git_removed', { paths: removed });
 }
 
 /**

@@ -65,3 +65,10 @@ export function renderVerifyFailure(result: VerifyResult, attemptsLeft: number):
     `Fix the cause, run the check yourself, and finish with a summary. ${attemptsLeft} fix-up turn(s) left.`,
   ].join('\n');
 }
+
+/** Why `session.setup` ended the attempt before the agent started: the command and its last lines. */
+export function describeSetupFailure(result: VerifyResult): string {
+  const how = result.timedOut ? 'timed out' : `failed (exit ${result.exitCode ?? 'none'})`;
+  const tail = result.output.trim().split('\n').slice(-5).join('\n');
+  return `session.setup \`${result.command}\` ${how}: ${tail}`;
+}

@@ -97,6 +97,20 @@ async function attack(replies: ScriptedReply[], configOverrides: Record<string, 
   return { report, seen, pushed, number };
 }
 
+/** The issue's branch never reached origin. */
+function expectNothingPushed(number: number) {
+  expect(() =>
+    repo.fx.git(
+      repo.fx.root,
+      '--git-dir',
+      repo.fx.origin,
+      'rev-parse',
+      '--verify',
+      `issueloop/issue-${number}`,
+    ),
+  ).toThrow();
+}
+
 function expectNoSecret(text: string) {
   for (const form of FORMS) expect(text).not.toContain(form);
 }
@@ -297,16 +311,7 @@ describe('a secret in the diff', () => {
       expect(report.reason).toMatch(/^secret in diff: notes\/debug\.txt:2 \(/);
       expectNoSecret(report.reason);
       expect(report.reason).not.toContain(content.slice(0, 12));
-      expect(() =>
-        repo.fx.git(
-          repo.fx.root,
-          '--git-dir',
-          repo.fx.origin,
-          'rev-parse',
-          '--verify',
-          `issueloop/issue-${number}`,
-        ),
-      ).toThrow();
+      expectNothingPushed(number);
     });
   }
 });
@@ -336,15 +341,6 @@ describe('attacks with sandbox.mode: none (the harness still defends itself)', (
     expect(report.reason).toContain('changed git');
     expect(existsSync(marker)).toBe(false);
     expect(repo.fx.git(repo.fx.root, '--git-dir', attacker, 'for-each-ref')).toBe('');
-    expect(() =>
-      repo.fx.git(
-        repo.fx.root,
-        '--git-dir',
-        repo.fx.origin,
-        'rev-parse',
-        '--verify',
-        `issueloop/issue-${number}`,
-      ),
-    ).toThrow();
+    expectNothingPushed(number);
   });
 });

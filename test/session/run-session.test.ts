@@ -183,6 +183,19 @@ describe('session: one issue end to end against a real repository and the emulat
     ).toThrow();
   });
 
+  it('a failing session.setup ends the attempt before any model call, with its last lines', async () => {
+    const config = {
+      ...gh.config,
+      session: { ...gh.config.session, setup: 'echo installing; echo "no lockfile" >&2; exit 3' },
+    };
+    const { report, anthropic } = await session([view(), reply.text('never asked')], { config });
+    expect(report.outcome).toBe('error:invalid_request');
+    expect(report.reason).toBe(
+      'session.setup `echo installing; echo "no lockfile" >&2; exit 3` failed (exit 3): installing\nno lockfile',
+    );
+    expect(anthropic.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(0);
+  });
+
   it('no diff is no_changes, whatever the model says', async () => {
     const { report } = await session([view(), reply.text('All fixed!')]);
     expect(report).toMatchObject({ outcome: 'no_changes', filesChanged: [] });
