@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -88,8 +88,9 @@ let written: string | undefined;
 /** The compiled filter in a file of its own (read by bwrap through a fresh descriptor per command). */
 export function seccompFilterFile(): string {
   if (written === undefined) {
-    const path = join(tmpdir(), `issueloop-seccomp-${process.pid}.bpf`);
-    writeFileSync(path, assemble(keyringFilter()), { mode: 0o600 });
+    // In a directory of our own: a predictable name in /tmp could be another user's file or link.
+    const path = join(mkdtempSync(join(tmpdir(), 'issueloop-seccomp-')), 'filter.bpf');
+    writeFileSync(path, assemble(keyringFilter()), { mode: 0o600, flag: 'wx' });
     written = path;
   }
   return written;
