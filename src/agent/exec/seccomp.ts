@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -89,8 +89,10 @@ let written: string | undefined;
 export function seccompFilterFile(): string {
   if (written === undefined) {
     // In a directory of our own: a predictable name in /tmp could be another user's file or link.
-    const path = join(mkdtempSync(join(tmpdir(), 'issueloop-seccomp-')), 'filter.bpf');
+    const dir = mkdtempSync(join(tmpdir(), 'issueloop-seccomp-'));
+    const path = join(dir, 'filter.bpf');
     writeFileSync(path, assemble(keyringFilter()), { mode: 0o600, flag: 'wx' });
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     written = path;
   }
   return written;
