@@ -1,7 +1,7 @@
 // The GitHub Action's entrypoint (action.yml runs the bundle of this file): the only place in
 // src/action that touches the real process and @actions/core.
 import * as core from '@actions/core';
-import { readVersion } from '../cli/version.js';
+import { readVersion } from '../run/version.js';
 import { runAction } from './run-action.js';
 
 // The runner cancels a job with SIGINT, then SIGTERM: sessions stop and save their state.

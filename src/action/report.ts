@@ -1,4 +1,4 @@
-import { STOP_TEXT, tally } from '../cli/run-summary.js';
+import { STOP_TEXT, tally } from '../run/run-summary.js';
 import type { RunSummary } from '../scheduler/run-rounds.js';
 import { isFailure } from '../session/outcome.js';
 import type { SessionReport } from '../session/run-session.js';

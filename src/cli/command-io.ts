@@ -78,7 +78,7 @@ export async function configured(
 ) {
   const [{ loadConfig }, { createProcessDeps }] = await Promise.all([
     import('../config/load-config.js'),
-    import('./process-deps.js'),
+    import('../run/process-deps.js'),
   ]);
   const { config } = await loadConfig(loadOptions(io, command));
   const redact = io.redactAlso(config.redact_env);

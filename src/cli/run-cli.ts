@@ -1,11 +1,11 @@
 import { Command, CommanderError, Option } from 'commander';
 import { systemClock } from '../core/clock.js';
 import { createRedactor } from '../core/redact.js';
-import type { BoardInitFlags } from './board-commands.js';
+import { EXIT, type ExitCode, exitCodeFor } from '../run/exit-codes.js';
+import { secretsFromEnv } from '../run/secrets.js';
+import { readVersion } from '../run/version.js';
 import { type CliIo, type CommandIo, configured, loadOptions, openStore } from './command-io.js';
-import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
-import { secretsFromEnv } from './secrets.js';
-import { readVersion } from './version.js';
+import type { BoardInitFlags } from './commands/board.js';
 import { addDemoCommand, addWorkCommands, inDir, taskInputs } from './work-commands.js';
 
 export type { CliIo } from './command-io.js';
@@ -38,7 +38,7 @@ function addClaimsCommands(program: Command, io: CommandIo): void {
     .option('--json', 'print the records as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       const { opened, config } = await openStore(io, command);
-      const { listClaims } = await import('./claims-commands.js');
+      const { listClaims } = await import('./commands/claims.js');
       io.stdout(
         await listClaims(opened, config.claims.max_failures, systemClock.now(), options.json === true),
       );
@@ -47,7 +47,7 @@ function addClaimsCommands(program: Command, io: CommandIo): void {
     .command('release <issue>')
     .description("end an issue's lease now (its worker stops at its next renewal)")
     .action(async (issue: string, _options: unknown, command: Command) => {
-      const { parseIssueArg, releaseClaim } = await import('./claims-commands.js');
+      const { parseIssueArg, releaseClaim } = await import('./commands/claims.js');
       const number = parseIssueArg(issue);
       io.stdout(await releaseClaim((await openStore(io, command)).opened, number));
     });
@@ -55,7 +55,7 @@ function addClaimsCommands(program: Command, io: CommandIo): void {
     .command('reset-failures <issue>')
     .description('forget the failures of an issue so it is worked again (clears "needs human")')
     .action(async (issue: string, _options: unknown, command: Command) => {
-      const { parseIssueArg, resetFailures } = await import('./claims-commands.js');
+      const { parseIssueArg, resetFailures } = await import('./commands/claims.js');
       const number = parseIssueArg(issue);
       io.stdout(await resetFailures((await openStore(io, command)).opened, number));
     });
@@ -74,7 +74,7 @@ function addClaimsCommands(program: Command, io: CommandIo): void {
         const at = inDir(io, options.dir);
         if (options.tasks !== undefined) {
           const { config } = await configured(at, command, true);
-          const { resetTaskState } = await import('./task-commands.js');
+          const { resetTaskState } = await import('./commands/tasks.js');
           io.stdout(
             await resetTaskState(taskInputs(io, at, options.tasks, config), {
               yes: options.yes === true,
@@ -84,7 +84,7 @@ function addClaimsCommands(program: Command, io: CommandIo): void {
           return;
         }
         const { opened } = await openStore(at, command);
-        const { resetClaims } = await import('./claims-commands.js');
+        const { resetClaims } = await import('./commands/claims.js');
         io.stdout(
           await resetClaims({
             opened,
@@ -115,7 +115,7 @@ function addBoardCommands(
     .option('--force', 'add missing options even when the board has items (resets their status)')
     .option('--json', 'print the report as JSON')
     .action(async (flags: BoardInitFlags, command: Command) => {
-      const { runBoardInit } = await import('./board-commands.js');
+      const { runBoardInit } = await import('./commands/board.js');
       const { config, redact, deps } = await configured(io, command, true);
       const result = await runBoardInit({
         env: io.env,
@@ -161,7 +161,7 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
     .description('check Node, git, the configuration and which credentials are set (never their values)')
     .option('--json', 'print the report as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
-      const { runDoctor, renderDoctor, doctorExitCode } = await import('./doctor.js');
+      const { runDoctor, renderDoctor, doctorExitCode } = await import('./commands/doctor.js');
       const report = await runDoctor({ ...loadOptions(io, command), version, nodeVersion: io.nodeVersion });
       io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderDoctor(report));
       setExit(doctorExitCode(report));

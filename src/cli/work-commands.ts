@@ -3,9 +3,9 @@ import type { Command } from 'commander';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import type { Log } from '../core/logger.js';
+import type { ExitCode } from '../run/exit-codes.js';
 import { type CommandIo, configured, openStore } from './command-io.js';
-import type { ExitCode } from './exit-codes.js';
-import type { RunFlags } from './run-command.js';
+import type { RunFlags } from './commands/run.js';
 
 type SetExit = (code: ExitCode) => void;
 
@@ -17,7 +17,7 @@ export function addDemoCommand(program: Command, io: CommandIo, setExit: SetExit
     .option('--keep', 'keep the temporary repository and print where it is')
     .option('--json', "print the run's summary as JSON (the demo's story goes to stderr)")
     .action(async (flags: { keep?: boolean; json?: boolean }) => {
-      const { runDemo } = await import('./demo-command.js');
+      const { runDemo } = await import('./commands/demo/demo-command.js');
       const { env, nodeVersion, stdout, stderr, interrupt, isTTY } = io;
       const optional = { ...(interrupt ? { interrupt } : {}), ...(isTTY ? { isTTY } : {}) };
       setExit(await runDemo({ flags, env, nodeVersion, stdout, stderr, ...optional }));
@@ -40,8 +40,8 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
     .option('--json', 'print the summary as JSON')
     .action(async (flags: RunFlags, command: Command) => {
       const [{ runRun }, { createProgressDisplay }] = await Promise.all([
-        import('./run-command.js'),
-        import('./progress-display.js'),
+        import('./commands/run.js'),
+        import('../run/progress-display.js'),
       ]);
       let log: Log | undefined;
       const labels = new Map<number, string>();
@@ -84,8 +84,8 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
       if (options.tasks !== undefined) {
         const { config } = await configured(at, command, true);
         const [{ openTaskState }, { readTaskStatus, renderTaskStatus }] = await Promise.all([
-          import('./task-commands.js'),
-          import('./task-status.js'),
+          import('./commands/tasks.js'),
+          import('./commands/task-status.js'),
         ]);
         const state = await openTaskState(taskInputs(io, at, options.tasks, config));
         const report = await readTaskStatus(state, config, systemClock.now());
@@ -94,8 +94,8 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
       }
       const { opened, config } = await openStore(at, command);
       const [{ readStatus, renderStatus }, { stateDirOf }] = await Promise.all([
-        import('./status-command.js'),
-        import('./github-deps.js'),
+        import('./commands/status.js'),
+        import('../run/github-deps.js'),
       ]);
       const now = systemClock.now();
       const report = await readStatus(stateDirOf(config, at.cwd), await opened.store.list(), now);

@@ -12,7 +12,7 @@ import { keepLease } from './lease-keeper.js';
 import type { ProgressSink } from './progress.js';
 import type { WorkItem, WorkSource } from './work-source.js';
 
-export { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from './issue-source.js';
+export { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../sources/issues/issue-source.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a context is made for one source; runRounds is generic over it.
 export interface WorkContext<T extends WorkItem = any>

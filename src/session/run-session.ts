@@ -10,9 +10,19 @@ import type { Config } from '../config/schema.js';
 import { classifyError } from '../core/classify/classify-error.js';
 import type { Deps } from '../core/deps.js';
 import type { Redactor } from '../core/redact.js';
-import { seededFallbackPrompt } from '../engines/claude-code/fallback-seed.js';
+import { claudeScope } from '../engines/claude-code/claude-scope.js';
+import { seededFallbackPrompt } from '../engines/fallback/fallback-seed.js';
+import type { ModelRuntime } from '../engines/native/session-agent.js';
+import {
+  addTotals,
+  createClaudeCodeEngine,
+  createNativeEngine,
+  fallsBackToNative,
+  remainingBudget,
+  type SessionEngine,
+} from '../engines/session-engine.js';
 import { totalTokens } from '../model/types.js';
-import { claudeScope } from './claude-scope.js';
+import { ReadBackError } from '../sources/issues/publish.js';
 import { GitTamperedError } from './git/git-state.js';
 import {
   addWorktree,
@@ -26,16 +36,6 @@ import {
 import type { Ledger } from './ledger.js';
 import { eventFields } from './ledger-fields.js';
 import { type Outcome, outcomeOfStop, type Productivity, productivity } from './outcome.js';
-import { ReadBackError } from './publish.js';
-import type { ModelRuntime } from './session-agent.js';
-import {
-  addTotals,
-  createClaudeCodeEngine,
-  createNativeEngine,
-  fallsBackToNative,
-  remainingBudget,
-  type SessionEngine,
-} from './session-engine.js';
 import type { ResumeContext, SessionWork } from './session-work.js';
 import { describeSetupFailure, renderVerifyFailure, runVerify, type VerifyResult } from './verify.js';
 import { guardWorktree } from './worktree-guard.js';

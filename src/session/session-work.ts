@@ -1,5 +1,5 @@
 import type { WorkSubject } from '../agent/system-prompt.js';
-import type { EngineName } from '../engines/claude-code/fallback-seed.js';
+import type { EngineName } from '../engines/fallback/fallback-seed.js';
 import type { MessageParam } from '../model/types.js';
 import type { GitOptions } from './git/index.js';
 import type { VerifyResult } from './verify.js';

@@ -7,7 +7,7 @@ import {
   failureAnnotations,
   writeJobSummary,
 } from '../../src/action/report.js';
-import { STOP_TEXT } from '../../src/cli/run-summary.js';
+import { STOP_TEXT } from '../../src/run/run-summary.js';
 import type { RunSummary } from '../../src/scheduler/run-rounds.js';
 import type { SessionReport } from '../../src/session/run-session.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { doctorExitCode, renderDoctor, runDoctor } from '../../src/cli/doctor.js';
+import { doctorExitCode, renderDoctor, runDoctor } from '../../src/cli/commands/doctor.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
 import { CLI, runBuiltCli, STACK_FRAME } from '../helpers/cli.js';

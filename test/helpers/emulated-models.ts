@@ -1,6 +1,6 @@
-import { createModelRuntime } from '../../src/agent/session-model.js';
 import type { Deps } from '../../src/core/deps.js';
 import type { Redactor } from '../../src/core/redact.js';
+import { createModelRuntime } from '../../src/engines/native/model-runtime.js';
 import { createAnthropicModel } from '../../src/model/anthropic-model.js';
 import type { AnthropicEmulator } from '../../src/sandbox/anthropic/index.js';
 

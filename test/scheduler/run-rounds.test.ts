@@ -4,7 +4,7 @@ import type { ClaimStore, Lease } from '../../src/claims/claim-store.js';
 import { StaleLeaseError } from '../../src/claims/errors.js';
 import { createMemoryClaimStore } from '../../src/claims/memory-claim-store.js';
 import { ClaimStoreUnreachableError } from '../../src/claims/redis-claim-store.js';
-import { planDryRun } from '../../src/cli/dry-run.js';
+import { planDryRun } from '../../src/cli/commands/dry-run.js';
 import { createSeededRandom } from '../../src/core/random.js';
 import { createRedactor } from '../../src/core/redact.js';
 import {
@@ -14,10 +14,10 @@ import {
   type ScriptedReply,
 } from '../../src/sandbox/anthropic/index.js';
 import { createGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/github/index.js';
-import { createIssueSource } from '../../src/scheduler/issue-source.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { type WorkContext, workItem } from '../../src/scheduler/work-item.js';
 import { openLedger, readLedger } from '../../src/session/ledger.js';
+import { createIssueSource } from '../../src/sources/issues/issue-source.js';
 import { BASE, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { FakeClock } from '../helpers/fake-clock.js';

@@ -2,19 +2,19 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { resolveOrigin } from '../../src/cli/open-run.js';
 import { createSeededRandom } from '../../src/core/random.js';
 import { createRedactor } from '../../src/core/redact.js';
 import type { BacklogIssue } from '../../src/github/issue-shape.js';
+import { resolveOrigin } from '../../src/run/open-run.js';
 import {
   createAnthropicEmulator,
   reply,
   type ScriptedReply,
   scriptQueue,
 } from '../../src/sandbox/anthropic/index.js';
-import { issueWork } from '../../src/session/issue-work.js';
 import { openLedger } from '../../src/session/ledger.js';
 import { runSession, type SessionInput } from '../../src/session/run-session.js';
+import { issueWork } from '../../src/sources/issues/issue-work.js';
 import { type Emulated, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { FakeClock } from '../helpers/fake-clock.js';

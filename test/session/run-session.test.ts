@@ -10,9 +10,9 @@ import {
   type ScriptedReply,
   scriptQueue,
 } from '../../src/sandbox/anthropic/index.js';
-import { issueWork } from '../../src/session/issue-work.js';
 import { openLedger, readLedger } from '../../src/session/ledger.js';
 import { runSession, type SessionInput } from '../../src/session/run-session.js';
+import { issueWork } from '../../src/sources/issues/issue-work.js';
 import { type Emulated, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { FakeClock } from '../helpers/fake-clock.js';

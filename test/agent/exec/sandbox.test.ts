@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DomainProxy, startDomainProxy } from '../../../src/agent/exec/domain-proxy.js';
 import { createSandboxHost, type WorktreeSandboxes } from '../../../src/agent/exec/sandbox-host.js';
 import { runShell } from '../../../src/agent/tools/run-shell.js';
-import { claudeScope } from '../../../src/session/claude-scope.js';
+import { claudeScope } from '../../../src/engines/claude-code/claude-scope.js';
 import { worktreeGitDirs, writeAgentGitDir } from '../../../src/session/git/worktree-view.js';
 import { sandboxFacts, testSandboxHost } from '../../helpers/sandbox.js';
 

@@ -3,11 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  fallbackRetryPrompt,
-  retryMarker,
-  seededFallbackPrompt,
-} from '../../../src/engines/claude-code/fallback-seed.js';
-import {
   claudeProjectName,
   formatPrelude,
   PRELUDE_MAX_CHARS,
@@ -16,6 +11,11 @@ import {
   seedFromSessionLines,
   sessionFilePath,
 } from '../../../src/engines/claude-code/session-history.js';
+import {
+  fallbackRetryPrompt,
+  retryMarker,
+  seededFallbackPrompt,
+} from '../../../src/engines/fallback/fallback-seed.js';
 
 /** Claude Code session-file lines, as its JSONL writes them. */
 const user = (text: string) => ({ type: 'user', message: { role: 'user', content: text } });

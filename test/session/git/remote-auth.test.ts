@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolveOrigin } from '../../../src/cli/open-run.js';
 import { createRedactor } from '../../../src/core/redact.js';
+import { resolveOrigin } from '../../../src/run/open-run.js';
 import { tokenAuthEnv } from '../../../src/session/git/remote.js';
 import { useSessionRepo } from './git-fixture.js';
 

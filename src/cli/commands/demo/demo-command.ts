@@ -1,0 +1,140 @@
+import { basename } from 'node:path';
+import { EXIT, type ExitCode } from '../../../run/exit-codes.js';
+import type { DemoOutcome, DemoScenario } from './index.js';
+
+export interface DemoFlags {
+  keep?: boolean;
+  json?: boolean;
+}
+
+export interface DemoInput {
+  flags: DemoFlags;
+  /** The caller's environment: only PATH is read from it, never a token. */
+  env: Readonly<Record<string, string | undefined>>;
+  nodeVersion: string;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Stops the demo's run as Ctrl-C stops a real one; the temporary repository is still removed. */
+  interrupt?: AbortSignal;
+  /** stderr is a terminal: the run shows its live progress lines, as a real one would. */
+  isTTY?: boolean;
+}
+
+export const DEMO_LABEL =
+  'issueloop demo — against a local GitHub emulator and a scripted model; nothing leaves this machine';
+
+function header(scenario: DemoScenario, verifyCommand: string): string {
+  const { github, issues } = scenario;
+  const rows: Array<[number, string]> = [
+    [issues.fixed, 'by a member: the scripted agent fixes it'],
+    [issues.broken, "by a member: the scripted agent's change breaks the tests"],
+    [issues.untrusted, 'by an outsider, who labelled it themselves'],
+  ];
+  const titles = rows.map(([n]) => `#${n} ${github.issue(n)?.title ?? ''}`);
+  const width = Math.max(...titles.map((title) => title.length));
+  return [
+    DEMO_LABEL,
+    '',
+    `  GitHub    ${github.owner}/${github.repo}, emulated at ${scenario.env.GITHUB_API_URL}`,
+    `  model     scripted, behind an emulated Anthropic API at ${scenario.env.ANTHROPIC_BASE_URL}`,
+    `  checkout  ${scenario.checkout} (its origin is a bare repository next to it)`,
+    `  verify    ${verifyCommand} (set in the checkout's issueloop.config.yaml)`,
+    '',
+    ...rows.map(([, who], i) => `  ${(titles[i] ?? '').padEnd(width)}  ${who}`),
+    '',
+    `$ issueloop ${scenario.runArgs.join(' ')}`,
+    '',
+    '',
+  ].join('\n');
+}
+
+function epilogue(scenario: DemoScenario, outcome: DemoOutcome, keep: boolean): string {
+  const { issues } = scenario;
+  const ended = (n: number) => outcome.outcomes.get(n)?.outcome ?? 'not worked';
+  const pr = outcome.pr;
+  const lines = [
+    '',
+    'What happened:',
+    `  #${issues.fixed} ${ended(issues.fixed)}: the agent viewed greet.js and fixed the typo; \`node test.js\` ` +
+      'passed;',
+    `     the harness committed, pushed ${pr?.branch ?? 'its branch'} and opened ` +
+      `${pr ? `${pr.draft ? 'draft ' : ''}PR #${pr.number}` : 'no PR'} in the emulated GitHub.`,
+    `  #${issues.broken} ${ended(issues.broken)}: the agent's toFixed() change broke \`node test.js\`; ` +
+      'shown the output, it gave up,',
+    '     so no PR was opened and the issue was labelled issueloop:needs-human for a person.',
+    `  #${issues.untrusted} not worked: opened and labelled by an outsider without write access, so the ` +
+      'trust gate',
+    '     kept it from the model (the defence against prompt injection through issues).',
+    '',
+  ];
+  if (keep) {
+    lines.push(
+      `Kept the temporary repository in ${scenario.root}:`,
+      `  ${`${basename(scenario.checkout)}/`.padEnd(10)}  the checkout; \`issueloop status\` there shows this run, ` +
+        '.issueloop/ holds its state',
+      `  ${basename(scenario.origin).padEnd(10)}  the bare "GitHub" remote, with the pushed branch ${pr?.branch ?? ''}`.trimEnd(),
+      `Remove it with: rm -rf ${scenario.root}`,
+    );
+  } else {
+    lines.push('The temporary repository was removed; `issueloop demo --keep` keeps it to look around.');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `issueloop demo`: the real `issueloop run` — argument parsing, configuration, rounds, sessions,
+ * verify, pull requests — against the project's own GitHub emulator and a scripted Anthropic-compatible
+ * server on loopback, in a temporary repository. The run's environment is built from scratch, so the
+ * caller's tokens are neither needed nor forwarded. Exits 0 when the run went as scripted, 1 with the
+ * evidence when it did not, so the demo doubles as a smoke test of an installation.
+ */
+export async function runDemo(input: DemoInput): Promise<ExitCode> {
+  // Loaded on demand like every command's code, which also keeps run-cli ↔ demo-command acyclic at load.
+  const [{ startDemoScenario, assessDemo, DEMO_VERIFY_COMMAND }, { runCli }] = await Promise.all([
+    import('./index.js'),
+    import('../../run-cli.js'),
+  ]);
+  const json = input.flags.json === true;
+  // With --json stdout carries only the run's JSON, so it stays machine-readable; the story goes to stderr.
+  const say = json ? input.stderr : input.stdout;
+  const scenario = await startDemoScenario({ callerPath: input.env.PATH });
+  let keep = input.flags.keep === true;
+  try {
+    say(header(scenario, DEMO_VERIFY_COMMAND));
+    const code = await runCli({
+      argv: [...scenario.runArgs, ...(json ? ['--json'] : [])],
+      env: scenario.env,
+      cwd: scenario.checkout,
+      nodeVersion: input.nodeVersion,
+      stdout: input.stdout,
+      stderr: input.stderr,
+      ...(input.interrupt ? { interrupt: input.interrupt } : {}),
+      ...(input.isTTY ? { isTTY: true } : {}),
+      // The emulator needs no pacing of writes: the demo takes a second, not twelve.
+      githubWriteSpacingMs: 0,
+    });
+    if (code === EXIT.interrupted) {
+      input.stderr(`issueloop demo: interrupted${keep ? `; kept ${scenario.root}` : ''}\n`);
+      return code;
+    }
+    if (code !== EXIT.ok) {
+      input.stderr(`issueloop demo: the run exited with ${code}\n`);
+      return code;
+    }
+    const outcome = await assessDemo(scenario);
+    if (outcome.deviations.length > 0) {
+      // Left in place so whoever reports the bug can show what the run did.
+      keep = true;
+      const list = outcome.deviations.map((deviation) => `  ${deviation}\n`).join('');
+      input.stderr(
+        `issueloop demo: the run did not go as scripted:\n${list}` +
+          `the repository and the run's state are kept in ${scenario.root}\n`,
+      );
+      return EXIT.failure;
+    }
+    say(epilogue(scenario, outcome, keep));
+    return EXIT.ok;
+  } finally {
+    await scenario.close({ keep });
+  }
+}

@@ -1,0 +1,145 @@
+import type { LoadedConfig } from '../../config/load-config.js';
+import type { Log } from '../../core/logger.js';
+import { createRedactor } from '../../core/redact.js';
+import type { GitHubClient } from '../../github/client.js';
+import { isGitHubError } from '../../github/github-error.js';
+import { buildGitHubClient, githubToken, repoRef } from '../../run/github-deps.js';
+import { type Env, secretsFromEnv } from '../../run/secrets.js';
+import type { Check } from './doctor.js';
+
+/**
+ * The doctor's checks that talk to GitHub: the token (via the free `GET /rate_limit`, which also
+ * tells its scopes), the repository, the trigger label and the board. Each says what to fix.
+ */
+const SILENT: Log = { debug() {}, info() {}, warn() {}, error() {}, child: () => SILENT };
+const TIMEOUT_MS = 15_000;
+
+function failure(name: string, err: unknown, fallbackFix: string): Check {
+  if (isGitHubError(err)) {
+    return { name, status: 'fail', detail: err.classified.message, fix: err.classified.hint ?? fallbackFix };
+  }
+  return { name, status: 'fail', detail: err instanceof Error ? err.message : String(err), fix: fallbackFix };
+}
+
+async function checkToken(gh: GitHubClient, projectConfigured: boolean): Promise<Check> {
+  const name = 'github api';
+  try {
+    const { data } = await gh.call('check the token', () => gh.rest.rateLimit.get());
+    const core = data.resources.core;
+    const scopes = gh.metrics.scopes;
+    const scopeText = scopes ? `; scopes: ${scopes.length > 0 ? scopes.join(', ') : '(none)'}` : '';
+    const detail = `token accepted; ${core.remaining} of ${core.limit} requests left this hour${scopeText}`;
+    if (scopes && projectConfigured && !scopes.some((s) => s === 'project' || s === 'read:project')) {
+      return {
+        name,
+        status: 'warn',
+        detail,
+        fix: 'this classic token lacks the `project` scope the board needs: add it at https://github.com/settings/tokens',
+      };
+    }
+    if (core.remaining === 0) {
+      return { name, status: 'warn', detail, fix: 'the hourly rate limit is used up; wait for the reset' };
+    }
+    return { name, status: 'ok', detail };
+  } catch (err) {
+    return failure(name, err, 'check GITHUB_API_URL and the network; set a valid GITHUB_TOKEN (or GH_TOKEN)');
+  }
+}
+
+async function checkRepository(gh: GitHubClient): Promise<Check> {
+  const name = 'repository';
+  const slug = `${gh.repo.owner}/${gh.repo.name}`;
+  try {
+    const { data } = await gh.call(`read ${slug}`, () =>
+      gh.rest.repos.get({ owner: gh.repo.owner, repo: gh.repo.name }),
+    );
+    const push = data.permissions?.push;
+    const detail = `${slug} is reachable (default branch ${data.default_branch}${push ? ', write access' : ''})`;
+    if (push === false) {
+      return {
+        name,
+        status: 'fail',
+        detail: `${slug} is readable but the token cannot write to it`,
+        fix: 'use a token with write access: classic `repo` scope, or contents, issues and pull-requests write',
+      };
+    }
+    return { name, status: 'ok', detail };
+  } catch (err) {
+    return failure(name, err, `check the repository slug (${slug}) and that the token can see it`);
+  }
+}
+
+async function checkLabel(gh: GitHubClient, label: string): Promise<Check> {
+  const name = 'trigger label';
+  try {
+    await gh.call(`read label ${label}`, () =>
+      gh.rest.issues.getLabel({ owner: gh.repo.owner, repo: gh.repo.name, name: label }),
+    );
+    return { name, status: 'ok', detail: `label "${label}" exists` };
+  } catch (err) {
+    if (isGitHubError(err, 'not_found')) {
+      return {
+        name,
+        status: 'warn',
+        detail: `label "${label}" does not exist, so no issue can carry it`,
+        fix: `create it (gh label create "${label}") and add it to the issues issueloop should work on`,
+      };
+    }
+    return failure(name, err, 'check the token and the repository');
+  }
+}
+
+async function checkProject(gh: GitHubClient, loaded: LoadedConfig): Promise<Check | undefined> {
+  const project = loaded.config.project;
+  if (!project) return undefined;
+  const name = 'project';
+  const { resolveProject, missingStatuses } = await import('../../github/board/resolve-project.js');
+  try {
+    const resolved = await resolveProject(gh, project);
+    const missing = missingStatuses(resolved, project.statuses);
+    const detail = `"${resolved.title}" (#${resolved.number}), ${resolved.fieldName}: ${resolved.options.map((o) => o.name).join(', ')}`;
+    if (missing.length > 0) {
+      return {
+        name,
+        status: 'warn',
+        detail: `${detail}; missing: ${missing.map((m) => `${m.name} (${m.phase})`).join(', ')}`,
+        fix: 'run `issueloop board init` to add the missing options, or set project.statuses to existing names',
+      };
+    }
+    return { name, status: 'ok', detail };
+  } catch (err) {
+    return failure(name, err, 'check project.owner and project.number or project.title');
+  }
+}
+
+export interface GithubDoctorInput {
+  env: Env;
+  cwd: string;
+  version: string;
+  loaded: LoadedConfig;
+  fetch?: typeof fetch;
+}
+
+export async function githubChecks(input: GithubDoctorInput): Promise<Check[]> {
+  if (!githubToken(input.env)) return [];
+  const config = input.loaded.config;
+  const redact = createRedactor(secretsFromEnv(input.env, config.redact_env));
+  const inner = input.fetch ?? globalThis.fetch;
+  const gh = buildGitHubClient({
+    env: input.env,
+    config,
+    cwd: input.cwd,
+    log: SILENT,
+    redact,
+    version: input.version,
+    fetch: (resource, init) =>
+      inner(resource, { ...init, signal: init?.signal ?? AbortSignal.timeout(TIMEOUT_MS) }),
+    repoFallback: repoRef(config.project ? `${config.project.owner}/-` : '-/-'),
+  });
+  const checks: Check[] = [await checkToken(gh, config.project !== undefined)];
+  if (checks[0]?.status === 'fail') return checks;
+  if (config.repo) checks.push(await checkRepository(gh), await checkLabel(gh, config.label));
+  const project = await checkProject(gh, input.loaded);
+  if (project) checks.push(project);
+  return checks;
+}

@@ -1,0 +1,327 @@
+import { execFile } from 'node:child_process';
+import { basename } from 'node:path';
+import { promisify } from 'node:util';
+import type { OpenedClaimStore } from '../../claims/open-claim-store.js';
+import { type LoadConfigOptions, type LoadedConfig, loadConfig } from '../../config/load-config.js';
+import type { Config } from '../../config/schema.js';
+import { systemClock } from '../../core/clock.js';
+import { ConfigError, CorruptStateError, StateAccessError, UsageError } from '../../core/errors.js';
+import { redact } from '../../core/redact.js';
+import { EXIT, type ExitCode } from '../../run/exit-codes.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+  fix?: string;
+  /** Failed configuration (exit 2) rather than a failed environment (exit 1). */
+  config?: boolean;
+}
+
+export interface DoctorReport {
+  version: string;
+  ok: boolean;
+  checks: Check[];
+  /** The effective settings after defaults < file < env < flags (durations in ms), when valid. */
+  config?: Config;
+}
+
+export interface DoctorInput extends LoadConfigOptions {
+  version: string;
+  nodeVersion: string;
+  /** Injected by tests; the real fetch otherwise. */
+  fetch?: typeof fetch;
+}
+
+export const MIN_NODE = [22, 12] as const;
+
+function checkNode(version: string): Check {
+  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number);
+  const supported = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+  return supported
+    ? { name: 'node', status: 'ok', detail: `${version} (needs >= ${MIN_NODE.join('.')})` }
+    : {
+        name: 'node',
+        status: 'fail',
+        detail: `${version} is older than ${MIN_NODE.join('.')}`,
+        fix: 'install Node 24 LTS (e.g. `nvm install 24`; the repository has an .nvmrc)',
+      };
+}
+
+async function checkGit(env: LoadConfigOptions['env']): Promise<Check> {
+  try {
+    const { stdout } = await promisify(execFile)('git', ['--version'], { timeout: 5_000, env: { ...env } });
+    return { name: 'git', status: 'ok', detail: stdout.trim() };
+  } catch {
+    return {
+      name: 'git',
+      status: 'fail',
+      detail: 'git is not on PATH',
+      fix: 'install git (e.g. `apt-get install git`)',
+    };
+  }
+}
+
+async function checkConfig(input: LoadConfigOptions): Promise<{ check: Check; loaded?: LoadedConfig }> {
+  try {
+    const loaded = await loadConfig(input);
+    const detail = loaded.file ? `${basename(loaded.file)} is valid` : 'no config file: using defaults';
+    return { check: { name: 'config', status: 'ok', detail }, loaded };
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return {
+      check: {
+        name: 'config',
+        status: 'fail',
+        detail: err.message,
+        fix: 'correct the fields named above (see "Configuration" in the README)',
+        config: true,
+      },
+    };
+  }
+}
+
+function checkRepo(loaded: LoadedConfig | undefined): Check | undefined {
+  if (!loaded) return undefined;
+  const repo = loaded.config.repo;
+  return repo
+    ? { name: 'repository', status: 'ok', detail: repo }
+    : {
+        name: 'repository',
+        status: 'warn',
+        detail: 'no repository set',
+        fix: 'pass --repo owner/name, set `repo:` in issueloop.config.yaml, or ISSUELOOP_REPO',
+      };
+}
+
+/** What kind of GitHub token this is, from its documented prefix; never its value. */
+export function describeGithubToken(token: string): string {
+  if (token.startsWith('ghp_')) return 'classic personal access token';
+  if (token.startsWith('github_pat_')) return 'fine-grained personal access token';
+  if (token.startsWith('ghs_')) return 'GitHub App installation or Actions token';
+  if (token.startsWith('gho_')) return 'OAuth token';
+  if (token.startsWith('ghu_')) return 'GitHub App user token';
+  return 'token of an unrecognised format';
+}
+
+function checkGithubToken(env: LoadConfigOptions['env'], loaded: LoadedConfig | undefined): Check {
+  const name = env.GITHUB_TOKEN ? 'GITHUB_TOKEN' : env.GH_TOKEN ? 'GH_TOKEN' : undefined;
+  const token = name ? env[name] : undefined;
+  if (!name || !token) {
+    return {
+      name: 'github token',
+      status: 'warn',
+      detail: 'neither GITHUB_TOKEN nor GH_TOKEN is set',
+      fix: 'export GITHUB_TOKEN=<token> (a classic token needs the `repo` scope, plus `project` for a Projects v2 board)',
+    };
+  }
+  const kind = describeGithubToken(token);
+  const detail = `${name} is set (${kind})`;
+  if (loaded?.config.project && token.startsWith('ghs_')) {
+    return {
+      name: 'github token',
+      status: 'warn',
+      detail,
+      fix: 'Projects v2 needs a classic token with the `project` scope or a GitHub App with Projects permission; the Actions GITHUB_TOKEN cannot access Projects v2',
+    };
+  }
+  return { name: 'github token', status: 'ok', detail };
+}
+
+function checkAnthropicKey(env: LoadConfigOptions['env']): Check {
+  const key = env.ANTHROPIC_API_KEY;
+  if (!key) {
+    return {
+      name: 'anthropic key',
+      status: 'warn',
+      detail: 'ANTHROPIC_API_KEY is not set',
+      fix: 'export ANTHROPIC_API_KEY=<key> (create one in the Anthropic Console under API keys)',
+    };
+  }
+  const kind = key.startsWith('sk-ant-api')
+    ? 'API key'
+    : key.startsWith('sk-ant-')
+      ? 'Anthropic credential'
+      : 'unrecognised format';
+  return { name: 'anthropic key', status: 'ok', detail: `ANTHROPIC_API_KEY is set (${kind})` };
+}
+
+/** Scheme, host and path only: a query string or user-info may carry a credential. */
+function describeEndpoint(value: string): string {
+  const url = new URL(value);
+  const hidden = url.search !== '' || url.username !== '' ? ' (credentials and query not shown)' : '';
+  return `${url.origin}${url.pathname}${hidden}`;
+}
+
+function checkEndpoints(env: LoadConfigOptions['env']): Check[] {
+  const checks: Check[] = [];
+  for (const name of ['GITHUB_API_URL', 'GITHUB_GRAPHQL_URL', 'ANTHROPIC_BASE_URL'] as const) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    const valid = URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+    checks.push(
+      valid
+        ? { name: 'endpoint', status: 'ok', detail: `${name}=${describeEndpoint(value)}` }
+        : {
+            name: 'endpoint',
+            status: 'fail',
+            detail: `${name} is not an http(s) URL: ${JSON.stringify(redact(value))}`,
+            fix: `set ${name} to a URL such as https://api.github.com, or unset it`,
+            config: true,
+          },
+    );
+  }
+  return checks;
+}
+
+/** The claim store opens and parses; a corrupt file fails like bad configuration (exit 2). */
+async function checkClaims(input: DoctorInput, loaded: LoadedConfig | undefined): Promise<Check | undefined> {
+  if (!loaded) return undefined;
+  const [{ openClaimStore }, { ClaimStoreUnreachableError }] = await Promise.all([
+    import('../../claims/open-claim-store.js'),
+    import('../../claims/errors.js'),
+  ]);
+  let opened: OpenedClaimStore;
+  try {
+    opened = openClaimStore(loaded.config, { cwd: input.cwd, clock: systemClock });
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    return {
+      name: 'claims',
+      status: 'fail',
+      detail: err.message,
+      fix: 'name the repository (--repo, `repo:`, ISSUELOOP_REPO)',
+      config: true,
+    };
+  }
+  try {
+    const views = await opened.store.list();
+    const leased = views.filter((v) => v.lease).length;
+    const blocked = views.filter((v) => v.needs_human).length;
+    const detail = `${opened.location}: ${leased} leased, ${blocked} needing a human, ${views.length} known`;
+    return { name: 'claims', status: 'ok', detail };
+  } catch (err) {
+    if (err instanceof ClaimStoreUnreachableError) {
+      return {
+        name: 'claims',
+        status: 'fail',
+        detail: err.message,
+        fix: 'start Redis there, or correct claims.redis_url (ISSUELOOP_CLAIMS__REDIS_URL)',
+      };
+    }
+    if (err instanceof StateAccessError) {
+      // The message already says what to change; this is the short form for the check's table.
+      const fix = 'move what is in the way, fix the permissions, or point state_dir elsewhere';
+      return { name: 'claims', status: 'fail', detail: err.message, fix, config: true };
+    }
+    if (!(err instanceof CorruptStateError)) throw err;
+    const fix =
+      err.reason === 'newer_version'
+        ? 'upgrade issueloop'
+        : 'repair the file, or run `issueloop reset --claims` to move it aside';
+    return { name: 'claims', status: 'fail', detail: err.message, fix, config: true };
+  } finally {
+    await opened.store.close();
+  }
+}
+
+/**
+ * Starts a real sandbox, as a run would before its first session; with `sandbox.mode: none`, says
+ * what that gives up.
+ */
+async function checkSandbox(
+  input: DoctorInput,
+  loaded: LoadedConfig | undefined,
+): Promise<Check | undefined> {
+  if (!loaded) return undefined;
+  const { UNSANDBOXED_WARNING } = await import('../../run/open-sandbox.js');
+  if (loaded.config.sandbox.mode === 'none') {
+    return {
+      name: 'sandbox',
+      status: 'warn',
+      detail: UNSANDBOXED_WARNING,
+      fix: 'set sandbox.mode: os (the default) and install bubblewrap',
+    };
+  }
+  const { probeSandbox } = await import('../../agent/exec/probe.js');
+  const probe = await probeSandbox(input.env);
+  if (!probe.ok) return { name: 'sandbox', status: 'fail', detail: probe.problem, fix: probe.fix };
+  const network = loaded.config.sandbox.network === 'full' ? 'full network' : 'no network';
+  return {
+    name: 'sandbox',
+    status: 'ok',
+    detail: `${probe.facts.bwrap} started a sandbox (own PID namespace, read-only system, empty home, ${network} for commands)`,
+  };
+}
+
+/** The settings as printed: a Redis URL without its user and password. */
+function withoutCredentials(config: Config): Config {
+  const url = config.claims.redis_url;
+  if (url === undefined) return config;
+  const parsed = new URL(url);
+  if (!parsed.username && !parsed.password) return config;
+  parsed.username = parsed.username ? '***' : '';
+  parsed.password = parsed.password ? '***' : '';
+  return { ...config, claims: { ...config.claims, redis_url: parsed.toString() } };
+}
+
+export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
+  const { check: configCheck, loaded } = await checkConfig(input);
+  const checks: Check[] = [checkNode(input.nodeVersion), await checkGit(input.env), configCheck];
+  const repo = checkRepo(loaded);
+  if (repo) checks.push(repo);
+  checks.push(
+    checkGithubToken(input.env, loaded),
+    checkAnthropicKey(input.env),
+    ...checkEndpoints(input.env),
+  );
+  const claims = await checkClaims(input, loaded);
+  if (claims) checks.push(claims);
+  const sandbox = await checkSandbox(input, loaded);
+  if (sandbox) checks.push(sandbox);
+  if (loaded && !checks.some((c) => c.name === 'endpoint' && c.status === 'fail')) {
+    const { githubChecks } = await import('./doctor-github.js');
+    const remote = await githubChecks({
+      env: input.env,
+      cwd: input.cwd,
+      version: input.version,
+      loaded,
+      ...(input.fetch ? { fetch: input.fetch } : {}),
+    });
+    // The remote repository check supersedes the offline one.
+    const offline = checks.findIndex((c) => c.name === 'repository');
+    if (offline >= 0 && remote.some((c) => c.name === 'repository')) checks.splice(offline, 1);
+    checks.push(...remote);
+  }
+  const report: DoctorReport = {
+    version: input.version,
+    ok: checks.every((c) => c.status !== 'fail'),
+    checks,
+  };
+  if (loaded) report.config = withoutCredentials(loaded.config);
+  return report;
+}
+
+export function doctorExitCode(report: DoctorReport): ExitCode {
+  if (report.checks.some((c) => c.status === 'fail' && c.config)) return EXIT.usage;
+  return report.ok ? EXIT.ok : EXIT.failure;
+}
+
+export function renderDoctor(report: DoctorReport): string {
+  const width = Math.max(...report.checks.map((c) => c.name.length));
+  const lines = [`issueloop ${report.version} doctor`];
+  for (const check of report.checks) {
+    const [first = '', ...rest] = check.detail.split('\n');
+    lines.push(`  ${check.status.padEnd(4)}  ${check.name.padEnd(width)}  ${first}`);
+    for (const line of rest) lines.push(`        ${' '.repeat(width)}  ${line}`);
+    if (check.fix && check.status !== 'ok') lines.push(`        ${' '.repeat(width)}  fix: ${check.fix}`);
+  }
+  const warnings = report.checks.filter((c) => c.status === 'warn').length;
+  const failures = report.checks.filter((c) => c.status === 'fail').length;
+  lines.push(
+    `${warnings} ${warnings === 1 ? 'warning' : 'warnings'}, ${failures} ${failures === 1 ? 'failure' : 'failures'}`,
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,79 @@
+import type { ClaimStore } from '../../claims/claim-store.js';
+import type { Config } from '../../config/schema.js';
+import type { GitHubAdapter } from '../../github/adapter.js';
+import { describeSkip, planRound } from '../../scheduler/plan-round.js';
+import { latestLedger, readLedger } from '../../session/ledger.js';
+import { readTrust } from '../../sources/issues/issue-source.js';
+
+export interface DryRunPlan {
+  wouldClaim: Array<{ number: number; title: string }>;
+  later: Array<{ number: number; title: string }>;
+  skipped: Array<{ number: number; title: string; reason: string }>;
+  /** Dollars for the issues it would claim: from past sessions' costs when the ledgers have any. */
+  estimate: { low: number; high: number; basis: string };
+}
+
+async function pastSessionCosts(stateDir: string): Promise<number[]> {
+  const file = await latestLedger(stateDir).catch(() => undefined);
+  if (!file) return [];
+  const { events } = await readLedger(file).catch(() => ({ events: [] }));
+  return events
+    .filter((e) => e.type === 'outcome' && typeof e.costUsd === 'number')
+    .map((e) => e.costUsd as number);
+}
+
+/**
+ * The next round's plan, read-only: the backlog, the claims and the trust gate are read; nothing is
+ * written to GitHub or the state directory (no ledger, no ETag cache flush, no board, no lease).
+ */
+export async function planDryRun(input: {
+  github: GitHubAdapter;
+  claims: ClaimStore;
+  config: Config;
+  stateDir: string;
+  now: number;
+}): Promise<DryRunPlan> {
+  const backlog = await input.github.listBacklog();
+  const views = new Map((await input.claims.list()).map((view) => [view.issue, view]));
+  const trust = await readTrust({ github: input.github }, backlog, views, input.now);
+  const plan = planRound({ issues: backlog.issues, claims: views, trust, now: input.now });
+  const brief = (issue: { number: number; title: string }) => ({ number: issue.number, title: issue.title });
+  const wouldClaim = plan.candidates.slice(0, input.config.workers).map(brief);
+  const costs = await pastSessionCosts(input.stateDir);
+  const n = wouldClaim.length;
+  const estimate =
+    costs.length > 0
+      ? {
+          low: Math.min(...costs) * n,
+          high: Math.max(...costs) * n,
+          basis: `${costs.length} session(s) of the last run`,
+        }
+      : {
+          low: 0,
+          high: input.config.session.max_usd * n,
+          basis: 'session.max_usd per session (no past runs)',
+        };
+  return {
+    wouldClaim,
+    later: plan.candidates.slice(input.config.workers).map(brief),
+    skipped: plan.skipped.map((s) => ({ ...brief(s.issue), reason: describeSkip(s.reason) })),
+    estimate,
+  };
+}
+
+export function renderDryRun(plan: DryRunPlan): string {
+  const line = (i: { number: number; title: string }) => `  #${i.number} ${i.title}`;
+  const lines = [
+    'issueloop run --dry-run: the next round (nothing was written)',
+    '',
+    'would claim, in order:',
+  ];
+  lines.push(...(plan.wouldClaim.length > 0 ? plan.wouldClaim.map(line) : ['  (nothing)']));
+  if (plan.later.length > 0) lines.push('', 'next in line (beyond `workers`):', ...plan.later.map(line));
+  if (plan.skipped.length > 0) {
+    lines.push('', 'skipped:', ...plan.skipped.map((s) => `${line(s)} — ${s.reason}`));
+  }
+  const { low, high, basis } = plan.estimate;
+  lines.push('', `estimated cost: $${low.toFixed(2)}–$${high.toFixed(2)} (${basis})`);
+  return `${lines.join('\n')}\n`;
+}

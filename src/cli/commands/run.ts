@@ -1,0 +1,142 @@
+import { hostname } from 'node:os';
+import type { Config } from '../../config/schema.js';
+import type { Deps } from '../../core/deps.js';
+import { UsageError } from '../../core/errors.js';
+import type { Redactor } from '../../core/redact.js';
+import { EXIT, type ExitCode } from '../../run/exit-codes.js';
+import {
+  executeRun,
+  type FinishedRun,
+  openRun,
+  openRunBase,
+  requireAnthropicKey,
+} from '../../run/open-run.js';
+import type { ProgressDisplay } from '../../run/progress-display.js';
+import { renderRunSummary } from '../../run/run-summary.js';
+import type { Env } from '../../run/secrets.js';
+
+export interface RunFlags {
+  dryRun?: boolean;
+  once?: boolean;
+  maxRounds?: string;
+  json?: boolean;
+  /** A task file instead of GitHub issues. */
+  tasks?: string;
+  /** The checkout to work in. */
+  dir?: string;
+}
+
+export interface RunCommandInput {
+  env: Env;
+  /** The checkout (`--dir`, else where the command runs). */
+  cwd: string;
+  /** Where the command runs: a task file's path is relative to it. */
+  userCwd?: string;
+  /** Filled with the tasks' labels for the progress lines. */
+  labels?: Map<number, string>;
+  config: Config;
+  flags: RunFlags;
+  deps: Deps;
+  redact: Redactor;
+  version: string;
+  /** SIGINT / SIGTERM: stop claiming, interrupt the sessions, save their state. */
+  interrupt: AbortSignal;
+  progress?: ProgressDisplay;
+  stdout: (text: string) => void;
+  fetch?: typeof fetch;
+  writeSpacingMs?: number;
+}
+
+function maxRoundsOf(flags: RunFlags, config: Config): number | undefined {
+  if (flags.once) return 1;
+  if (flags.maxRounds === undefined) return config.max_rounds;
+  const rounds = Number(flags.maxRounds);
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    throw new UsageError(
+      `--max-rounds ${JSON.stringify(flags.maxRounds)}: expected a whole number of rounds, at least 1`,
+    );
+  }
+  return rounds;
+}
+
+/** `issueloop run`: rounds over the backlog until it stays empty, then a summary. */
+export async function runRun(input: RunCommandInput): Promise<ExitCode> {
+  const maxRounds = maxRoundsOf(input.flags, input.config);
+  if (input.flags.tasks !== undefined) return runTaskFile(input, input.flags.tasks, maxRounds);
+  if (!input.flags.dryRun) requireAnthropicKey(input.env);
+  const base = await openRunBase(input);
+  let finished: FinishedRun;
+  try {
+    if (input.flags.dryRun) {
+      const { planDryRun, renderDryRun } = await import('./dry-run.js');
+      const { github, claims, stateDir } = base;
+      const plan = await planDryRun({
+        github,
+        claims,
+        config: input.config,
+        stateDir,
+        now: input.deps.clock.now(),
+      });
+      input.stdout(input.flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderDryRun(plan));
+      return EXIT.ok;
+    }
+    finished = await executeRun(
+      await openRun(input, base),
+      { owner: `${hostname()}:${process.pid}`, ...(maxRounds !== undefined ? { maxRounds } : {}) },
+      input.progress,
+    );
+  } finally {
+    // A Redis store's connection would keep the process alive.
+    await base.claims.close();
+  }
+  const { summary, requests, ledgerFile } = finished;
+  input.stdout(
+    input.flags.json
+      ? `${JSON.stringify({ ...summary, requests, ledger: ledgerFile }, null, 2)}\n`
+      : renderRunSummary(summary, requests, ledgerFile),
+  );
+  return summary.stop === 'interrupted' ? EXIT.interrupted : EXIT.ok;
+}
+
+/** `run --tasks <file>`: the same rounds over a task file, without GitHub. */
+async function runTaskFile(
+  input: RunCommandInput,
+  file: string,
+  maxRounds: number | undefined,
+): Promise<ExitCode> {
+  const tasks = await import('./tasks.js');
+  const state = await tasks.openTaskState({
+    cwd: input.userCwd ?? input.cwd,
+    dir: input.cwd,
+    file,
+    config: input.config,
+    env: input.env,
+    redact: input.redact,
+    clock: input.deps.clock,
+    log: input.deps.log,
+  });
+  try {
+    if (input.flags.dryRun) {
+      const { planTaskDryRun, renderTaskDryRun } = await import('./task-status.js');
+      const plan = await planTaskDryRun(state, input.config, input.deps.clock.now());
+      input.stdout(input.flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderTaskDryRun(plan));
+      return EXIT.ok;
+    }
+    return await tasks.runTasks({
+      env: input.env,
+      config: input.config,
+      deps: input.deps,
+      redact: input.redact,
+      interrupt: input.interrupt,
+      state,
+      json: input.flags.json === true,
+      stdout: input.stdout,
+      ...(maxRounds !== undefined ? { maxRounds } : {}),
+      ...(input.progress ? { progress: input.progress } : {}),
+      ...(input.labels ? { labels: input.labels } : {}),
+      ...(input.fetch ? { fetch: input.fetch } : {}),
+    });
+  } finally {
+    await state.claims.close();
+  }
+}

@@ -1,0 +1,55 @@
+import { copyFile, mkdir, mkdtemp, readdir, realpath, stat } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { installationOf } from '../../agent/exec/host-paths.js';
+import { findExecutable } from '../../agent/exec/probe.js';
+import type { ClaudeScope } from '../../agent/exec/sandbox-host.js';
+
+async function isFile(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isFile(),
+    () => false,
+  );
+}
+
+/** Claude Code's home in the sandbox, and the scratch directory to remove after the session. */
+export interface ClaudeHome extends ClaudeScope {
+  scratch: string;
+}
+
+/**
+ * What the `claude` process sees of the home in its sandbox. Its configuration (`~/.claude` or
+ * CLAUDE_CONFIG_DIR, and `~/.claude.json`) is a throwaway copy of the top-level files: a settings
+ * hook or an MCP server the agent writes there would otherwise run, unsandboxed, the next time you
+ * start `claude` (found by the security review). Only `projects/`, where the session files live
+ * (resumed by the next task of a group, read by the seeded fallback), is the real one. Also its own
+ * installation when it is not on PATH.
+ */
+export async function claudeScope(
+  bin: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ClaudeHome> {
+  const home = env.HOME ?? homedir();
+  const configDir = env.CLAUDE_CONFIG_DIR ?? join(home, '.claude');
+  const projects = join(configDir, 'projects');
+  await mkdir(projects, { recursive: true });
+  const scratch = await mkdtemp(join(tmpdir(), 'issueloop-claude-'));
+  const config = join(scratch, 'config');
+  await mkdir(config);
+  for (const entry of await readdir(configDir, { withFileTypes: true })) {
+    // Regular files only: no directory (history, todos, other projects) and no symlink out.
+    if (entry.isFile()) await copyFile(join(configDir, entry.name), join(config, entry.name));
+  }
+  const homeBinds = [
+    { source: config, dest: configDir },
+    { source: projects, dest: projects },
+  ];
+  const settings = join(home, '.claude.json');
+  if (await isFile(settings)) {
+    await copyFile(settings, join(scratch, 'claude.json'));
+    homeBinds.push({ source: join(scratch, 'claude.json'), dest: settings });
+  }
+  const program = bin.includes('/') ? resolve(bin) : findExecutable(bin, env.PATH);
+  const real = program && isAbsolute(program) ? await realpath(program).catch(() => undefined) : undefined;
+  return { home, homeBinds, readOnly: real ? [installationOf(real)] : [], scratch };
+}

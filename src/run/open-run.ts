@@ -1,0 +1,280 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { scrubEnv } from '../agent/tools/scrub-env.js';
+import type { ClaimStore } from '../claims/claim-store.js';
+import { openClaimStore } from '../claims/open-claim-store.js';
+import type { Config } from '../config/schema.js';
+import type { Deps } from '../core/deps.js';
+import { UsageError } from '../core/errors.js';
+import type { Redactor } from '../core/redact.js';
+import { createModelRuntime } from '../engines/native/model-runtime.js';
+import { type GitHubAdapter, openGitHubAdapter } from '../github/adapter.js';
+import type { GitHubClient } from '../github/client.js';
+import type { BacklogIssue } from '../github/issue-shape.js';
+import { createAnthropicModel } from '../model/anthropic-model.js';
+import type { ProgressSink } from '../scheduler/progress.js';
+import { type RunOptions, type RunSummary, runRounds } from '../scheduler/run-rounds.js';
+import type { WorkContext } from '../scheduler/work-item.js';
+import type { WorkItem } from '../scheduler/work-source.js';
+import { runGit } from '../session/git/index.js';
+import { type RemoteTarget, remoteUrl, tokenAuthEnv } from '../session/git/remote.js';
+import { type Ledger, newRunId, openLedger } from '../session/ledger.js';
+import { createIssueSource } from '../sources/issues/issue-source.js';
+import { buildGitHubClient, stateDirOf } from './github-deps.js';
+import { openSandbox } from './open-sandbox.js';
+import type { Env } from './secrets.js';
+
+/**
+ * The wiring of a run, shared by `issueloop run` and the GitHub Action: the checkout, the GitHub
+ * client and adapter, the claim store, the model runtime and the ledger, then the rounds themselves
+ * with the ledger's `run_start` / `run_end` around them.
+ */
+export interface OpenRunInput {
+  env: Env;
+  cwd: string;
+  config: Config;
+  deps: Deps;
+  redact: Redactor;
+  version: string;
+  /** SIGINT / SIGTERM (or the action's time budget): stop claiming, interrupt the sessions. */
+  interrupt: AbortSignal;
+  progress?: ProgressSink & { stop?(): void };
+  fetch?: typeof fetch;
+  writeSpacingMs?: number;
+}
+
+export interface RunBase {
+  checkout: string;
+  client: GitHubClient;
+  github: GitHubAdapter;
+  claims: ClaimStore;
+  stateDir: string;
+}
+
+export interface OpenedRun extends RunBase {
+  ctx: WorkContext<BacklogIssue>;
+  ledger: Ledger;
+  baseBranch: string;
+}
+
+export interface FinishedRun {
+  summary: RunSummary;
+  requests: { charged: number; free: number };
+  ledgerFile: string;
+}
+
+/** The top of the git checkout `cwd` is in; a usage error ending with `fix` when it is in none. */
+export async function checkoutOf(
+  cwd: string,
+  env: Env,
+  redact: Redactor,
+  fix = 'run issueloop in a clone of the repository it works on',
+): Promise<string> {
+  try {
+    return (await runGit(['rev-parse', '--show-toplevel'], { cwd, env, redact })).stdout.trim();
+  } catch {
+    throw new UsageError(`${cwd} is not a git checkout: ${fix}`);
+  }
+}
+
+/** Hosts the GitHub token may be sent to by git: github.com, or the GitHub Enterprise server in use. */
+function githubHosts(env: Env): Set<string> {
+  const hosts = new Set(['github.com']);
+  for (const value of [env.GITHUB_SERVER_URL, env.GITHUB_API_URL]) {
+    if (!value) continue;
+    try {
+      const host = new URL(value).host;
+      // api.github.com serves github.com, whose git is on github.com.
+      if (host !== 'api.github.com') hosts.add(host);
+    } catch {
+      // Not a URL: config validation reports it elsewhere.
+    }
+  }
+  return hosts;
+}
+
+/**
+ * `origin` as the run will push to it, read before any agent ran: its configured URL (pushurl and
+ * rewrites the agent could add are never used), the token as an extraheader for GitHub's host only
+ * (never sent to another host origin might name), and the ssh agent for an ssh remote.
+ */
+export async function resolveOrigin(checkout: string, env: Env, redact: Redactor): Promise<RemoteTarget> {
+  const gitEnv = scrubEnv(env);
+  const url = await remoteUrl(checkout, 'origin', { env: gitEnv, redact }).catch(() => 'origin');
+  let host: string | undefined;
+  try {
+    host = new URL(url).host;
+  } catch {
+    host = undefined;
+  }
+  const token = env.GITHUB_TOKEN || env.GH_TOKEN;
+  const auth = host !== undefined && githubHosts(env).has(host) ? tokenAuthEnv(url, token) : {};
+  const ssh: Record<string, string> = env.SSH_AUTH_SOCK ? { SSH_AUTH_SOCK: env.SSH_AUTH_SOCK } : {};
+  return { name: 'origin', url, env: { ...auth, ...ssh } };
+}
+
+/** What a run and a dry run both need: the checkout, GitHub and the claim store. */
+export async function openRunBase(input: OpenRunInput): Promise<RunBase> {
+  const { config, deps, env, redact } = input;
+  const checkout = await checkoutOf(input.cwd, env, redact);
+  const client = buildGitHubClient({
+    env,
+    config,
+    cwd: input.cwd,
+    log: deps.log,
+    redact,
+    version: input.version,
+    ...(input.fetch ? { fetch: input.fetch } : {}),
+    ...(input.writeSpacingMs !== undefined ? { writeSpacingMs: input.writeSpacingMs } : {}),
+  });
+  const stateDir = stateDirOf(config, input.cwd);
+  const github = await openGitHubAdapter(client, config, { stateDir });
+  const claims = openClaimStore(config, { cwd: input.cwd, clock: deps.clock, redact, log: deps.log }).store;
+  return { checkout, client, github, claims, stateDir };
+}
+
+export function requireAnthropicKey(env: Env): string {
+  const apiKey = env.ANTHROPIC_API_KEY;
+  if (!apiKey) throw new UsageError('no Anthropic API key: export ANTHROPIC_API_KEY');
+  return apiKey;
+}
+
+/** The model runtime (Anthropic Messages with failover), shared by issue and task runs. */
+export function openModels(
+  input: Pick<OpenRunInput, 'config' | 'deps' | 'redact' | 'fetch'>,
+  apiKey: string,
+  baseURL: string | undefined,
+) {
+  const { config, deps, redact } = input;
+  return createModelRuntime({
+    adapter: createAnthropicModel({
+      apiKey,
+      baseURL,
+      prices: config.model.prices,
+      redact,
+      ...(input.fetch ? { fetch: input.fetch } : {}),
+    }),
+    settings: {
+      primary: config.model.primary,
+      fallbacks: config.model.fallbacks,
+      diagnosisModel: config.model.diagnosis_model,
+      contextWindow: config.model.context_window,
+    },
+    deps,
+    redact,
+  });
+}
+
+/** A run's ledger (`<ledgerDir>/runs/<run-id>.jsonl`) and the worktrees directory under the state directory. */
+export async function openRunFiles(
+  input: Pick<OpenRunInput, 'deps' | 'redact'>,
+  stateDir: string,
+  ledgerDir: string,
+): Promise<{ ledger: Ledger; worktreesDir: string }> {
+  const { deps } = input;
+  const ledger = await openLedger({
+    stateDir: ledgerDir,
+    runId: newRunId(deps.clock, deps.random),
+    clock: deps.clock,
+    redact: input.redact,
+    log: deps.log,
+  });
+  const worktreesDir = join(stateDir, 'worktrees');
+  await mkdir(worktreesDir, { recursive: true });
+  return { ledger, worktreesDir };
+}
+
+/** Everything a run needs; the Anthropic key is required here, not for a dry run. */
+export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<OpenedRun> {
+  const { config, deps, env, redact } = input;
+  const apiKey = requireAnthropicKey(env);
+  const sandbox = await openSandbox(config, env, deps.log);
+  const base = opened ?? (await openRunBase(input));
+  const models = openModels(input, apiKey, env.ANTHROPIC_BASE_URL || undefined);
+  const { ledger, worktreesDir } = await openRunFiles(input, base.stateDir, base.stateDir);
+  const baseBranch = config.pr.base ?? (await base.github.pulls.defaultBranch());
+  const ctx: WorkContext<BacklogIssue> = {
+    config,
+    source: createIssueSource({
+      github: base.github,
+      config,
+      redact,
+      checkout: base.checkout,
+      remote: await resolveOrigin(base.checkout, env, redact),
+      baseBranch,
+      log: deps.log,
+      clock: deps.clock,
+    }),
+    claims: base.claims,
+    deps,
+    ledger,
+    signal: input.interrupt,
+    checkout: base.checkout,
+    worktreesDir,
+    repo: `${base.client.repo.owner}/${base.client.repo.name}`,
+    models,
+    env,
+    redact,
+    sandbox,
+    ...(input.progress ? { progress: input.progress } : {}),
+  };
+  return { ...base, ctx, ledger, baseBranch };
+}
+
+/** The rounds, between the ledger's `run_start` and `run_end`; the ETag cache is saved either way. */
+export async function executeRun(
+  run: OpenedRun,
+  options: RunOptions,
+  progress?: { stop?(): void },
+): Promise<FinishedRun> {
+  const { ctx, client } = run;
+  return executeRounds(
+    {
+      ctx,
+      ledger: run.ledger,
+      start: {
+        repo: ctx.repo,
+        base: run.baseBranch,
+        workers: ctx.config.workers,
+        maxRounds: options.maxRounds,
+        ...(options.only !== undefined ? { only: options.only } : {}),
+      },
+      close: () => run.github.flush(),
+      requests: () => ({ charged: client.metrics.charged, free: client.metrics.uncharged }),
+    },
+    options,
+    progress,
+  );
+}
+
+/** Any source's rounds between the ledger's `run_start` and `run_end`; `close` runs either way. */
+export async function executeRounds<T extends WorkItem>(
+  run: {
+    ctx: WorkContext<T>;
+    ledger: Ledger;
+    start: Record<string, unknown>;
+    close?: () => Promise<unknown>;
+    requests?: () => { charged: number; free: number };
+  },
+  options: RunOptions,
+  progress?: { stop?(): void },
+): Promise<FinishedRun> {
+  const { ctx, ledger } = run;
+  await ledger.append('run_start', run.start);
+  let summary: RunSummary;
+  try {
+    summary = await runRounds(ctx, options);
+  } finally {
+    progress?.stop?.();
+    await run.close?.().catch(() => undefined);
+  }
+  const requests = run.requests?.() ?? { charged: 0, free: 0 };
+  await ledger.append('run_end', {
+    stop: summary.stop,
+    rounds: summary.rounds,
+    costUsd: summary.costUsd,
+    requests,
+  });
+  await ledger.flush();
+  return { summary, requests, ledgerFile: ledger.file };
+}

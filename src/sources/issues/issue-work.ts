@@ -1,0 +1,64 @@
+import { renderFirstMessage } from '../../agent/first-message.js';
+import type { Config } from '../../config/schema.js';
+import type { Redactor } from '../../core/redact.js';
+import type { GitHubAdapter } from '../../github/adapter.js';
+import type { BacklogIssue } from '../../github/issue-shape.js';
+import { issueBranch } from '../../github/pulls.js';
+import { sanitizeIssueText } from '../../github/sanitize.js';
+import { fetchBranch } from '../../session/git/index.js';
+import type { RemoteRef } from '../../session/git/remote.js';
+import type { SessionWork } from '../../session/session-work.js';
+import { publish } from './publish.js';
+
+export interface IssueWorkOptions {
+  github: Pick<GitHubAdapter, 'pulls' | 'issues'>;
+  checkout: string;
+  /** Resolved once at the start of the run (name, URL, the push's credentials). */
+  remote: RemoteRef;
+  baseBranch: string;
+  config: Pick<Config, 'pr'>;
+  redact: Redactor;
+}
+
+/**
+ * A GitHub issue as a session's work: branch `issueloop/issue-<n>` from the freshly fetched base, the
+ * first message `Issue #<n>: <title>` then the sanitised body, and delivery as a pushed branch with a
+ * draft PR that closes the issue, read back from GitHub.
+ */
+export function issueWork(issue: BacklogIssue, options: IssueWorkOptions): SessionWork {
+  const { config } = options;
+  return {
+    key: issue.number,
+    subject: 'issue',
+    branch: issueBranch(issue.number),
+    worktreeName: `issue-${issue.number}`,
+    task: `Issue #${issue.number}: ${issue.title}`,
+    rawBody: issue.body,
+    firstMessage: (resume) =>
+      renderFirstMessage({
+        number: issue.number,
+        title: issue.title,
+        body: sanitizeIssueText(issue.body).text,
+        interruptedContext: resume?.interruptedContext,
+        hint: resume?.hint,
+      }),
+    startPoint: (git) => fetchBranch(options.checkout, options.remote, options.baseBranch, git),
+    async deliver(input, git) {
+      const published = await publish(
+        {
+          ...input,
+          checkout: options.checkout,
+          remote: options.remote,
+          issue,
+          author: config.pr.author,
+          ...(config.pr.base ? { base: config.pr.base } : {}),
+          draft: config.pr.draft,
+        },
+        options.github,
+        options.redact,
+        git,
+      );
+      return { ...published, reason: `draft PR #${published.pr.number}` };
+    },
+  };
+}

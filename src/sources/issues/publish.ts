@@ -1,0 +1,100 @@
+import type { Redactor } from '../../core/redact.js';
+import type { GitHubAdapter } from '../../github/adapter.js';
+import { renderCommitMessage, renderPullRequestBody, renderPullRequestTitle } from '../../github/pr-body.js';
+import { issueBranch } from '../../github/pulls.js';
+import { commitAll, type GitOptions, pushBranch, remoteBranchSha } from '../../session/git/index.js';
+import type { RemoteRef } from '../../session/git/remote.js';
+import type { DeliveryInput } from '../../session/session-work.js';
+
+export interface PublishInput extends DeliveryInput {
+  checkout: string;
+  /** Resolved once at the start of the run (name, URL, the push's credentials). */
+  remote: RemoteRef;
+  issue: { number: number; title: string };
+  author: { name: string; email: string };
+  base?: string;
+  draft: boolean;
+}
+
+export interface Published {
+  commit: string;
+  pr: { number: number; url: string; created: boolean };
+}
+
+/** Why a read-back did not confirm the session's work (seed 004 task 6: never count others' work). */
+export class ReadBackError extends Error {}
+
+/**
+ * Commits the worktree as the configured author, pushes the branch with `--force-with-lease` against
+ * what origin has now (a retry replaces its own earlier push, never someone's newer one), opens or
+ * updates the draft PR, then reads the PR and the issue back from GitHub to confirm that this
+ * session's commit is what the PR shows.
+ */
+export async function publish(
+  input: PublishInput,
+  github: Pick<GitHubAdapter, 'pulls' | 'issues'>,
+  redact: Redactor,
+  git: GitOptions,
+): Promise<Published> {
+  const branch = issueBranch(input.issue.number);
+  const title = renderPullRequestTitle(input.issue);
+  const commit = await commitAll(
+    input.worktree,
+    { message: renderCommitMessage(input.issue), author: input.author },
+    git,
+  );
+  if (commit === undefined) throw new ReadBackError('nothing to commit');
+  const expected = await remoteBranchSha(input.checkout, input.remote, branch, git);
+  const pushed = await pushBranch(
+    input.worktree,
+    { remote: input.remote, branch, expectedRemoteSha: expected },
+    git,
+  );
+  const body = renderPullRequestBody(
+    {
+      issue: input.issue,
+      summary: input.summary,
+      filesChanged: input.filesChanged,
+      ...(input.verify
+        ? {
+            verify: {
+              command: input.verify.command,
+              exitCode: input.verify.exitCode,
+              passed: input.verify.passed,
+              outputTail: input.verify.output.slice(-2_000),
+              durationMs: input.verify.durationMs,
+            },
+          }
+        : {}),
+      costUsd: input.costUsd,
+      model: input.model,
+      modelCalls: input.modelCalls,
+      toolCalls: input.toolCalls,
+    },
+    redact,
+  );
+  const pr = await github.pulls.openOrUpdate({
+    branch,
+    title,
+    body,
+    draft: input.draft,
+    ...(input.base ? { base: input.base } : {}),
+  });
+
+  const [readPr, readIssue] = await Promise.all([
+    github.pulls.get(pr.number),
+    github.issues.get(input.issue.number),
+  ]);
+  if (readPr.state !== 'open' || readPr.headRef !== branch) {
+    throw new ReadBackError(
+      `pull request #${pr.number} is ${readPr.state} on ${readPr.headRef}, not open on ${branch}`,
+    );
+  }
+  if (!readPr.body.includes(`Closes #${input.issue.number}`)) {
+    throw new ReadBackError(`pull request #${pr.number} does not close #${input.issue.number}`);
+  }
+  if (readIssue.state !== 'open') {
+    throw new ReadBackError(`issue #${input.issue.number} was closed while the session worked on it`);
+  }
+  return { commit: pushed, pr: { number: pr.number, url: pr.url, created: pr.created } };
+}

@@ -1,0 +1,179 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createSeededRandom } from '../../../src/core/random.js';
+import { createRedactor } from '../../../src/core/redact.js';
+import type { BacklogIssue } from '../../../src/github/issue-shape.js';
+import {
+  createAnthropicEmulator,
+  type ParsedMessagesRequest,
+  reply,
+} from '../../../src/sandbox/anthropic/index.js';
+import { openLedger, readLedger } from '../../../src/session/ledger.js';
+import { runSession } from '../../../src/session/run-session.js';
+import { issueWork } from '../../../src/sources/issues/issue-work.js';
+import { emulated } from '../../github/emulated.js';
+import { emulatedModels } from '../../helpers/emulated-models.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+import { createMemoryLog } from '../../helpers/memory-log.js';
+import { testSandboxHost } from '../../helpers/sandbox.js';
+import { GREETING_TYPO, useSessionRepo } from '../../session/git/git-fixture.js';
+import { FAKE_CLAUDE, fakeClaude, resultJson } from './fake-claude.js';
+
+const TOKEN = 'ghp_claudeCodeSession0123456789abcdefghij';
+const repo = useSessionRepo(GREETING_TYPO);
+
+const FIXED = "export const greet = () => 'hello';\n";
+
+/** One session on the Claude Code engine (a fake `claude`), with the native engine on the scripted server. */
+async function session(
+  scenario: unknown[],
+  claudeCode: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+) {
+  const fake = await fakeClaude(scenario);
+  const gh = await emulated(repo.stateDir, {
+    config: {
+      verify: { command: 'grep -q "\'hello\'" greet.js' },
+      engine: 'claude-code',
+      claude_code: { bin: FAKE_CLAUDE, model: 'sonnet', ...claudeCode },
+      ...extra,
+    },
+  });
+  const nativeRequests: ParsedMessagesRequest[] = [];
+  const anthropic = createAnthropicEmulator({
+    script: (request) => {
+      nativeRequests.push(request);
+      if (request.messages.length > 1) return reply.text('Wired it up.');
+      return reply.toolUse([
+        {
+          name: 'str_replace_based_edit_tool',
+          input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
+        },
+      ]);
+    },
+  });
+  const clock = new FakeClock();
+  const redact = createRedactor([TOKEN]);
+  const deps = { clock, random: createSeededRandom(3), log: createMemoryLog() };
+  const number = gh.emulator.addIssue({
+    title: 'Greeting typo',
+    body: 'greet() says helo',
+    author: 'octocat',
+    authorAssociation: 'MEMBER',
+    labels: ['issueloop'],
+  });
+  const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'cc', clock, redact });
+  const report = await runSession({
+    work: issueWork((await gh.adapter.issues.get(number)) as BacklogIssue, {
+      github: gh.adapter,
+      checkout: repo.fx.checkout,
+      remote: 'origin',
+      baseBranch: 'main',
+      config: gh.config,
+      redact,
+    }),
+    attempt: 1,
+    checkout: repo.fx.checkout,
+    worktreesDir: join(repo.stateDir, 'worktrees'),
+    repo: 'octo-org/widgets',
+    config: gh.config,
+    models: emulatedModels(anthropic, deps, redact),
+    env: { ...repo.fx.env, ...fake.env, GITHUB_TOKEN: TOKEN },
+    sandbox: await testSandboxHost(),
+    redact,
+    deps,
+    ledger,
+    signal: new AbortController().signal,
+  });
+  await ledger.flush();
+  return { report, fake, gh, nativeRequests, ledger, number };
+}
+
+describe('a session on the Claude Code engine', () => {
+  it('claude edits the worktree; the harness verifies, commits and opens the PR as for the native engine', async () => {
+    const { report, fake, gh, nativeRequests } = await session([
+      { stdout: resultJson({ result: 'Fixed the typo.' }), write: { file: 'greet.js', content: FIXED } },
+    ]);
+    expect(report).toMatchObject({
+      outcome: 'resolved',
+      filesChanged: ['greet.js'],
+      model: 'claude-code:sonnet',
+    });
+    expect(report.costUsd).toBeCloseTo(0.0421);
+    expect(gh.emulator.pulls()).toHaveLength(1);
+    expect(nativeRequests).toHaveLength(0);
+    const [call] = await fake.calls();
+    expect(call?.prompt).toMatch(/^Issue #\d+: Greeting typo\n/);
+    expect(call?.cwd).toMatch(/worktrees\/issue-\d+$/);
+    expect(call?.env).not.toContain('GITHUB_TOKEN');
+    // Headless Claude Code cannot ask for permission: edits and the usual tools are granted up front.
+    expect(call?.args).toEqual([
+      '-p',
+      '--output-format',
+      'json',
+      '--model',
+      'sonnet',
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash,Read,Edit,Write,Glob,Grep',
+    ]);
+  });
+
+  it('a billing failure hands over to the native engine, seeded with the Claude Code session (seed 003)', async () => {
+    const sessionId = '0b7a1e52-9c3d-4f6e-8a1b-2c3d4e5f6a7b';
+    const { report, nativeRequests, ledger } = await session([
+      {
+        stdout: resultJson({ is_error: true, session_id: sessionId, result: 'Credit balance is too low' }),
+        exit: 1,
+        session: {
+          id: sessionId,
+          lines: [
+            { type: 'summary', summary: 'Found the typo in greet.js line 1.' },
+            { type: 'system', subtype: 'compact_boundary' },
+            { type: 'user', message: { role: 'user', content: 'now fix it' } },
+          ],
+        },
+      },
+    ]);
+    expect(report.outcome).toBe('resolved');
+    const first = nativeRequests[0]?.messages[0];
+    const text = JSON.stringify(first?.content);
+    expect(text).toContain('Prior session context (from claude-code):');
+    expect(text).toContain('Found the typo in greet.js line 1.');
+    expect(text).toContain('user: now fix it');
+    expect(text).toContain('RETRY AFTER FAILURE: the previous attempt on claude-code stopped (billing).');
+    expect(text).toMatch(/Issue #\d+: Greeting typo/);
+    const { events } = await readLedger(ledger.file);
+    expect(events.find((e) => e.type === 'engine_fallback')).toMatchObject({
+      from: 'claude-code',
+      to: 'native',
+      errorClass: 'billing',
+    });
+    expect(report.costUsd).toBeGreaterThan(0.0421);
+  });
+
+  it('regression: after the hand-over the native engine gets what is left of the budget, not a fresh one', async () => {
+    const { report, nativeRequests } = await session(
+      [
+        {
+          stdout: resultJson({ is_error: true, result: 'Credit balance is too low', total_cost_usd: 0.0499 }),
+          exit: 1,
+        },
+      ],
+      {},
+      { session: { max_usd: 0.05 } },
+    );
+    expect(nativeRequests.length).toBeGreaterThanOrEqual(1);
+    expect(report.outcome).toBe('budget_exceeded');
+  });
+
+  it('with claude_code.fallback: none the failure is the outcome, and the native engine is never called', async () => {
+    const { report, nativeRequests } = await session(
+      [{ stdout: resultJson({ is_error: true, result: 'API Error: 429 Too Many Requests' }), exit: 1 }],
+      { fallback: 'none' },
+    );
+    expect(report.outcome).toBe('error:rate_limit');
+    expect(nativeRequests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createProgressDisplay } from '../../src/run/progress-display.js';
+import { usage } from '../helpers/fake-model.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const modelCall = (costUsd: number) =>
+  ({
+    type: 'model_call',
+    call: 1,
+    turnCall: 1,
+    model: 'm',
+    stopReason: 'tool_use',
+    usage: usage(10),
+    costUsd,
+    contextTokens: 10,
+  }) as const;
+
+describe('progress display', () => {
+  it('on a terminal: a live line per working issue, redrawn; finished issues and log lines printed above', () => {
+    vi.useFakeTimers();
+    let now = 0;
+    let out = '';
+    const display = createProgressDisplay({
+      isTTY: true,
+      write: (t) => (out += t),
+      log: () => undefined,
+      now: () => now,
+    });
+    display.phase(12, 'working');
+    display.event(12, modelCall(0.25));
+    display.event(12, modelCall(0.5));
+    now = 65_000;
+    out = '';
+    vi.advanceTimersByTime(500);
+    expect(out).toContain('\u001b[J');
+    expect(out).toContain('#12  working      2 model calls  $0.75  1m 05s');
+    out = '';
+    display.writeLog('{"msg":"a warning"}\n');
+    expect(out.startsWith('\u001b[1A\r\u001b[J{"msg":"a warning"}\n#12  working')).toBe(true);
+    display.done(12, 'resolved');
+    expect(out).toContain('#12 resolved ($0.75, 1m 05s)\n');
+    out = '';
+    vi.advanceTimersByTime(500);
+    expect(out).toBe('');
+    display.stop();
+  });
+
+  it('elsewhere: log lines for every phase and outcome, and a heartbeat while a phase lasts', () => {
+    vi.useFakeTimers();
+    const log = createMemoryLog();
+    let out = '';
+    const display = createProgressDisplay({
+      isTTY: false,
+      write: (t) => (out += t),
+      log: () => log,
+      now: () => 0,
+      heartbeatMs: 1_000,
+    });
+    display.phase(3, 'claimed');
+    display.phase(3, 'verifying');
+    vi.advanceTimersByTime(1_000);
+    display.done(3, 'verify_failed');
+    vi.advanceTimersByTime(1_000);
+    expect(log.entries.map((e) => e.msg)).toEqual([
+      '#3 claimed',
+      '#3 verifying',
+      '#3  verifying    0 model calls  $0.00  0s (still verifying)',
+      '#3 verify_failed ($0.00, 0s)',
+    ]);
+    display.writeLog('plain\n');
+    expect(out).toBe('plain\n');
+    display.stop();
+  });
+});
