@@ -1,7 +1,7 @@
 import { STOP_TEXT, tally } from '../run/run-summary.js';
 import type { RunSummary } from '../scheduler/run-rounds.js';
 import { isFailure } from '../session/outcome.js';
-import type { SessionReport } from '../session/run-session.js';
+import type { SessionReport } from '../session/session-report.js';
 
 /**
  * What a workflow run reports: the job summary (a table per issue, failures by class, cost and the

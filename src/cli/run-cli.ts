@@ -154,14 +154,17 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
-  addDemoCommand(program, io, setExit);
+  addDemoCommand(program, io, setExit, runCli);
 
   program
     .command('doctor')
     .description('check Node, git, the configuration and which credentials are set (never their values)')
     .option('--json', 'print the report as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
-      const { runDoctor, renderDoctor, doctorExitCode } = await import('./commands/doctor.js');
+      const [{ runDoctor }, { renderDoctor, doctorExitCode }] = await Promise.all([
+        import('./commands/doctor.js'),
+        import('./commands/doctor-report.js'),
+      ]);
       const report = await runDoctor({ ...loadOptions(io, command), version, nodeVersion: io.nodeVersion });
       io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderDoctor(report));
       setExit(doctorExitCode(report));

@@ -4,13 +4,21 @@ import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import type { Log } from '../core/logger.js';
 import type { ExitCode } from '../run/exit-codes.js';
-import { type CommandIo, configured, openStore } from './command-io.js';
+import { type CliIo, type CommandIo, configured, openStore } from './command-io.js';
 import type { RunFlags } from './commands/run.js';
 
 type SetExit = (code: ExitCode) => void;
 
-/** `issueloop demo`: listed first, it is the way in. */
-export function addDemoCommand(program: Command, io: CommandIo, setExit: SetExit): void {
+/**
+ * `issueloop demo`: listed first, it is the way in. The demo runs the real CLI, which it is handed
+ * (`runCli`) rather than imports, so the CLI and its commands form no import cycle.
+ */
+export function addDemoCommand(
+  program: Command,
+  io: CommandIo,
+  setExit: SetExit,
+  runCli: (io: CliIo) => Promise<ExitCode>,
+): void {
   program
     .command('demo')
     .description('try it: a real run against local GitHub and model emulators; no credentials needed')
@@ -20,7 +28,7 @@ export function addDemoCommand(program: Command, io: CommandIo, setExit: SetExit
       const { runDemo } = await import('./commands/demo/demo-command.js');
       const { env, nodeVersion, stdout, stderr, interrupt, isTTY } = io;
       const optional = { ...(interrupt ? { interrupt } : {}), ...(isTTY ? { isTTY } : {}) };
-      setExit(await runDemo({ flags, env, nodeVersion, stdout, stderr, ...optional }));
+      setExit(await runDemo({ flags, env, nodeVersion, stdout, stderr, runCli, ...optional }));
     });
 }
 

@@ -3,10 +3,15 @@ import { getConditional } from './conditional-get.js';
 import type { EtagCache } from './etag-cache.js';
 import { httpStatusOf } from './github-error.js';
 
+/** On an issue while a session works it. */
+export const IN_PROGRESS_LABEL = 'issueloop:in-progress';
+/** On an issue that failed `claims.max_failures` times: a person takes it from here. */
+export const NEEDS_HUMAN_LABEL = 'issueloop:needs-human';
+
 /** The labels issueloop itself puts on issues, created on first use with a colour and a description. */
 export const OWN_LABELS: Readonly<Record<string, { color: string; description: string }>> = {
-  'issueloop:in-progress': { color: '1d76db', description: 'issueloop is working on this issue' },
-  'issueloop:needs-human': { color: 'd93f0b', description: 'issueloop gave up after repeated failures' },
+  [IN_PROGRESS_LABEL]: { color: '1d76db', description: 'issueloop is working on this issue' },
+  [NEEDS_HUMAN_LABEL]: { color: 'd93f0b', description: 'issueloop gave up after repeated failures' },
 };
 
 export function createLabelOperations(gh: GitHubClient, cache: EtagCache) {

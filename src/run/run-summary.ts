@@ -1,6 +1,6 @@
 import type { RunSummary } from '../scheduler/run-rounds.js';
 import { failureClassOf, isFailure } from '../session/outcome.js';
-import type { SessionReport } from '../session/run-session.js';
+import type { SessionReport } from '../session/session-report.js';
 
 export const STOP_TEXT: Readonly<Record<RunSummary['stop'], string>> = {
   empty_backlog: 'the backlog stayed empty',

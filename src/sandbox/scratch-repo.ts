@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { runGit } from '../session/git/index.js';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
 
 export interface ScratchRepo {
   /** The bare repository standing in for GitHub's copy: runs fetch from and push to it. */
@@ -44,7 +47,8 @@ export async function createScratchRepo(options: {
   const { root, env } = options;
   const origin = join(root, 'origin.git');
   const checkout = join(root, options.name);
-  const git = (cwd: string, ...args: string[]) => runGit(args, { cwd, env });
+  // Plain git, not the harness's hardened runner: the emulators depend on core/ only.
+  const git = (cwd: string, ...args: string[]) => execFileAsync('git', args, { cwd, env });
   await git(root, 'init', '--quiet', '--bare', '-b', 'main', origin);
   await git(root, 'init', '--quiet', '-b', 'main', checkout);
   for (const [name, content] of Object.entries(options.files)) {

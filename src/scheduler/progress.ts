@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../agent/events.js';
-import type { SessionPhase } from '../session/run-session.js';
+import type { SessionPhase } from '../session/session-report.js';
 
 /**
  * What a run tells whoever watches it, per issue: the phase it entered, every agent event, and how

@@ -3,7 +3,7 @@ import { computeBackoff } from '../core/backoff.js';
 import { classifyError } from '../core/classify/classify-error.js';
 import { IssueloopError, UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
-import type { SessionReport } from '../session/run-session.js';
+import type { SessionReport } from '../session/session-report.js';
 import { createEmptyRoundMonitor, describeSkip } from './plan-round.js';
 import { type WorkContext, workItem } from './work-item.js';
 import type { SourcePlan, WorkItem } from './work-source.js';

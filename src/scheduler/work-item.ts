@@ -7,12 +7,11 @@ import type { Deps } from '../core/deps.js';
 import type { Log } from '../core/logger.js';
 import type { Ledger } from '../session/ledger.js';
 import { failureClassOf, isFailure } from '../session/outcome.js';
-import { runSession, type SessionInput, type SessionReport } from '../session/run-session.js';
+import { runSession } from '../session/run-session.js';
+import type { SessionInput, SessionReport } from '../session/session-report.js';
 import { keepLease } from './lease-keeper.js';
 import type { ProgressSink } from './progress.js';
 import type { WorkItem, WorkSource } from './work-source.js';
-
-export { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../sources/issues/issue-source.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a context is made for one source; runRounds is generic over it.
 export interface WorkContext<T extends WorkItem = any>

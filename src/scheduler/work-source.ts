@@ -1,7 +1,7 @@
 import type { ClaimStore, ClaimView } from '../claims/claim-store.js';
 import type { Log } from '../core/logger.js';
 import type { Ledger } from '../session/ledger.js';
-import type { SessionPhase, SessionReport } from '../session/run-session.js';
+import type { SessionPhase, SessionReport } from '../session/session-report.js';
 import type { SessionWork } from '../session/session-work.js';
 import type { RoundPlan } from './plan-round.js';
 

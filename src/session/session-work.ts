@@ -1,8 +1,15 @@
 import type { WorkSubject } from '../agent/system-prompt.js';
-import type { EngineName } from '../engines/fallback/fallback-seed.js';
-import type { MessageParam } from '../model/types.js';
+import type { EngineName, ThreadCarry } from '../engines/engine.js';
 import type { GitOptions } from './git/index.js';
 import type { VerifyResult } from './verify.js';
+
+/**
+ * Thrown by a delivery whose read-back disagrees with what it wrote (the PR, the issue, the branch's
+ * ref): the session ends `error:conflict` with the evidence.
+ */
+export class ReadBackError extends Error {
+  override name = 'ReadBackError';
+}
 
 /** What earlier attempts left for this one: an interrupted attempt's tail, a diagnosis hint. */
 export interface ResumeContext {
@@ -28,22 +35,6 @@ export interface Delivered {
   /** The outcome's reason: `draft PR #12`, `committed 1a2b3c4 on issueloop/tasks/plan`. */
   reason: string;
   pr?: { number: number; url: string; created: boolean };
-}
-
-/**
- * A task group's conversation between its tasks (seed 000 feature 5): the next task continues it, or,
- * once it passed the compaction threshold, starts fresh from its summary.
- */
-export interface ThreadCarry {
-  engine: EngineName;
-  /** Claude Code's session, which the next task resumes (`--resume`). */
-  sessionId?: string;
-  /** The conversation's size in tokens, as the engine measured it. */
-  tokens: number;
-  /** Past the threshold: what the next task is told, as `CONTEXT FROM PREVIOUS SESSION`. */
-  summary?: string;
-  /** The native engine's conversation, kept in memory for the run. */
-  messages?: readonly MessageParam[];
 }
 
 /**

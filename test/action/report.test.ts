@@ -9,7 +9,7 @@ import {
 } from '../../src/action/report.js';
 import { STOP_TEXT } from '../../src/run/run-summary.js';
 import type { RunSummary } from '../../src/scheduler/run-rounds.js';
-import type { SessionReport } from '../../src/session/run-session.js';
+import type { SessionReport } from '../../src/session/session-report.js';
 
 const PR = (n: number) => `https://github.com/octo-org/widgets/pull/${n}`;
 

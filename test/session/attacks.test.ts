@@ -13,7 +13,8 @@ import {
   scriptQueue,
 } from '../../src/sandbox/anthropic/index.js';
 import { openLedger } from '../../src/session/ledger.js';
-import { runSession, type SessionInput } from '../../src/session/run-session.js';
+import { runSession } from '../../src/session/run-session.js';
+import type { SessionInput } from '../../src/session/session-report.js';
 import { issueWork } from '../../src/sources/issues/issue-work.js';
 import { type Emulated, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';

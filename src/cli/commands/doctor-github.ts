@@ -5,7 +5,7 @@ import type { GitHubClient } from '../../github/client.js';
 import { isGitHubError } from '../../github/github-error.js';
 import { buildGitHubClient, githubToken, repoRef } from '../../run/github-deps.js';
 import { type Env, secretsFromEnv } from '../../run/secrets.js';
-import type { Check } from './doctor.js';
+import type { Check } from './doctor-report.js';
 
 /**
  * The doctor's checks that talk to GitHub: the token (via the free `GET /rate_limit`, which also

@@ -1,9 +1,6 @@
 import type { Log } from '../../core/logger.js';
+import { COMPACTION_REQUEST } from '../engine.js';
 import type { ClaudeCodeResult } from './claude-code-run.js';
-
-/** Seed 000 feature 5, step 1: what the resumed session is asked before it is left behind. */
-export const COMPACTION_REQUEST =
-  'Summarize the work completed so far — files created/modified, key decisions, current state. Be specific about file paths and function names.';
 
 export interface ConversationTurn {
   result: ClaudeCodeResult;

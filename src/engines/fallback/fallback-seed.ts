@@ -1,7 +1,5 @@
 import { formatPrelude, readSessionSeed } from '../claude-code/session-history.js';
-
-/** The engines a task or issue can run on. */
-export type EngineName = 'native' | 'claude-code';
+import type { EngineName } from '../engine.js';
 
 /** Between the prelude and the task: says what happened, so the model neither restarts nor repeats. */
 export function retryMarker(failedEngine: EngineName, failureClass: string): string {

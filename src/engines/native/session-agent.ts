@@ -27,7 +27,7 @@ export interface SessionAgent {
  * identity files re-read before each call, tools confined to the worktree with a scrubbed
  * environment, and the model runtime reset to the primary for this issue.
  */
-export async function buildSessionAgent(options: {
+export interface SessionAgentOptions {
   worktree: string;
   repo: string;
   branch: string;
@@ -48,7 +48,9 @@ export async function buildSessionAgent(options: {
   boot?: { path: string; text: string } | undefined;
   /** The conversation so far: a task group's previous task. */
   initial?: readonly MessageParam[] | undefined;
-}): Promise<SessionAgent> {
+}
+
+export async function buildSessionAgent(options: SessionAgentOptions): Promise<SessionAgent> {
   const { config, worktree } = options;
   const boot: BootLookup = options.boot
     ? { boot: { ...options.boot, truncated: false, source: 'directive' }, warnings: [] }

@@ -6,6 +6,7 @@ import type { GitHubAdapter } from '../../github/adapter.js';
 import type { Backlog } from '../../github/backlog.js';
 import type { BoardPhase } from '../../github/board/board-state.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
+import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../github/labels.js';
 import {
   emptyTrackingRecord,
   type TrackingPhase,
@@ -18,9 +19,6 @@ import type { RemoteRef } from '../../session/git/remote.js';
 import { isFailure } from '../../session/outcome.js';
 import { importCandidateHistory } from './history.js';
 import { issueWork } from './issue-work.js';
-
-export const IN_PROGRESS_LABEL = 'issueloop:in-progress';
-export const NEEDS_HUMAN_LABEL = 'issueloop:needs-human';
 
 export interface IssueSourceOptions {
   github: GitHubAdapter;

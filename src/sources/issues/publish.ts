@@ -4,7 +4,7 @@ import { renderCommitMessage, renderPullRequestBody, renderPullRequestTitle } fr
 import { issueBranch } from '../../github/pulls.js';
 import { commitAll, type GitOptions, pushBranch, remoteBranchSha } from '../../session/git/index.js';
 import type { RemoteRef } from '../../session/git/remote.js';
-import type { DeliveryInput } from '../../session/session-work.js';
+import { type DeliveryInput, ReadBackError } from '../../session/session-work.js';
 
 export interface PublishInput extends DeliveryInput {
   checkout: string;
@@ -22,7 +22,6 @@ export interface Published {
 }
 
 /** Why a read-back did not confirm the session's work (seed 004 task 6: never count others' work). */
-export class ReadBackError extends Error {}
 
 /**
  * Commits the worktree as the configured author, pushes the branch with `--force-with-lease` against

@@ -1,9 +1,9 @@
 import { SUMMARY_PREFIX } from '../../agent/compaction/compact.js';
 import { withResumeNotes } from '../../agent/first-message.js';
+import type { ThreadCarry } from '../../engines/engine.js';
 import type { CommitAuthor } from '../../session/git/index.js';
 import { commitAll, GitError, headSha, revParse, runGit } from '../../session/git/index.js';
-import type { SessionWork, ThreadCarry } from '../../session/session-work.js';
-import { ReadBackError } from '../issues/publish.js';
+import { ReadBackError, type SessionWork } from '../../session/session-work.js';
 import type { Task } from './task-file.js';
 
 /** A task of a task file, with its claim key. */

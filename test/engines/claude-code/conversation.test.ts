@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runClaudeCode } from '../../../src/engines/claude-code/claude-code-run.js';
-import {
-  COMPACTION_REQUEST,
-  createClaudeCodeConversation,
-} from '../../../src/engines/claude-code/conversation.js';
+import { createClaudeCodeConversation } from '../../../src/engines/claude-code/conversation.js';
+import { COMPACTION_REQUEST } from '../../../src/engines/engine.js';
 import { createMemoryLog } from '../../helpers/memory-log.js';
 import { FAKE_CLAUDE, fakeClaude, resultJson } from './fake-claude.js';
 

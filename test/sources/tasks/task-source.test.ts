@@ -6,7 +6,7 @@ import type { ClaimView } from '../../../src/claims/claim-store.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import { createRedactor } from '../../../src/core/redact.js';
 import { describeSkip } from '../../../src/scheduler/plan-round.js';
-import type { SessionReport } from '../../../src/session/run-session.js';
+import type { SessionReport } from '../../../src/session/session-report.js';
 import { parseTaskFile } from '../../../src/sources/tasks/task-file.js';
 import {
   createTaskSource,

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { EXIT, type ExitCode } from '../../../run/exit-codes.js';
+import type { CliIo } from '../../command-io.js';
 import type { DemoOutcome, DemoScenario } from './index.js';
 
 export interface DemoFlags {
@@ -18,6 +19,8 @@ export interface DemoInput {
   interrupt?: AbortSignal;
   /** stderr is a terminal: the run shows its live progress lines, as a real one would. */
   isTTY?: boolean;
+  /** The real CLI, run against the demo's emulators (handed in: the CLI is what runs this command). */
+  runCli: (io: CliIo) => Promise<ExitCode>;
 }
 
 export const DEMO_LABEL =
@@ -89,11 +92,9 @@ function epilogue(scenario: DemoScenario, outcome: DemoOutcome, keep: boolean): 
  * evidence when it did not, so the demo doubles as a smoke test of an installation.
  */
 export async function runDemo(input: DemoInput): Promise<ExitCode> {
-  // Loaded on demand like every command's code, which also keeps run-cli ↔ demo-command acyclic at load.
-  const [{ startDemoScenario, assessDemo, DEMO_VERIFY_COMMAND }, { runCli }] = await Promise.all([
-    import('./index.js'),
-    import('../../run-cli.js'),
-  ]);
+  const { runCli } = input;
+  // Loaded on demand like every command's code: the emulators are not needed by any other command.
+  const { startDemoScenario, assessDemo, DEMO_VERIFY_COMMAND } = await import('./index.js');
   const json = input.flags.json === true;
   // With --json stdout carries only the run's JSON, so it stays machine-readable; the story goes to stderr.
   const say = json ? input.stderr : input.stdout;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
+import { NEEDS_HUMAN_LABEL as NEEDS_HUMAN } from '../../../github/labels.js';
 import { latestLedger, readLedger } from '../../../session/ledger.js';
-import { NEEDS_HUMAN_LABEL as NEEDS_HUMAN } from '../../../sources/issues/issue-source.js';
 import type { DemoScenario } from './demo-scenario.js';
 
 export interface DemoOutcome {

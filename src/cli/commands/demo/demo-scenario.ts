@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../../github/labels.js';
 import { type AnthropicEmulator, createAnthropicEmulator } from '../../../sandbox/anthropic/index.js';
 import {
   createGitHubEmulator,
@@ -8,7 +9,6 @@ import {
   type GitHubEmulator,
   type ListeningEmulator,
 } from '../../../sandbox/github/index.js';
-import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../../sources/issues/issue-source.js';
 import { createDemoRepo, DEMO_OWNER, DEMO_REPO } from './demo-repo.js';
 import { type DemoRole, demoScript } from './demo-script.js';
 

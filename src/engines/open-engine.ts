@@ -1,0 +1,115 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { WorktreeSandboxes } from '../agent/exec/sandbox-host.js';
+import { createClaudeCodeEngine } from './claude-code/claude-code-engine.js';
+import { claudeScope } from './claude-code/claude-scope.js';
+import type { EngineName, EngineTotals, SessionEngine, ThreadCarry } from './engine.js';
+import { createFallbackEngine, remainingBudget } from './fallback/fallback-engine.js';
+import { seededFallbackPrompt } from './fallback/fallback-seed.js';
+import { createNativeEngine } from './native/native-engine.js';
+import type { SessionAgentOptions } from './native/session-agent.js';
+
+export interface OpenEngineInput
+  extends Pick<
+    SessionAgentOptions,
+    | 'worktree'
+    | 'repo'
+    | 'branch'
+    | 'task'
+    | 'subject'
+    | 'boot'
+    | 'config'
+    | 'models'
+    | 'env'
+    | 'redact'
+    | 'clock'
+    | 'log'
+    | 'observer'
+    | 'signal'
+  > {
+  /** The work's engine, or the run's. */
+  name: EngineName;
+  /** A GitHub issue's raw body, where a boot directive may be. */
+  rawBody: string;
+  /** A task group's conversation, continued by the engine it ran on. */
+  thread?: ThreadCarry | undefined;
+  sandboxes: WorktreeSandboxes;
+  /** When the session started: a fallback gets only what is left of its time. */
+  started: number;
+  /** The model the session reports, as the observer last saw it. */
+  currentModel: () => string;
+  /** Told when Claude Code hands over to the native engine. */
+  onFallback?: (failureClass: string) => void;
+}
+
+export interface OpenedEngine {
+  engine: SessionEngine;
+  /** Claude Code's throwaway configuration, to remove with the worktree. */
+  scratch?: string;
+}
+
+/**
+ * The session's engine: the native loop, or Claude Code in its sandbox with a throwaway copy of its
+ * configuration, behind which the native engine waits when `claude_code.fallback` is `native`.
+ */
+export async function openSessionEngine(input: OpenEngineInput): Promise<OpenedEngine> {
+  const { config, thread } = input;
+  const native = (spent?: EngineTotals) =>
+    createNativeEngine({
+      worktree: input.worktree,
+      repo: input.repo,
+      branch: input.branch,
+      rawIssueBody: input.rawBody,
+      task: input.task,
+      subject: input.subject,
+      boot: input.boot,
+      initial: !spent && thread?.engine === 'native' ? thread.messages : undefined,
+      config: spent ? remainingBudget(config, spent, input.clock.now() - input.started) : config,
+      models: input.models,
+      env: input.env,
+      redact: input.redact,
+      clock: input.clock,
+      log: input.log,
+      observer: input.observer,
+      signal: input.signal,
+      sandbox: input.sandboxes.commands,
+      currentModel: input.currentModel,
+    });
+  if (input.name !== 'claude-code') return { engine: await native() };
+
+  const claudeHome = await claudeScope(config.claude_code.bin, input.env);
+  const claude = createClaudeCodeEngine({
+    config,
+    worktree: input.worktree,
+    env: input.env,
+    log: input.log,
+    signal: input.signal,
+    now: () => input.clock.now(),
+    from: thread?.engine === 'claude-code' ? thread : undefined,
+    boot: input.boot,
+    sandbox: input.sandboxes.claude(claudeHome),
+  });
+  const engine =
+    config.claude_code.fallback === 'native'
+      ? createFallbackEngine({
+          primary: claude,
+          config,
+          elapsedMs: () => input.clock.now() - input.started,
+          fallback: native,
+          seed: ({ failureClass, task, sessionId }) =>
+            seededFallbackPrompt({
+              chainStartedOn: 'claude-code',
+              failedEngine: 'claude-code',
+              next: 'native',
+              failureClass,
+              task,
+              sessionId,
+              cwd: input.worktree,
+              claudeHome: join(input.env.HOME ?? homedir(), '.claude'),
+            }),
+          log: input.log,
+          ...(input.onFallback ? { onFallback: input.onFallback } : {}),
+        })
+      : claude;
+  return { engine, scratch: claudeHome.scratch };
+}

@@ -1,0 +1,63 @@
+import type { AgentObserver } from '../agent/events.js';
+import type { SandboxHost } from '../agent/exec/sandbox-host.js';
+import type { Config } from '../config/schema.js';
+import type { Deps } from '../core/deps.js';
+import type { Redactor } from '../core/redact.js';
+import type { ModelRuntime } from '../engines/native/session-agent.js';
+import type { Ledger } from './ledger.js';
+import type { Outcome, Productivity } from './outcome.js';
+import type { ResumeContext, SessionWork } from './session-work.js';
+import type { VerifyResult } from './verify.js';
+
+/** Seed 000 feature 6: the tail of the transcript an interrupted attempt leaves for the next one. */
+export const PARTIAL_CONTEXT_CHARS = 500;
+
+export type SessionPhase = 'working' | 'verifying' | 'publishing';
+
+export interface SessionInput {
+  /** A GitHub issue (`issueWork`) or a task of a task file (`taskWork`). */
+  work: SessionWork;
+  attempt: number;
+  /** From an interrupted attempt, and from the diagnosis of the last unknown failure. */
+  resume?: ResumeContext;
+  checkout: string;
+  worktreesDir: string;
+  /** What the system prompt calls the repository. */
+  repo: string;
+  config: Config;
+  models: ModelRuntime;
+  env: Readonly<Record<string, string | undefined>>;
+  redact: Redactor;
+  /** Where everything the agent runs runs: bubblewrap, or unconfined under `sandbox.mode: none`. */
+  sandbox: SandboxHost;
+  deps: Pick<Deps, 'clock' | 'random' | 'log'>;
+  ledger?: Ledger;
+  signal: AbortSignal;
+  onPhase?: (phase: SessionPhase) => void;
+  onEvent?: AgentObserver;
+}
+
+export interface SessionReport {
+  issue: number;
+  attempt: number;
+  outcome: Outcome;
+  reason: string;
+  filesChanged: string[];
+  verify?: VerifyResult;
+  verifyRuns: number;
+  commit?: string;
+  pr?: { number: number; url: string; created: boolean };
+  model: string;
+  modelCalls: number;
+  toolCalls: number;
+  tokens: number;
+  costUsd: number;
+  durationMs: number;
+  productivity: Productivity;
+  /** The last ~500 characters of the transcript, for an interrupted attempt's successor. */
+  partialContext: string;
+  /** The diagnosis hint for the next attempt, after an unknown failure. */
+  hint?: string;
+  /** Claude Code's session, when the work ran on it. */
+  sessionId?: string;
+}
