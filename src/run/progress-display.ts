@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../agent/events.js';
-import { humanDuration } from '../cli/commands/claims.js';
+import { humanDuration } from '../core/human-duration.js';
 import type { Log } from '../core/logger.js';
 import type { ProgressSink } from '../scheduler/progress.js';
 

@@ -39,155 +39,260 @@ export interface RunOptions {
  * Rounds until the backlog stays empty (`empty_rounds` in a row), the round limit, the run's budget
  * (`run_max_usd` stops new claims) or an interrupt. Each round: list the backlog, plan, claim up to
  * `workers`, run those sessions in parallel, record every outcome; between rounds the source tidies up
- * (GitHub: pending board moves, the ETag cache) and `poll_interval` is waited out (abortable).
+ * (GitHub: pending board moves, the ETag cache) and `poll_interval` is waited out (abortable). A round
+ * counts (toward `--max-rounds`, `--once`) only once it has read the backlog and planned: a backlog
+ * fetch that failed, or a claim store that was away before anything was claimed, is retried as the
+ * same round.
  */
 export async function runRounds<T extends WorkItem>(
   ctx: WorkContext<T>,
   options: RunOptions,
 ): Promise<RunSummary> {
-  const { config, deps, source } = ctx;
-  const log = deps.log;
-  const empty = createEmptyRoundMonitor(config.empty_rounds);
-  const reports: SessionReport[] = [];
-  let costUsd = 0;
-  let fetchFailures = 0;
-  let rounds = 0;
-  let skipped: RunSummary['skipped'] = [];
-  const storeOutage = createOutagePause(ctx);
-  const summary = (stop: RunStop): RunSummary => ({ rounds, reports, stop, costUsd, skipped });
-
+  const run = createRun(ctx, options);
   for (;;) {
-    if (ctx.signal.aborted) return summary('interrupted');
-    if (options.maxRounds !== undefined && rounds >= options.maxRounds) return summary('max_rounds');
-    rounds += 1;
-    const roundLog = log.child({ round: rounds });
+    if (ctx.signal.aborted) return run.summary('interrupted');
+    if (roundLimitReached(run)) return run.summary('max_rounds');
+    const round = run.rounds + 1;
+    const log = ctx.deps.log.child({ round });
 
-    let backlog: readonly T[];
-    try {
-      backlog = await source.list();
-      fetchFailures = 0;
-    } catch (err) {
-      if (ctx.signal.aborted) return summary('interrupted');
-      // A backlog the user broke (a task file edited into bad syntax) is not a fetch to retry: exit 2.
-      if (err instanceof UsageError) throw err;
-      fetchFailures += 1;
-      const failure = classifyError(err, { now: deps.clock.now(), redact: ctx.redact });
-      await ctx.ledger.append('backlog_failed', {
-        round: rounds,
-        errorClass: failure.errorClass,
-        message: failure.message,
-      });
-      if (fetchFailures >= MAX_FETCH_FAILURES) {
-        throw new IssueloopError(
-          'backlog_unreadable',
-          `could not read the backlog ${fetchFailures} times in a row: ${failure.message}${failure.hint ? `: ${failure.hint}` : ''}`,
-          { cause: err },
-        );
-      }
-      // Not an empty round: it says nothing about the backlog.
-      const waitMs = computeBackoff(
-        fetchFailures,
-        {
-          rateLimited: failure.errorClass === 'rate_limit',
-          ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
-        },
-        deps.random,
-      );
-      roundLog.warn(
-        { errorClass: failure.errorClass, waitMs },
-        `backlog fetch failed (${failure.message}); retrying`,
-      );
-      rounds -= 1;
-      if (!(await pause(ctx, waitMs))) return summary('interrupted');
+    const listed = await listBacklog(run, round, log);
+    if ('stop' in listed) return run.summary(listed.stop);
+    if ('waitMs' in listed) {
+      if (!(await pause(ctx, listed.waitMs))) return run.summary('interrupted');
       continue;
     }
-
-    if (options.only !== undefined) backlog = backlog.filter((item) => item.number === options.only);
-    const now = deps.clock.now();
-    let plan: SourcePlan<T>;
-    try {
-      const claimViews = new Map((await ctx.claims.list()).map((view) => [view.issue, view]));
-      plan = await source.plan(backlog, claimViews, {
-        round: rounds,
-        now,
-        log: roundLog,
-        store: ctx.claims,
-        ledger: ctx.ledger,
-      });
-    } catch (err) {
-      if (ctx.signal.aborted) return summary('interrupted');
-      if (!isStoreOutage(err)) throw err;
-      rounds -= 1;
-      if (!(await storeOutage.pause(err, roundLog))) return summary('interrupted');
+    const planned = await planNext(run, listed.backlog, round, log);
+    if ('stop' in planned) return run.summary(planned.stop);
+    if ('outage' in planned) {
+      if (!(await run.storeOutage.pause(planned.outage, log))) return run.summary('interrupted');
       continue;
     }
-    skipped = plan.skipped.map((skip) => ({
+    const { plan } = planned;
+    run.skipped = plan.skipped.map((skip) => ({
       issue: skip.issue.number,
       title: skip.issue.title,
       why: describeSkip(skip.reason),
     }));
-    for (const skip of plan.skipped) roundLog.debug({ issue: skip.issue.number }, describeSkip(skip.reason));
-
-    if (config.run_max_usd !== undefined && costUsd >= config.run_max_usd) {
-      roundLog.warn({ costUsd }, `run budget of $${config.run_max_usd} reached: no new claims`);
-      return summary('budget');
-    }
-    if (options.claimUntil !== undefined && deps.clock.now() >= options.claimUntil) {
-      roundLog.warn('time budget reached: no new claims');
-      return summary('time_budget');
+    for (const skip of plan.skipped) log.debug({ issue: skip.issue.number }, describeSkip(skip.reason));
+    const limit = budgetStop(run, log);
+    if (limit) {
+      run.rounds = round;
+      return run.summary(limit);
     }
 
-    const claimed: Array<Promise<SessionReport>> = [];
-    // A claim store that goes away mid-round stops the claiming; what was claimed still runs.
-    let outage: unknown;
-    for (const item of plan.candidates) {
-      if (claimed.length >= config.workers || ctx.signal.aborted) break;
-      if (!plan.claimable(item)) continue;
-      let result: Awaited<ReturnType<typeof ctx.claims.claim>>;
-      try {
-        result = await ctx.claims.claim(item.number, options.owner, config.claims.ttl);
-      } catch (err) {
-        if (!isStoreOutage(err) && !ctx.signal.aborted) {
-          // Sessions already started still finish and record their outcome before the run fails.
-          await Promise.allSettled(claimed);
-          throw err;
-        }
-        outage = err;
-        break;
-      }
-      if (!result.ok) continue;
-      claimed.push(workItem(ctx, item, result.lease));
-    }
-    await ctx.ledger.append('round', {
-      round: rounds,
-      backlog: backlog.length,
-      claimable: plan.candidates.length,
-      claimed: claimed.length,
-    });
-    roundLog.info(
-      { backlog: backlog.length, claimed: claimed.length, skipped: plan.skipped.length },
-      `round ${rounds}: ${claimed.length} claimed`,
-    );
-
-    for (const report of await Promise.all(claimed)) {
-      reports.push(report);
-      costUsd += report.costUsd;
-    }
-    await source.afterRound(roundLog);
+    const { claimed, outage } = await claimUpTo(run, plan);
+    // A round that claimed nothing because the store was away does not count toward --max-rounds.
+    if (outage === undefined || claimed.length > 0) run.rounds = round;
+    await settleRound(run, { round, backlog: listed.backlog, plan, claimed, log });
 
     if (outage !== undefined && !ctx.signal.aborted) {
-      // A round that claimed nothing because the store was away does not count toward --max-rounds.
-      if (claimed.length === 0) rounds -= 1;
       // Says nothing about the backlog: not an empty round.
-      if (!(await storeOutage.pause(outage, roundLog))) return summary('interrupted');
+      if (!(await run.storeOutage.pause(outage, log))) return run.summary('interrupted');
       continue;
     }
-    storeOutage.reset();
-    if (ctx.signal.aborted) return summary('interrupted');
-    if (empty.record(claimed.length)) return summary('empty_backlog');
-    if (options.maxRounds !== undefined && rounds >= options.maxRounds) return summary('max_rounds');
-    if (claimed.length === 0 && !(await pause(ctx, config.poll_interval))) return summary('interrupted');
+    run.storeOutage.reset();
+    const stop = stopReason(run, claimed.length);
+    if (stop) return run.summary(stop);
+    if (claimed.length === 0 && !(await pause(ctx, ctx.config.poll_interval)))
+      return run.summary('interrupted');
   }
+}
+
+/** Where a run stands between its rounds. */
+interface Run<T extends WorkItem> {
+  ctx: WorkContext<T>;
+  options: RunOptions;
+  /** Rounds that counted so far. */
+  rounds: number;
+  reports: SessionReport[];
+  costUsd: number;
+  skipped: RunSummary['skipped'];
+  fetchFailures: number;
+  empty: ReturnType<typeof createEmptyRoundMonitor>;
+  storeOutage: ReturnType<typeof createOutagePause>;
+  summary(stop: RunStop): RunSummary;
+}
+
+function createRun<T extends WorkItem>(ctx: WorkContext<T>, options: RunOptions): Run<T> {
+  const run: Run<T> = {
+    ctx,
+    options,
+    rounds: 0,
+    reports: [],
+    costUsd: 0,
+    skipped: [],
+    fetchFailures: 0,
+    empty: createEmptyRoundMonitor(ctx.config.empty_rounds),
+    storeOutage: createOutagePause(ctx),
+    summary: (stop) => ({
+      rounds: run.rounds,
+      reports: run.reports,
+      stop,
+      costUsd: run.costUsd,
+      skipped: run.skipped,
+    }),
+  };
+  return run;
+}
+
+function roundLimitReached(run: Run<WorkItem>): boolean {
+  return run.options.maxRounds !== undefined && run.rounds >= run.options.maxRounds;
+}
+
+/**
+ * The backlog, or how long to wait before the same round tries again. A backlog the user broke (a task
+ * file edited into bad syntax) is not a fetch to retry: it throws (exit 2), as does the third failed
+ * fetch in a row (exit 1).
+ */
+async function listBacklog<T extends WorkItem>(
+  run: Run<T>,
+  round: number,
+  log: Log,
+): Promise<{ backlog: readonly T[] } | { waitMs: number } | { stop: RunStop }> {
+  const { ctx, options } = run;
+  try {
+    const backlog = await ctx.source.list();
+    run.fetchFailures = 0;
+    return {
+      backlog: options.only === undefined ? backlog : backlog.filter((item) => item.number === options.only),
+    };
+  } catch (err) {
+    if (ctx.signal.aborted) return { stop: 'interrupted' };
+    if (err instanceof UsageError) throw err;
+    run.fetchFailures += 1;
+    const failure = classifyError(err, { now: ctx.deps.clock.now(), redact: ctx.redact });
+    await ctx.ledger.append('backlog_failed', {
+      round,
+      errorClass: failure.errorClass,
+      message: failure.message,
+    });
+    if (run.fetchFailures >= MAX_FETCH_FAILURES) {
+      throw new IssueloopError(
+        'backlog_unreadable',
+        `could not read the backlog ${run.fetchFailures} times in a row: ${failure.message}${failure.hint ? `: ${failure.hint}` : ''}`,
+        { cause: err },
+      );
+    }
+    // Not an empty round: it says nothing about the backlog.
+    const waitMs = computeBackoff(
+      run.fetchFailures,
+      {
+        rateLimited: failure.errorClass === 'rate_limit',
+        ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+      },
+      ctx.deps.random,
+    );
+    log.warn(
+      { errorClass: failure.errorClass, waitMs },
+      `backlog fetch failed (${failure.message}); retrying`,
+    );
+    return { waitMs };
+  }
+}
+
+/** The source's plan for this round over the claim store's view, or the store's outage to wait out. */
+async function planNext<T extends WorkItem>(
+  run: Run<T>,
+  backlog: readonly T[],
+  round: number,
+  log: Log,
+): Promise<{ plan: SourcePlan<T> } | { outage: unknown } | { stop: RunStop }> {
+  const { ctx } = run;
+  try {
+    const claimViews = new Map((await ctx.claims.list()).map((view) => [view.issue, view]));
+    const plan = await ctx.source.plan(backlog, claimViews, {
+      round,
+      now: ctx.deps.clock.now(),
+      log,
+      store: ctx.claims,
+      ledger: ctx.ledger,
+    });
+    return { plan };
+  } catch (err) {
+    if (ctx.signal.aborted) return { stop: 'interrupted' };
+    if (!isStoreOutage(err)) throw err;
+    return { outage: err };
+  }
+}
+
+/** The run's dollar budget or the action's time budget: no new claims past either. */
+function budgetStop(run: Run<WorkItem>, log: Log): RunStop | undefined {
+  const { config, deps } = run.ctx;
+  if (config.run_max_usd !== undefined && run.costUsd >= config.run_max_usd) {
+    log.warn({ costUsd: run.costUsd }, `run budget of $${config.run_max_usd} reached: no new claims`);
+    return 'budget';
+  }
+  if (run.options.claimUntil !== undefined && deps.clock.now() >= run.options.claimUntil) {
+    log.warn('time budget reached: no new claims');
+    return 'time_budget';
+  }
+  return undefined;
+}
+
+/**
+ * Claims the plan's candidates in order, up to `workers`, starting each claimed session at once. A
+ * claim store that goes away mid-round stops the claiming; what was claimed still runs.
+ */
+async function claimUpTo<T extends WorkItem>(
+  run: Run<T>,
+  plan: SourcePlan<T>,
+): Promise<{ claimed: Array<Promise<SessionReport>>; outage?: unknown }> {
+  const { ctx, options } = run;
+  const claimed: Array<Promise<SessionReport>> = [];
+  for (const item of plan.candidates) {
+    if (claimed.length >= ctx.config.workers || ctx.signal.aborted) break;
+    if (!plan.claimable(item)) continue;
+    let result: Awaited<ReturnType<typeof ctx.claims.claim>>;
+    try {
+      result = await ctx.claims.claim(item.number, options.owner, ctx.config.claims.ttl);
+    } catch (err) {
+      if (!isStoreOutage(err) && !ctx.signal.aborted) {
+        // Sessions already started still finish and record their outcome before the run fails.
+        await Promise.allSettled(claimed);
+        throw err;
+      }
+      return { claimed, outage: err };
+    }
+    if (result.ok) claimed.push(workItem(ctx, item, result.lease));
+  }
+  return { claimed };
+}
+
+/** Records the round, waits for its sessions, counts their cost, and lets the source tidy up. */
+async function settleRound<T extends WorkItem>(
+  run: Run<T>,
+  round: {
+    round: number;
+    backlog: readonly T[];
+    plan: SourcePlan<T>;
+    claimed: Array<Promise<SessionReport>>;
+    log: Log;
+  },
+): Promise<void> {
+  const { backlog, plan, claimed, log } = round;
+  await run.ctx.ledger.append('round', {
+    round: round.round,
+    backlog: backlog.length,
+    claimable: plan.candidates.length,
+    claimed: claimed.length,
+  });
+  log.info(
+    { backlog: backlog.length, claimed: claimed.length, skipped: plan.skipped.length },
+    `round ${round.round}: ${claimed.length} claimed`,
+  );
+  for (const report of await Promise.all(claimed)) {
+    run.reports.push(report);
+    run.costUsd += report.costUsd;
+  }
+  await run.ctx.source.afterRound(log);
+}
+
+/** After a settled round: interrupted, the backlog stayed empty long enough, or the round limit. */
+function stopReason(run: Run<WorkItem>, claimed: number): RunStop | undefined {
+  if (run.ctx.signal.aborted) return 'interrupted';
+  if (run.empty.record(claimed)) return 'empty_backlog';
+  if (roundLimitReached(run)) return 'max_rounds';
+  return undefined;
 }
 
 /** A claim store that cannot be reached (a Redis server restarting, a network cut): worth waiting for. */

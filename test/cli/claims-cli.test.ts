@@ -2,7 +2,8 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFileClaimStore } from '../../src/claims/file-claim-store.js';
-import { humanDuration, parseIssueArg } from '../../src/cli/commands/claims.js';
+import { parseIssueArg } from '../../src/cli/commands/claims.js';
+import { humanDuration } from '../../src/core/human-duration.js';
 import { runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
 import { createClaimsCheckouts, HOUR } from './claims-checkouts.js';
 

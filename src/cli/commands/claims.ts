@@ -3,23 +3,13 @@ import type { ClaimView } from '../../claims/claim-store.js';
 import { moveClaimsFileAside } from '../../claims/file-claim-store.js';
 import type { OpenedClaimStore } from '../../claims/open-claim-store.js';
 import { CorruptStateError, UsageError } from '../../core/errors.js';
+import { humanDuration } from '../../core/human-duration.js';
 
 /** `42` or `#42` → 42; anything else is a usage error that shows the expected form. */
 export function parseIssueArg(text: string): number {
   const match = /^#?([1-9]\d{0,9})$/.exec(text.trim());
   if (!match) throw new UsageError(`issue must be an issue number such as 42 or #42, got "${text}"`);
   return Number(match[1]);
-}
-
-/** 95_000 → "1m 35s": how long until a lease lapses, for a person reading a table. */
-export function humanDuration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  if (h > 0) return `${h}h ${String(m).padStart(2, '0')}m`;
-  if (m > 0) return `${m}m ${String(s).padStart(2, '0')}s`;
-  return `${s}s`;
 }
 
 function table(rows: readonly string[][]): string {

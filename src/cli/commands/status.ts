@@ -1,6 +1,6 @@
 import type { ClaimView } from '../../claims/claim-store.js';
+import { humanDuration } from '../../core/human-duration.js';
 import { type LedgerEvent, latestLedger, readLedger } from '../../session/ledger.js';
-import { humanDuration } from './claims.js';
 
 export interface StatusReport {
   lastRun?: {
