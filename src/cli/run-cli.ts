@@ -74,7 +74,7 @@ function addClaimsCommands(program: Command, io: CommandIo): void {
         const at = inDir(io, options.dir);
         if (options.tasks !== undefined) {
           const { config } = await configured(at, command, true);
-          const { resetTaskState } = await import('./commands/tasks.js');
+          const { resetTaskState } = await import('./commands/task-files.js');
           io.stdout(
             await resetTaskState(taskInputs(io, at, options.tasks, config), {
               yes: options.yes === true,

@@ -92,7 +92,7 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
       if (options.tasks !== undefined) {
         const { config } = await configured(at, command, true);
         const [{ openTaskState }, { readTaskStatus, renderTaskStatus }] = await Promise.all([
-          import('./commands/tasks.js'),
+          import('./commands/task-files.js'),
           import('./commands/task-status.js'),
         ]);
         const state = await openTaskState(taskInputs(io, at, options.tasks, config));

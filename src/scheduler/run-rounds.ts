@@ -1,17 +1,18 @@
-import { ClaimStoreUnreachableError } from '../claims/errors.js';
 import { computeBackoff } from '../core/backoff.js';
 import { classifyError } from '../core/classify/classify-error.js';
 import { IssueloopError, UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
 import type { SessionReport } from '../session/session-report.js';
+import { createOutagePause, isStoreOutage, pause } from './pauses.js';
 import { createEmptyRoundMonitor, describeSkip } from './plan-round.js';
 import { type WorkContext, workItem } from './work-item.js';
+
+export { MAX_STORE_OUTAGES } from './pauses.js';
+
 import type { SourcePlan, WorkItem } from './work-source.js';
 
 /** A run that cannot read its backlog this many times in a row fails (exit 1) rather than spin. */
 export const MAX_FETCH_FAILURES = 3;
-/** Rounds in a row without the claim store before the run fails; backoff makes this about a minute. */
-export const MAX_STORE_OUTAGES = 5;
 
 export type RunStop = 'empty_backlog' | 'max_rounds' | 'budget' | 'time_budget' | 'interrupted';
 
@@ -293,47 +294,4 @@ function stopReason(run: Run<WorkItem>, claimed: number): RunStop | undefined {
   if (run.empty.record(claimed)) return 'empty_backlog';
   if (roundLimitReached(run)) return 'max_rounds';
   return undefined;
-}
-
-/** A claim store that cannot be reached (a Redis server restarting, a network cut): worth waiting for. */
-function isStoreOutage(err: unknown): boolean {
-  return err instanceof ClaimStoreUnreachableError;
-}
-
-/**
- * While the claim store is unreachable the run claims nothing: it backs off and tries again, and
- * fails (exit 1) after MAX_STORE_OUTAGES rounds in a row, naming the store and the error.
- */
-function createOutagePause(ctx: WorkContext) {
-  let outages = 0;
-  return {
-    reset() {
-      outages = 0;
-    },
-    async pause(err: unknown, log: Log): Promise<boolean> {
-      outages += 1;
-      const failure = classifyError(err, { now: ctx.deps.clock.now(), redact: ctx.redact });
-      await ctx.ledger.append('claims_unreachable', { attempt: outages, message: failure.message });
-      if (outages >= MAX_STORE_OUTAGES) {
-        throw new IssueloopError(
-          'claims_unreachable',
-          `could not reach the claim store ${outages} times in a row: ${failure.message}`,
-          { cause: err },
-        );
-      }
-      const waitMs = computeBackoff(outages, {}, ctx.deps.random);
-      log.warn({ waitMs }, `claim store unreachable (${failure.message}); no claims until it is back`);
-      return pause(ctx, waitMs);
-    },
-  };
-}
-
-/** Sleeps on the injected clock; false when the run was interrupted meanwhile. */
-async function pause(ctx: WorkContext, ms: number): Promise<boolean> {
-  try {
-    await ctx.deps.clock.sleep(ms, ctx.signal);
-    return true;
-  } catch {
-    return false;
-  }
 }

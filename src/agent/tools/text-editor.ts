@@ -81,136 +81,154 @@ function capped(text: string, maxChars: number, hint: string): string {
   return `${kept}\n[output truncated at ${kept.length} of ${text.length} characters: ${hint}]`;
 }
 
-export function createTextEditorTool(options: TextEditorOptions): AgentTool {
-  const { root, tracker } = options;
-  const maxViewChars = options.maxViewChars ?? 50_000;
+/** What every editor command works with. */
+interface EditorContext {
+  root: string;
+  tracker: TextEditorOptions['tracker'];
+  maxViewChars: number;
+}
 
-  /** Runs `use` on the file opened race-free inside the worktree (see confined-open.ts), then closes it. */
-  async function withFile<T>(
-    target: ConfinedPath,
-    mode: OpenMode,
-    shown: string,
-    use: (handle: FileHandle) => Promise<T>,
-  ): Promise<T> {
-    const handle = await openConfined(await realpath(root), target.relative, mode, shown);
-    try {
-      return await use(handle);
-    } finally {
-      await handle.close();
-    }
+/** Runs `use` on the file opened race-free inside the worktree (see confined-open.ts), then closes it. */
+async function withFile<T>(
+  root: string,
+  target: ConfinedPath,
+  mode: OpenMode,
+  shown: string,
+  use: (handle: FileHandle) => Promise<T>,
+): Promise<T> {
+  const handle = await openConfined(await realpath(root), target.relative, mode, shown);
+  try {
+    return await use(handle);
+  } finally {
+    await handle.close();
   }
+}
 
-  async function view(input: unknown): Promise<ToolOutput> {
-    const { path, view_range: range } = parse(ViewInput, input);
-    const target = await resolveInside(root, path);
-    if ((await stat(target.absolute)).isDirectory()) {
-      if (range) throw new ToolInputError('view_range is only allowed when path is a file, not a directory.');
-      const { entries, truncated } = await listDirectory(target.absolute, target.relative, maxViewChars);
-      const header = `Files and directories up to 2 levels deep in ${target.relative}, excluding hidden items and node_modules:`;
-      const body = entries.length === 0 ? '(empty)' : entries.join('\n');
-      const note = truncated
-        ? `\n[listing truncated at ${maxViewChars} characters: view a subdirectory]`
-        : '';
-      return ok(`${header}\n${body}${note}`);
-    }
-    const text = await withFile(target, 'read', path, (handle) => readTextFile(handle, path));
-    const { lines } = splitLines(text);
-    let first = 1;
-    let last = lines.length;
-    if (range) {
-      const [start, end] = range;
-      const bad = (why: string) => new ToolInputError(`Invalid view_range [${start}, ${end}]: ${why}.`);
-      if (start < 1 || start > lines.length) {
-        throw bad(`its first element must be a line of the file, within [1, ${lines.length}]`);
-      }
-      if (end !== -1 && (end < start || end > lines.length)) {
-        throw bad(`its second element must be -1 (end of file) or within [${start}, ${lines.length}]`);
-      }
-      first = start;
-      last = end === -1 ? lines.length : end;
-    }
-    tracker.record('read', target.relative);
-    if (lines.length === 0) return ok(`(${target.relative} is empty)`);
-    const numbered = numberLines(lines.slice(first - 1, last), first);
-    return ok(capped(numbered, maxViewChars, `use view_range to see the rest of its ${lines.length} lines`));
+async function view(ctx: EditorContext, input: unknown): Promise<ToolOutput> {
+  const { path, view_range: range } = parse(ViewInput, input);
+  const target = await resolveInside(ctx.root, path);
+  if ((await stat(target.absolute)).isDirectory()) {
+    if (range) throw new ToolInputError('view_range is only allowed when path is a file, not a directory.');
+    const { entries, truncated } = await listDirectory(target.absolute, target.relative, ctx.maxViewChars);
+    const header = `Files and directories up to 2 levels deep in ${target.relative}, excluding hidden items and node_modules:`;
+    const body = entries.length === 0 ? '(empty)' : entries.join('\n');
+    const note = truncated
+      ? `\n[listing truncated at ${ctx.maxViewChars} characters: view a subdirectory]`
+      : '';
+    return ok(`${header}\n${body}${note}`);
   }
+  const text = await withFile(ctx.root, target, 'read', path, (handle) => readTextFile(handle, path));
+  const { lines } = splitLines(text);
+  let first = 1;
+  let last = lines.length;
+  if (range) {
+    const [start, end] = range;
+    const bad = (why: string) => new ToolInputError(`Invalid view_range [${start}, ${end}]: ${why}.`);
+    if (start < 1 || start > lines.length) {
+      throw bad(`its first element must be a line of the file, within [1, ${lines.length}]`);
+    }
+    if (end !== -1 && (end < start || end > lines.length)) {
+      throw bad(`its second element must be -1 (end of file) or within [${start}, ${lines.length}]`);
+    }
+    first = start;
+    last = end === -1 ? lines.length : end;
+  }
+  ctx.tracker.record('read', target.relative);
+  if (lines.length === 0) return ok(`(${target.relative} is empty)`);
+  const numbered = numberLines(lines.slice(first - 1, last), first);
+  return ok(
+    capped(numbered, ctx.maxViewChars, `use view_range to see the rest of its ${lines.length} lines`),
+  );
+}
 
-  async function create(input: unknown): Promise<ToolOutput> {
-    const { path, file_text: text } = parse(CreateInput, input);
-    const target = await resolveInside(root, path);
-    const existing = await stat(target.absolute).catch((err: unknown) => {
-      if (errorCode(err) === 'ENOENT') return undefined;
-      throw err;
-    });
-    if (existing?.isDirectory()) throw new ToolInputError(`${path} is a directory, not a file.`);
-    if (existing && !existing.isFile()) throw new ToolInputError(`${path} exists and is not a regular file.`);
-    await withFile(target, 'create', path, (handle) => rewrite(handle, text));
-    tracker.record(existing ? 'modified' : 'created', target.relative);
-    return ok(
-      existing ? `File overwritten: ${target.relative}` : `File created successfully at: ${target.relative}`,
+async function create(ctx: EditorContext, input: unknown): Promise<ToolOutput> {
+  const { path, file_text: text } = parse(CreateInput, input);
+  const target = await resolveInside(ctx.root, path);
+  const existing = await stat(target.absolute).catch((err: unknown) => {
+    if (errorCode(err) === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (existing?.isDirectory()) throw new ToolInputError(`${path} is a directory, not a file.`);
+  if (existing && !existing.isFile()) throw new ToolInputError(`${path} exists and is not a regular file.`);
+  await withFile(ctx.root, target, 'create', path, (handle) => rewrite(handle, text));
+  ctx.tracker.record(existing ? 'modified' : 'created', target.relative);
+  return ok(
+    existing ? `File overwritten: ${target.relative}` : `File created successfully at: ${target.relative}`,
+  );
+}
+
+async function strReplace(ctx: EditorContext, input: unknown): Promise<ToolOutput> {
+  const { path, old_str: oldStr, new_str } = parse(StrReplaceInput, input);
+  const newStr = new_str ?? '';
+  if (oldStr === '') {
+    throw new ToolInputError(
+      'old_str is empty: give the exact text to replace (use insert to add new lines).',
     );
   }
-
-  async function strReplace(input: unknown): Promise<ToolOutput> {
-    const { path, old_str: oldStr, new_str } = parse(StrReplaceInput, input);
-    const newStr = new_str ?? '';
-    if (oldStr === '') {
-      throw new ToolInputError(
-        'old_str is empty: give the exact text to replace (use insert to add new lines).',
+  const target = await resolveInside(ctx.root, path);
+  return withFile(ctx.root, target, 'update', path, async (handle) => {
+    const content = await readTextFile(handle, path);
+    // Overlapping matches count too: "aa" in "aaa" is ambiguous.
+    const at: number[] = [];
+    for (let i = content.indexOf(oldStr); i !== -1; i = content.indexOf(oldStr, i + 1)) at.push(i);
+    const index = at[0];
+    if (index === undefined) {
+      return fail(`No replacement was performed, old_str did not appear verbatim in ${path}.`);
+    }
+    if (at.length > 1) {
+      const lines = [...new Set(at.map((i) => lineOf(content, i)))].join(', ');
+      return fail(
+        `No replacement was performed. Multiple occurrences of old_str in lines ${lines}. Please ensure it is unique`,
       );
     }
-    const target = await resolveInside(root, path);
-    return withFile(target, 'update', path, async (handle) => {
-      const content = await readTextFile(handle, path);
-      // Overlapping matches count too: "aa" in "aaa" is ambiguous.
-      const at: number[] = [];
-      for (let i = content.indexOf(oldStr); i !== -1; i = content.indexOf(oldStr, i + 1)) at.push(i);
-      const index = at[0];
-      if (index === undefined) {
-        return fail(`No replacement was performed, old_str did not appear verbatim in ${path}.`);
-      }
-      if (at.length > 1) {
-        const lines = [...new Set(at.map((i) => lineOf(content, i)))].join(', ');
-        return fail(
-          `No replacement was performed. Multiple occurrences of old_str in lines ${lines}. Please ensure it is unique`,
-        );
-      }
-      // Slicing, not String.replace: `$&` and friends in new_str must stay literal.
-      const edited = content.slice(0, index) + newStr + content.slice(index + oldStr.length);
-      await rewrite(handle, edited);
-      tracker.record('modified', target.relative);
-      const firstLine = lineOf(edited, index);
-      const lastLine = lineOf(edited, index + Math.max(0, newStr.length - 1));
-      return ok(`Edited ${target.relative}. Snippet of the result:\n${snippet(edited, firstLine, lastLine)}`);
-    });
-  }
+    // Slicing, not String.replace: `$&` and friends in new_str must stay literal.
+    const edited = content.slice(0, index) + newStr + content.slice(index + oldStr.length);
+    await rewrite(handle, edited);
+    ctx.tracker.record('modified', target.relative);
+    const firstLine = lineOf(edited, index);
+    const lastLine = lineOf(edited, index + Math.max(0, newStr.length - 1));
+    return ok(`Edited ${target.relative}. Snippet of the result:\n${snippet(edited, firstLine, lastLine)}`);
+  });
+}
 
-  async function insert(input: unknown): Promise<ToolOutput> {
-    const { path, insert_line: after, insert_text, new_str } = parse(InsertInput, input);
-    const text = insert_text ?? new_str;
-    if (text === undefined || text === null)
-      throw new ToolInputError('insert needs insert_text: the text to insert.');
-    const target = await resolveInside(root, path);
-    return withFile(target, 'update', path, async (handle) => {
-      const file = splitLines(await readTextFile(handle, path));
-      if (after < 0 || after > file.lines.length) {
-        throw new ToolInputError(
-          `Invalid insert_line ${after}: it must be within [0, ${file.lines.length}] (0 inserts at the top; ${path} has ${file.lines.length} lines).`,
-        );
-      }
-      const added = text === '' ? [''] : splitLines(text).lines;
-      const lines = [...file.lines.slice(0, after), ...added, ...file.lines.slice(after)];
-      // An empty file takes the inserted text's own ending.
-      const trailingNewline = file.lines.length === 0 ? text.endsWith('\n') : file.trailingNewline;
-      const edited = joinLines({ lines, trailingNewline });
-      await rewrite(handle, edited);
-      tracker.record('modified', target.relative);
-      const result = snippet(edited, after + 1, after + added.length);
-      return ok(`Inserted ${added.length} line(s) into ${target.relative} after line ${after}:\n${result}`);
-    });
-  }
+async function insert(ctx: EditorContext, input: unknown): Promise<ToolOutput> {
+  const { path, insert_line: after, insert_text, new_str } = parse(InsertInput, input);
+  const text = insert_text ?? new_str;
+  if (text === undefined || text === null)
+    throw new ToolInputError('insert needs insert_text: the text to insert.');
+  const target = await resolveInside(ctx.root, path);
+  return withFile(ctx.root, target, 'update', path, async (handle) => {
+    const file = splitLines(await readTextFile(handle, path));
+    if (after < 0 || after > file.lines.length) {
+      throw new ToolInputError(
+        `Invalid insert_line ${after}: it must be within [0, ${file.lines.length}] (0 inserts at the top; ${path} has ${file.lines.length} lines).`,
+      );
+    }
+    const added = text === '' ? [''] : splitLines(text).lines;
+    const lines = [...file.lines.slice(0, after), ...added, ...file.lines.slice(after)];
+    // An empty file takes the inserted text's own ending.
+    const trailingNewline = file.lines.length === 0 ? text.endsWith('\n') : file.trailingNewline;
+    const edited = joinLines({ lines, trailingNewline });
+    await rewrite(handle, edited);
+    ctx.tracker.record('modified', target.relative);
+    const result = snippet(edited, after + 1, after + added.length);
+    return ok(`Inserted ${added.length} line(s) into ${target.relative} after line ${after}:\n${result}`);
+  });
+}
 
-  const handlers = { view, create, str_replace: strReplace, insert };
+export function createTextEditorTool(options: TextEditorOptions): AgentTool {
+  const ctx: EditorContext = {
+    root: options.root,
+    tracker: options.tracker,
+    maxViewChars: options.maxViewChars ?? 50_000,
+  };
+  const { maxViewChars } = ctx;
+  const handlers = {
+    view: (input: unknown) => view(ctx, input),
+    create: (input: unknown) => create(ctx, input),
+    str_replace: (input: unknown) => strReplace(ctx, input),
+    insert: (input: unknown) => insert(ctx, input),
+  };
 
   return {
     name: TOOL,

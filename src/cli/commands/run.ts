@@ -104,8 +104,8 @@ async function runTaskFile(
   file: string,
   maxRounds: number | undefined,
 ): Promise<ExitCode> {
-  const tasks = await import('./tasks.js');
-  const state = await tasks.openTaskState({
+  const [tasks, { openTaskState }] = await Promise.all([import('./tasks.js'), import('./task-files.js')]);
+  const state = await openTaskState({
     cwd: input.userCwd ?? input.cwd,
     dir: input.cwd,
     file,

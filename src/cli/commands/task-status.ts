@@ -3,7 +3,7 @@ import type { Config } from '../../config/schema.js';
 import { describeSkip } from '../../scheduler/plan-round.js';
 import { planTasks, toTaskItems } from '../../sources/tasks/task-source.js';
 import { readThreads, reportTask, type TaskReport } from '../../sources/tasks/task-state.js';
-import { resolveTaskBoot, type TaskState, taskBranch, withTaskFix } from './tasks.js';
+import { resolveTaskBoot, type TaskState, taskBranch, withTaskFix } from './task-files.js';
 
 const STATUS_MARK: Record<TaskReport['status'], string> = {
   completed: 'OK',

@@ -72,7 +72,6 @@ export function createStore(options: StoreOptions): Store {
   const labels = new Map<string, LabelRecord>();
   const issues = new Map<number, IssueRecord>();
   const events: EventRecord[] = [];
-  let lastNumber = 0;
 
   const timestamp = () => isoSeconds(options.now());
 
@@ -92,20 +91,7 @@ export function createStore(options: StoreOptions): Store {
   const owner = ensureUser(options.owner, options.ownerType);
   const repoId = ids.next('repo');
 
-  function roleOf(login: string): RepoRole {
-    const explicit = roles.get(login.toLowerCase());
-    if (explicit) return explicit;
-    if (options.ownerType === 'User' && login.toLowerCase() === owner.login.toLowerCase()) return 'admin';
-    return options.private ? 'none' : 'read';
-  }
-
-  function association(login: string): AuthorAssociation {
-    if (login.toLowerCase() === owner.login.toLowerCase()) return 'OWNER';
-    const role = roles.get(login.toLowerCase());
-    // The emulator models repository collaborators, not organization membership.
-    if (role && role !== 'none') return 'COLLABORATOR';
-    return 'NONE';
-  }
+  const { roleOf, association } = accessRules(roles, owner.login, options);
 
   function findLabel(name: string): LabelRecord | undefined {
     return labels.get(name.toLowerCase());
@@ -167,6 +153,44 @@ export function createStore(options: StoreOptions): Store {
     findLabel,
     ensureLabel,
     allLabels: () => [...labels.values()],
+    ...issueOperations({
+      ids,
+      issues,
+      timestamp,
+      ensureUser,
+      association,
+      ensureLabel,
+      findLabel,
+      recordEvent,
+    }),
+    issueByNodeId: (nodeId) => [...issues.values()].find((i) => i.nodeId === nodeId),
+  };
+}
+
+type IssueOperations = Pick<
+  Store,
+  'createIssue' | 'labelIssue' | 'unlabelIssue' | 'editIssue' | 'setIssueState'
+>;
+
+/** Issues as GitHub changes them: numbered in order, each label, rename and close an event. */
+function issueOperations(store: {
+  ids: ReturnType<typeof createIdSource>;
+  issues: Map<number, IssueRecord>;
+  timestamp: () => string;
+  ensureUser: Store['ensureUser'];
+  association: Store['association'];
+  ensureLabel: Store['ensureLabel'];
+  findLabel: Store['findLabel'];
+  recordEvent(
+    issue: IssueRecord,
+    event: EventRecord['event'],
+    actor: string,
+    extra?: Pick<EventRecord, 'label' | 'rename'> & { createdAt?: string },
+  ): void;
+}): IssueOperations {
+  const { ids, issues, timestamp, ensureUser, association, ensureLabel, findLabel, recordEvent } = store;
+  let lastNumber = 0;
+  return {
     createIssue(seed) {
       lastNumber += 1;
       const author = ensureUser(seed.author).login;
@@ -233,6 +257,28 @@ export function createStore(options: StoreOptions): Store {
         state === 'closed' ? (reason === 'not_planned' ? 'not_planned' : 'completed') : 'reopened';
       recordEvent(issue, state === 'closed' ? 'closed' : 'reopened', actor);
     },
-    issueByNodeId: (nodeId) => [...issues.values()].find((i) => i.nodeId === nodeId),
   };
+}
+
+/** Who may do what in the repository, and how GitHub labels an author's association with it. */
+function accessRules(
+  roles: ReadonlyMap<string, RepoRole>,
+  ownerLogin: string,
+  options: Pick<StoreOptions, 'ownerType' | 'private'>,
+): { roleOf(login: string): RepoRole; association(login: string): AuthorAssociation } {
+  function roleOf(login: string): RepoRole {
+    const explicit = roles.get(login.toLowerCase());
+    if (explicit) return explicit;
+    if (options.ownerType === 'User' && login.toLowerCase() === ownerLogin.toLowerCase()) return 'admin';
+    return options.private ? 'none' : 'read';
+  }
+
+  function association(login: string): AuthorAssociation {
+    if (login.toLowerCase() === ownerLogin.toLowerCase()) return 'OWNER';
+    const role = roles.get(login.toLowerCase());
+    // The emulator models repository collaborators, not organization membership.
+    if (role && role !== 'none') return 'COLLABORATOR';
+    return 'NONE';
+  }
+  return { roleOf, association };
 }

@@ -1,0 +1,57 @@
+import { readFile } from 'node:fs/promises';
+import type { Config } from '../config/schema.js';
+import { UsageError } from '../core/errors.js';
+import { canWrite } from '../github/trust.js';
+import type { RunBase } from '../run/open-run.js';
+import type { Env } from '../run/secrets.js';
+import type { RunOptions } from '../scheduler/run-rounds.js';
+import type { ActionEvent, Actor } from './event.js';
+import { type ActionInputs, botName } from './inputs.js';
+
+/**
+ * The environment a run gets: the runner's, without the INPUT_* copies of the inputs (they hold
+ * the tokens), with the tokens under the names issueloop reads.
+ */
+export function actionEnv(runner: Env, inputs: ActionInputs): Env {
+  const env: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(runner)) if (!name.startsWith('INPUT_')) env[name] = value;
+  if (inputs.githubToken) env.GITHUB_TOKEN = inputs.githubToken;
+  if (inputs.projectsToken) env.ISSUELOOP_PROJECTS_TOKEN = inputs.projectsToken;
+  if (inputs.anthropicKey) env.ANTHROPIC_API_KEY = inputs.anthropicKey;
+  return env;
+}
+
+export async function readEvent(env: Env): Promise<ActionEvent> {
+  const name = env.GITHUB_EVENT_NAME ?? '';
+  const path = env.GITHUB_EVENT_PATH;
+  if (!name || !path) {
+    throw new UsageError(
+      'GITHUB_EVENT_NAME and GITHUB_EVENT_PATH are not set: this is the GitHub Action; outside Actions run `issueloop run`',
+    );
+  }
+  try {
+    return { name, payload: JSON.parse(await readFile(path, 'utf8')) as unknown };
+  } catch (err) {
+    throw new UsageError(`cannot read the event payload ${path}: ${(err as Error).message}`);
+  }
+}
+
+/** Whether the actor who applied the label may start work: write access, or a bot the workflow lists. */
+export async function gate(base: RunBase, actor: Actor, inputs: ActionInputs): Promise<string | undefined> {
+  if (actor.type === 'Bot') {
+    if (inputs.allowedBots.includes(botName(actor.login))) return undefined;
+    return `the label was applied by the bot ${actor.login}, which is not listed in the allowed_bots input`;
+  }
+  const permission = await base.github.trustGate().permission(actor.login);
+  if (canWrite(permission)) return undefined;
+  return `the label was applied by ${actor.login}, whose permission on the repository is "${permission}"; only users with write, maintain or admin access can start issueloop`;
+}
+
+/** Drain mode: no claims once too little of the budget is left for a session, a hard stop at its end. */
+export function budgetOptions(
+  config: Config,
+  budgetMs: number,
+  start: number,
+): Pick<RunOptions, 'claimUntil'> {
+  return { claimUntil: start + Math.max(budgetMs - config.session.max_duration, 0) };
+}
