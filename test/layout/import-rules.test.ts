@@ -29,7 +29,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   agent: ['core', 'config', 'model'],
   engines: ['core', 'config', 'model', 'agent'],
   session: ['core', 'config', 'model', 'agent', 'engines'],
-  scheduler: ['core', 'config', 'model', 'claims', 'github', 'agent', 'session'],
+  scheduler: ['core', 'config', 'model', 'claims', 'agent', 'session'],
   sources: ['core', 'config', 'model', 'claims', 'github', 'agent', 'engines', 'session', 'scheduler'],
   run: ['core', 'config', 'model', 'claims', 'github', 'agent', 'engines', 'session', 'scheduler', 'sources'],
   cli: [

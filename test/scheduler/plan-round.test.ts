@@ -3,7 +3,8 @@ import type { ClaimView } from '../../src/claims/claim-store.js';
 import { blankRecord } from '../../src/claims/claims-state.js';
 import type { BacklogIssue } from '../../src/github/issue-shape.js';
 import type { TrustDecision } from '../../src/github/trust.js';
-import { createEmptyRoundMonitor, describeSkip, planRound } from '../../src/scheduler/plan-round.js';
+import { createEmptyRoundMonitor, describeSkip } from '../../src/scheduler/plan-round.js';
+import { planRound } from '../../src/sources/issues/plan-issues.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 

@@ -1,9 +1,10 @@
 import type { ClaimStore } from '../../claims/claim-store.js';
 import type { Config } from '../../config/schema.js';
 import type { GitHubAdapter } from '../../github/adapter.js';
-import { describeSkip, planRound } from '../../scheduler/plan-round.js';
+import { describeSkip } from '../../scheduler/plan-round.js';
 import { latestLedger, readLedger } from '../../session/ledger.js';
 import { readTrust } from '../../sources/issues/issue-source.js';
+import { planRound } from '../../sources/issues/plan-issues.js';
 
 export interface DryRunPlan {
   wouldClaim: Array<{ number: number; title: string }>;

@@ -13,12 +13,12 @@ import {
   type TrackingRecord,
 } from '../../github/tracking-comment.js';
 import type { TrustDecision } from '../../github/trust.js';
-import { planRound } from '../../scheduler/plan-round.js';
 import type { ItemTracker, TrackerInput, WorkSource } from '../../scheduler/work-source.js';
 import type { RemoteRef } from '../../session/git/remote.js';
 import { isFailure } from '../../session/outcome.js';
 import { importCandidateHistory } from './history.js';
 import { issueWork } from './issue-work.js';
+import { planRound } from './plan-issues.js';
 
 export interface IssueSourceOptions {
   github: GitHubAdapter;

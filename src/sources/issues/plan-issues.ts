@@ -1,0 +1,54 @@
+import type { ClaimView } from '../../claims/claim-store.js';
+import type { BacklogIssue } from '../../github/issue-shape.js';
+import type { TrustDecision } from '../../github/trust.js';
+import { DEPRIORITISE_AFTER_FAILURES, type RoundPlan } from '../../scheduler/plan-round.js';
+
+function wasInterrupted(claim: ClaimView | undefined): boolean {
+  return claim?.last_outcome === 'interrupted' && claim.interrupted_at !== null;
+}
+
+/**
+ * One round's plan, a pure function of what the round read: drop what is leased (live leases only:
+ * an expired one is free), needs a human, awaits review of its PR or is untrusted; order the rest — interrupted issues
+ * first (an interruption is not a failure, and its context is fresh), then the backlog's own order
+ * (priority labels, then oldest), with issues that failed 3+ times last.
+ */
+export function planRound(input: {
+  issues: readonly BacklogIssue[];
+  claims: ReadonlyMap<number, ClaimView>;
+  trust: ReadonlyMap<number, TrustDecision>;
+  now: number;
+}): RoundPlan<BacklogIssue> {
+  const skipped: RoundPlan<BacklogIssue>['skipped'] = [];
+  const ready: Array<{ issue: BacklogIssue; rank: number; index: number }> = [];
+  input.issues.forEach((issue, index) => {
+    const claim = input.claims.get(issue.number);
+    if (claim?.lease && Date.parse(claim.lease.expires_at) > input.now) {
+      skipped.push({
+        issue,
+        reason: { kind: 'leased', owner: claim.lease.owner, until: claim.lease.expires_at },
+      });
+      return;
+    }
+    if (claim?.needs_human) {
+      skipped.push({ issue, reason: { kind: 'needs_human', failures: claim.failure_count } });
+      return;
+    }
+    // Resolved issues stay open and labelled until their PR merges; working them again would only
+    // replace a PR that waits for a reviewer. `issueloop claims reset-failures` or `reset` reopens them.
+    if (claim?.last_outcome === 'resolved') {
+      skipped.push({ issue, reason: { kind: 'in_review' } });
+      return;
+    }
+    const trust = input.trust.get(issue.number);
+    if (!trust?.trusted) {
+      skipped.push({ issue, reason: { kind: 'untrusted', why: trust?.reason ?? 'not checked' } });
+      return;
+    }
+    const failures = claim?.failure_count ?? 0;
+    const rank = wasInterrupted(claim) ? 0 : failures >= DEPRIORITISE_AFTER_FAILURES ? 2 : 1;
+    ready.push({ issue, rank, index });
+  });
+  ready.sort((a, b) => a.rank - b.rank || a.index - b.index);
+  return { candidates: ready.map((entry) => entry.issue), skipped };
+}
