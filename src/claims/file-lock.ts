@@ -99,26 +99,7 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
     }
   }
 
-  /** Why the lock directory is no longer this holder's, or undefined while it is. */
-  async function lossOf(mine: fs.Stats | undefined): Promise<string | undefined> {
-    const now = await stat(lockPath).catch(() => undefined);
-    if (!now) return 'the lock directory was removed';
-    if (now.mtimeMs < Date.now() - staleMs + marginMs)
-      return 'the lock went stale, another process may take it over';
-    // Dated this far ahead, other processes take the lock over at once (lock-staleness.ts).
-    if (now.mtimeMs > Date.now() + staleMs - marginMs)
-      return 'the lock is dated in the future (was the clock changed?), another process may take it over';
-    const record = lockRecords?.()[resolve(file)];
-    const recordedMtime = record && !record.released ? record.mtime?.getTime() : undefined;
-    if (
-      now.ino !== mine?.ino ||
-      now.birthtimeMs !== mine.birthtimeMs ||
-      (lockRecords !== undefined && recordedMtime !== now.mtime.getTime())
-    ) {
-      return 'another process took the lock over';
-    }
-    return undefined;
-  }
+  const lossOf = (mine: fs.Stats | undefined) => lockLoss({ lockPath, file, staleMs, marginMs }, mine);
 
   async function locked<T>(deadline: number, fn: (held: HeldLock) => Promise<T>): Promise<T> {
     let lost: { error: Error; ours: boolean } | undefined;
@@ -158,4 +139,29 @@ export function createFileLock(file: string, options: FileLockOptions = {}): Fil
       return serial(() => locked(deadline, fn));
     },
   };
+}
+
+/** Why the lock directory is no longer this holder's, or undefined while it is. */
+async function lockLoss(
+  lock: { lockPath: string; file: string; staleMs: number; marginMs: number },
+  mine: fs.Stats | undefined,
+): Promise<string | undefined> {
+  const { lockPath, file, staleMs, marginMs } = lock;
+  const now = await stat(lockPath).catch(() => undefined);
+  if (!now) return 'the lock directory was removed';
+  if (now.mtimeMs < Date.now() - staleMs + marginMs)
+    return 'the lock went stale, another process may take it over';
+  // Dated this far ahead, other processes take the lock over at once (lock-staleness.ts).
+  if (now.mtimeMs > Date.now() + staleMs - marginMs)
+    return 'the lock is dated in the future (was the clock changed?), another process may take it over';
+  const record = lockRecords?.()[resolve(file)];
+  const recordedMtime = record && !record.released ? record.mtime?.getTime() : undefined;
+  if (
+    now.ino !== mine?.ino ||
+    now.birthtimeMs !== mine.birthtimeMs ||
+    (lockRecords !== undefined && recordedMtime !== now.mtime.getTime())
+  ) {
+    return 'another process took the lock over';
+  }
+  return undefined;
 }

@@ -99,13 +99,14 @@ interface LabelCheck {
   vouch?: { by: string; at: string };
 }
 
-export function createTrustGate(gh: GitHubClient, cache: EtagCache, options: TrustOptions): TrustGate {
-  const repo = repoPath(gh.repo);
-  const relabel = `someone with write access can remove and re-apply "${options.label}" to vouch for the new text`;
-  // One lookup per login per gate; a gate lives for one round.
+/** A login's permission on the repository, looked up once per login per gate (a gate lives for one round). */
+function createPermissionLookup(
+  gh: GitHubClient,
+  cache: EtagCache,
+  repo: string,
+): (login: string) => Promise<string> {
   const permissions = new Map<string, Promise<string>>();
-
-  async function permissionOf(login: string): Promise<string> {
+  return async (login: string): Promise<string> => {
     let pending = permissions.get(login);
     if (!pending) {
       const url = `${repo}/collaborators/${encodeURIComponent(login)}/permission`;
@@ -119,7 +120,39 @@ export function createTrustGate(gh: GitHubClient, cache: EtagCache, options: Tru
       permissions.set(login, pending);
     }
     return pending;
+  };
+}
+
+/** Undefined when the body's last edit leaves the label's vouch standing. */
+async function judgeBodyEdit(
+  issue: BacklogIssue,
+  vouch: { by: string; at: string },
+  edits: BodyEdits,
+  judge: { label: string; relabel: string; mayVouch(login: string): Promise<{ may: boolean; as: string }> },
+): Promise<TrustDecision | undefined> {
+  const { label, relabel, mayVouch } = judge;
+  const edit = edits.get(issue.nodeId);
+  if (edit === undefined) {
+    return {
+      trusted: false,
+      reason: `GitHub did not say who last edited its body (node ${issue.nodeId}); it is checked again next round`,
+    };
   }
+  // The same second counts as after: the labeller may not have seen that edit.
+  if (edit === null || Date.parse(edit.at) < Date.parse(vouch.at)) return undefined;
+  const editor = await mayVouch(edit.by);
+  if (editor.may) return undefined;
+  return {
+    trusted: false,
+    reason: `the body was edited by ${edit.by} (${editor.as}) at ${edit.at}, after ${vouch.by} applied "${label}" at ${vouch.at}; ${relabel}`,
+  };
+}
+
+export function createTrustGate(gh: GitHubClient, cache: EtagCache, options: TrustOptions): TrustGate {
+  const repo = repoPath(gh.repo);
+  const relabel = `someone with write access can remove and re-apply "${options.label}" to vouch for the new text`;
+
+  const permissionOf = createPermissionLookup(gh, cache, repo);
 
   /** Who may vouch for an issue's text, and so may also change it without revoking a vouch. */
   async function mayVouch(login: string): Promise<{ may: boolean; as: string }> {
@@ -165,29 +198,6 @@ export function createTrustGate(gh: GitHubClient, cache: EtagCache, options: Tru
     };
   }
 
-  /** Undefined when the body's last edit leaves the label's vouch standing. */
-  async function judgeBodyEdit(
-    issue: BacklogIssue,
-    vouch: { by: string; at: string },
-    edits: BodyEdits,
-  ): Promise<TrustDecision | undefined> {
-    const edit = edits.get(issue.nodeId);
-    if (edit === undefined) {
-      return {
-        trusted: false,
-        reason: `GitHub did not say who last edited its body (node ${issue.nodeId}); it is checked again next round`,
-      };
-    }
-    // The same second counts as after: the labeller may not have seen that edit.
-    if (edit === null || Date.parse(edit.at) < Date.parse(vouch.at)) return undefined;
-    const editor = await mayVouch(edit.by);
-    if (editor.may) return undefined;
-    return {
-      trusted: false,
-      reason: `the body was edited by ${edit.by} (${editor.as}) at ${edit.at}, after ${vouch.by} applied "${options.label}" at ${vouch.at}; ${relabel}`,
-    };
-  }
-
   async function checkAll(issues: readonly BacklogIssue[]): Promise<Map<number, TrustDecision>> {
     const decisions = new Map<number, TrustDecision>();
     const vouched: Array<{ issue: BacklogIssue; vouch: { by: string; at: string } }> = [];
@@ -202,7 +212,7 @@ export function createTrustGate(gh: GitHubClient, cache: EtagCache, options: Tru
       vouched.map(({ issue }) => issue.nodeId),
     );
     for (const { issue, vouch } of vouched) {
-      const revoked = await judgeBodyEdit(issue, vouch, edits);
+      const revoked = await judgeBodyEdit(issue, vouch, edits, { label: options.label, relabel, mayVouch });
       if (revoked) decisions.set(issue.number, revoked);
     }
     return decisions;

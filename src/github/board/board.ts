@@ -50,6 +50,42 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** The status option a phase maps to; a board without it is a configuration to fix. */
+function statusOption(board: ResolvedBoard, project: BoardOptions['project'], phase: BoardPhase) {
+  const name = project.statuses[phase];
+  const option = board.options.find((o) => o.name === name);
+  if (!option) {
+    throw new Error(
+      `the board's ${board.fieldName} field has no option "${name}" (for ${phase}): run \`issueloop board init\` to add it, or set project.statuses.${phase}`,
+    );
+  }
+  return { name, option };
+}
+
+/** A move that failed, kept in the state file to retry next round. */
+function recordPending(state: BoardState, issue: IssueRef, phase: BoardPhase, err: unknown, now: number) {
+  const key = String(issue.number);
+  const error = describe(err);
+  const attempts = (state.pending[key]?.attempts ?? 0) + 1;
+  state.pending[key] = { nodeId: issue.nodeId, phase, error, at: new Date(now).toISOString(), attempts };
+  return { error, attempts };
+}
+
+/** Every move that failed before, tried again in the order it was recorded. */
+async function retryPending(
+  state: BoardState,
+  setStatus: (issue: IssueRef, phase: BoardPhase) => Promise<BoardMove>,
+): Promise<{ retried: number; failed: number }> {
+  let retried = 0;
+  let failed = 0;
+  for (const [key, move] of Object.entries({ ...state.pending })) {
+    retried += 1;
+    const result = await setStatus({ number: Number(key), nodeId: move.nodeId }, move.phase);
+    if (!result.ok) failed += 1;
+  }
+  return { retried, failed };
+}
+
 export async function openBoard(gh: GitHubClient, options: BoardOptions): Promise<Board> {
   const { project, file } = options;
   const log = gh.log.child({ component: 'board' });
@@ -91,13 +127,7 @@ export async function openBoard(gh: GitHubClient, options: BoardOptions): Promis
 
   async function move(issue: IssueRef, phase: BoardPhase): Promise<void> {
     const board = await resolve();
-    const name = project.statuses[phase];
-    const option = board.options.find((o) => o.name === name);
-    if (!option) {
-      throw new Error(
-        `the board's ${board.fieldName} field has no option "${name}" (for ${phase}): run \`issueloop board init\` to add it, or set project.statuses.${phase}`,
-      );
-    }
+    const { name, option } = statusOption(board, project, phase);
     const item = await ensureItem(issue);
     await gh.call(
       `move #${issue.number} to ${name}`,
@@ -132,15 +162,7 @@ export async function openBoard(gh: GitHubClient, options: BoardOptions): Promis
       }
       return { ok: true };
     } catch (err) {
-      const error = describe(err);
-      const attempts = (state.pending[key]?.attempts ?? 0) + 1;
-      state.pending[key] = {
-        nodeId: issue.nodeId,
-        phase,
-        error,
-        at: new Date(gh.clock.now()).toISOString(),
-        attempts,
-      };
+      const { error, attempts } = recordPending(state, issue, phase, err, gh.clock.now());
       await save().catch(() => undefined);
       log.warn(
         { issue: issue.number, phase, error, attempts },
@@ -154,16 +176,7 @@ export async function openBoard(gh: GitHubClient, options: BoardOptions): Promis
     resolve,
     ensureItem,
     setStatus,
-    async retryPending() {
-      let retried = 0;
-      let failed = 0;
-      for (const [key, move] of Object.entries({ ...state.pending })) {
-        retried += 1;
-        const result = await setStatus({ number: Number(key), nodeId: move.nodeId }, move.phase);
-        if (!result.ok) failed += 1;
-      }
-      return { retried, failed };
-    },
+    retryPending: () => retryPending(state, setStatus),
     pending: () => state.pending,
   };
 }

@@ -2,6 +2,7 @@ import { createFaults } from './faults.js';
 import { createHandler } from './handler.js';
 import { createProject, findProject, projectSnapshot } from './projects-state.js';
 import { createRateLimiter } from './rate-limit.js';
+import type { IssueRecord } from './records.js';
 import type { EmulatorRequest } from './request-log.js';
 import { accountRoutes } from './routes-account.js';
 import { commentRoutes, createComment } from './routes-comments.js';
@@ -9,13 +10,77 @@ import { issueRoutes } from './routes-issues.js';
 import { labelRoutes } from './routes-labels.js';
 import { pullRoutes } from './routes-pulls.js';
 import { commentJson, htmlBaseFor, issueJson, pullJson, type Urls } from './serialize.js';
-import { createStore } from './store.js';
+import { createStore, type Store } from './store.js';
 import { createEmulatorFetch, listenOnLoopback } from './transport.js';
 import type { GitHubEmulator, GitHubEmulatorOptions } from './types.js';
 
 export const DEFAULT_TOKEN = 'ghp_emulator';
 export const DEFAULT_LOGIN = 'issueloop-bot';
 const DEFAULT_LIMIT = 5000;
+
+function issueOf(store: Store, number: number): IssueRecord {
+  const issue = store.issues.get(number);
+  if (!issue) throw new Error(`emulator: no issue #${number}`);
+  return issue;
+}
+
+type Seeding = Pick<
+  GitHubEmulator,
+  | 'addToken'
+  | 'addUser'
+  | 'setPermission'
+  | 'addLabel'
+  | 'addIssue'
+  | 'labelIssue'
+  | 'unlabelIssue'
+  | 'editIssue'
+  | 'addComment'
+  | 'addProject'
+>;
+
+/** What a test sets up, as GitHub would have it: tokens, users, permissions, labels, issues, comments, projects. */
+function seeding(store: Store): Seeding {
+  const requireIssue = (number: number) => issueOf(store, number);
+  return {
+    addToken(token, { login, kind, scopes = [] }) {
+      store.ensureUser(login, kind === 'installation' ? 'Bot' : 'User');
+      store.tokens.set(token, { login, kind, scopes: kind === 'classic' ? [...scopes] : [] });
+    },
+    addUser: (login, { type = 'User' } = {}) => void store.ensureUser(login, type),
+    setPermission: (login, role) => store.setRole(login, role),
+    addLabel: (name, color) => void store.ensureLabel(name, color),
+    addIssue(seed) {
+      const issue = store.createIssue({
+        title: seed.title,
+        body: seed.body ?? null,
+        author: seed.author,
+        ...(seed.authorAssociation ? { authorAssociation: seed.authorAssociation } : {}),
+        ...(seed.createdAt ? { createdAt: seed.createdAt } : {}),
+      });
+      for (const label of seed.labels ?? []) {
+        store.labelIssue(issue, label, seed.labeledBy ?? seed.author, issue.createdAt);
+      }
+      return issue.number;
+    },
+    labelIssue: (number, label, actor) => void store.labelIssue(requireIssue(number), label, actor),
+    unlabelIssue: (number, label, actor) => void store.unlabelIssue(requireIssue(number), label, actor),
+    editIssue: (number, changes, actor) => store.editIssue(requireIssue(number), changes, actor),
+    addComment(number, { author, body, authorAssociation }) {
+      const comment = createComment(store, requireIssue(number).number, author, body, authorAssociation);
+      if (!comment) throw new Error(`emulator: no issue #${number}`);
+      return comment.id;
+    },
+    addProject({ title, number, statusOptions, owner }) {
+      const project = createProject(store, {
+        owner: owner ?? store.owner.login,
+        title,
+        ...(number === undefined ? {} : { number }),
+        ...(statusOptions ? { statusOptions } : {}),
+      });
+      return { id: project.id, number: project.number };
+    },
+  };
+}
 
 /**
  * An in-process GitHub for one repository: the REST routes and the GraphQL subset (Projects v2, who last edited an issue) that
@@ -54,11 +119,7 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
   store.tokens.set(DEFAULT_TOKEN, { login: DEFAULT_LOGIN, kind: 'classic', scopes: ['repo', 'project'] });
   store.setRole(DEFAULT_LOGIN, 'write');
 
-  const requireIssue = (number: number) => {
-    const issue = store.issues.get(number);
-    if (!issue) throw new Error(`emulator: no issue #${number}`);
-    return issue;
-  };
+  const requireIssue = (number: number) => issueOf(store, number);
 
   return {
     owner: store.owner.login,
@@ -67,43 +128,7 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
     fetch: createEmulatorFetch(handle, base),
     listen: () => listenOnLoopback(handle, basePath),
 
-    addToken(token, { login, kind, scopes = [] }) {
-      store.ensureUser(login, kind === 'installation' ? 'Bot' : 'User');
-      store.tokens.set(token, { login, kind, scopes: kind === 'classic' ? [...scopes] : [] });
-    },
-    addUser: (login, { type = 'User' } = {}) => void store.ensureUser(login, type),
-    setPermission: (login, role) => store.setRole(login, role),
-    addLabel: (name, color) => void store.ensureLabel(name, color),
-    addIssue(seed) {
-      const issue = store.createIssue({
-        title: seed.title,
-        body: seed.body ?? null,
-        author: seed.author,
-        ...(seed.authorAssociation ? { authorAssociation: seed.authorAssociation } : {}),
-        ...(seed.createdAt ? { createdAt: seed.createdAt } : {}),
-      });
-      for (const label of seed.labels ?? []) {
-        store.labelIssue(issue, label, seed.labeledBy ?? seed.author, issue.createdAt);
-      }
-      return issue.number;
-    },
-    labelIssue: (number, label, actor) => void store.labelIssue(requireIssue(number), label, actor),
-    unlabelIssue: (number, label, actor) => void store.unlabelIssue(requireIssue(number), label, actor),
-    editIssue: (number, changes, actor) => store.editIssue(requireIssue(number), changes, actor),
-    addComment(number, { author, body, authorAssociation }) {
-      const comment = createComment(store, requireIssue(number).number, author, body, authorAssociation);
-      if (!comment) throw new Error(`emulator: no issue #${number}`);
-      return comment.id;
-    },
-    addProject({ title, number, statusOptions, owner }) {
-      const project = createProject(store, {
-        owner: owner ?? store.owner.login,
-        title,
-        ...(number === undefined ? {} : { number }),
-        ...(statusOptions ? { statusOptions } : {}),
-      });
-      return { id: project.id, number: project.number };
-    },
+    ...seeding(store),
 
     requests: log,
     chargedCount: () => log.filter((r) => r.charged).length,

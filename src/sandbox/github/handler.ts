@@ -69,6 +69,37 @@ function faultReply(status: number, headers: Record<string, string> | undefined,
   return headers ? { ...base, headers } : base;
 }
 
+/** The emulator's answer as GitHub sends it: its headers, the rate limit's, the body as text; logged. */
+function respond(
+  request: {
+    entry: EmulatorRequest;
+    requestId: string;
+    resource: Resource;
+    token: ReturnType<typeof tokenOf>;
+  },
+  reply: Reply,
+  charged: boolean,
+  limiter: HandlerDeps['rate'],
+): RawResponse {
+  const { entry, requestId, resource, token } = request;
+  entry.status = reply.status;
+  entry.charged = charged;
+  const headers: Record<string, string> = {
+    'x-github-request-id': requestId,
+    'x-github-media-type': 'github.v3; format=json',
+    'x-github-api-version-selected': '2022-11-28',
+    ...limiter.headers(resource),
+  };
+  if (token?.kind === 'classic') headers['x-oauth-scopes'] = token.scopes.join(', ');
+  let text: string | null = null;
+  if (reply.body !== undefined && reply.status !== 204 && reply.status !== 304) {
+    text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+    headers['content-type'] =
+      typeof reply.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
+  }
+  return { status: reply.status, headers: { ...headers, ...reply.headers }, body: text };
+}
+
 export function createHandler(deps: HandlerDeps): Handler {
   const { store, rate, faults, log } = deps;
   let sequence = 0;
@@ -98,24 +129,8 @@ export function createHandler(deps: HandlerDeps): Handler {
     log.push(entry);
     const token = tokenOf(request.headers, store);
 
-    const finish = (reply: Reply, charged: boolean, limiter = rate): RawResponse => {
-      entry.status = reply.status;
-      entry.charged = charged;
-      const headers: Record<string, string> = {
-        'x-github-request-id': requestId,
-        'x-github-media-type': 'github.v3; format=json',
-        'x-github-api-version-selected': '2022-11-28',
-        ...limiter.headers(resource),
-      };
-      if (token?.kind === 'classic') headers['x-oauth-scopes'] = token.scopes.join(', ');
-      let text: string | null = null;
-      if (reply.body !== undefined && reply.status !== 204 && reply.status !== 304) {
-        text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-        headers['content-type'] =
-          typeof reply.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
-      }
-      return { status: reply.status, headers: { ...headers, ...reply.headers }, body: text };
-    };
+    const finish = (reply: Reply, charged: boolean, limiter = rate): RawResponse =>
+      respond({ entry, requestId, resource, token }, reply, charged, limiter);
 
     const fault = faults.takeRest(method, entry.path);
     if (fault) {

@@ -69,7 +69,6 @@ export function createStore(options: StoreOptions): Store {
   const ids = createIdSource();
   const users = new Map<string, UserRecord>();
   const roles = new Map<string, RepoRole>();
-  const labels = new Map<string, LabelRecord>();
   const issues = new Map<number, IssueRecord>();
   const events: EventRecord[] = [];
 
@@ -93,18 +92,7 @@ export function createStore(options: StoreOptions): Store {
 
   const { roleOf, association } = accessRules(roles, owner.login, options);
 
-  function findLabel(name: string): LabelRecord | undefined {
-    return labels.get(name.toLowerCase());
-  }
-
-  function ensureLabel(name: string, color = DEFAULT_LABEL_COLOR, description: string | null = null) {
-    const existing = findLabel(name);
-    if (existing) return existing;
-    const id = ids.next('label');
-    const label: LabelRecord = { id, nodeId: ids.node('LA', `label:${id}`), name, color, description };
-    labels.set(name.toLowerCase(), label);
-    return label;
-  }
+  const { findLabel, ensureLabel, allLabels } = labelRegistry(ids);
 
   function recordEvent(
     issue: IssueRecord,
@@ -152,7 +140,7 @@ export function createStore(options: StoreOptions): Store {
     association,
     findLabel,
     ensureLabel,
-    allLabels: () => [...labels.values()],
+    allLabels,
     ...issueOperations({
       ids,
       issues,
@@ -281,4 +269,22 @@ function accessRules(
     return 'NONE';
   }
   return { roleOf, association };
+}
+
+/** The repository's labels, found by name whatever its case. */
+function labelRegistry(ids: ReturnType<typeof createIdSource>) {
+  const labels = new Map<string, LabelRecord>();
+  function findLabel(name: string): LabelRecord | undefined {
+    return labels.get(name.toLowerCase());
+  }
+
+  function ensureLabel(name: string, color = DEFAULT_LABEL_COLOR, description: string | null = null) {
+    const existing = findLabel(name);
+    if (existing) return existing;
+    const id = ids.next('label');
+    const label: LabelRecord = { id, nodeId: ids.node('LA', `label:${id}`), name, color, description };
+    labels.set(name.toLowerCase(), label);
+    return label;
+  }
+  return { findLabel, ensureLabel, allLabels: () => [...labels.values()] };
 }

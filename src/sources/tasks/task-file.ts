@@ -78,6 +78,33 @@ function engineProblem(group: TaskGroup | undefined, value: string): string | un
   return undefined;
 }
 
+/** The groups' tasks numbered in file order with their stable ids and engines; empty groups and twins are problems. */
+function numberTasks(groups: TaskGroup[], problems: TaskFileProblem[]): Task[] {
+  for (const group of groups) {
+    if (group.tasks.length === 0)
+      problems.push({ line: group.line, message: `group "${group.name}" has no tasks` });
+  }
+  if (groups.length === 0 && problems.length === 0) {
+    problems.push({ line: 1, message: 'no "## " group with tasks in this file' });
+  }
+  const tasks = groups.flatMap((g) => g.tasks);
+  tasks.forEach((task, i) => {
+    task.index = i + 1;
+    task.id = taskId(task.group, task.text);
+  });
+  for (const group of groups) {
+    if (group.engine) for (const task of group.tasks) task.engine = group.engine;
+  }
+  const seen = new Map<string, Task>();
+  for (const task of tasks) {
+    const twin = seen.get(task.id);
+    if (twin)
+      problems.push({ line: task.line, message: `the same task as line ${twin.line} in the same group` });
+    else seen.set(task.id, task);
+  }
+  return tasks;
+}
+
 export function parseTaskFile(text: string, file = 'tasks.md'): TaskFile {
   const problems: TaskFileProblem[] = [];
   const groups: TaskGroup[] = [];
@@ -159,28 +186,7 @@ export function parseTaskFile(text: string, file = 'tasks.md'): TaskFile {
   });
   closeItem();
 
-  for (const group of groups) {
-    if (group.tasks.length === 0)
-      problems.push({ line: group.line, message: `group "${group.name}" has no tasks` });
-  }
-  if (groups.length === 0 && problems.length === 0) {
-    problems.push({ line: 1, message: 'no "## " group with tasks in this file' });
-  }
-  const tasks = groups.flatMap((g) => g.tasks);
-  tasks.forEach((task, i) => {
-    task.index = i + 1;
-    task.id = taskId(task.group, task.text);
-  });
-  for (const group of groups) {
-    if (group.engine) for (const task of group.tasks) task.engine = group.engine;
-  }
-  const seen = new Map<string, Task>();
-  for (const task of tasks) {
-    const twin = seen.get(task.id);
-    if (twin)
-      problems.push({ line: task.line, message: `the same task as line ${twin.line} in the same group` });
-    else seen.set(task.id, task);
-  }
+  const tasks = numberTasks(groups, problems);
   if (problems.length > 0) {
     throw new TaskFileError(
       file,
