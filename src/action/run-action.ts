@@ -45,8 +45,9 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
   let logging: Logging | undefined;
   let closeStore: () => Promise<void> = async () => undefined;
   try {
-    const setup = await readSetup(io);
-    redact = setup.redact;
+    const setup = await readSetup(io, (widened) => {
+      redact = widened;
+    });
     const { decision, base } = setup;
     if (decision.kind === 'skip') {
       core.notice(`issueloop: nothing to do: ${decision.why}`);
@@ -100,7 +101,7 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
         now: () => deps.clock.now(),
       }),
     );
-    const finished = await runWithinBudget(
+    const { finished, budgetSpent } = await runWithinBudget(
       io,
       setup,
       interrupt,
@@ -109,7 +110,7 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
     ).finally(() => {
       progress.stop();
     });
-    return await reportFinished(io, setup, finished);
+    return await reportFinished(io, setup, budgetSpent ? budgetRanOut(io, finished) : finished);
   } catch (err) {
     logging?.groups.close();
     const code = exitCodeFor(err);
@@ -121,8 +122,12 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
   }
 }
 
-/** The inputs (github_token checked first), the configuration with them, the event and its decision. */
-async function readSetup(io: ActionIo): Promise<ActionSetup> {
+/**
+ * The inputs (github_token checked first), the configuration with them, the event and its decision.
+ * Output redaction widens to every secret of the environment as soon as the configuration is read,
+ * before anything else can fail.
+ */
+async function readSetup(io: ActionIo, onRedactor: (redact: Redactor) => void): Promise<ActionSetup> {
   const inputs = readInputs((name) => io.core.getInput(name));
   const env = actionEnv(io.env, inputs);
   if (!env.GITHUB_TOKEN) {
@@ -135,6 +140,7 @@ async function readSetup(io: ActionIo): Promise<ActionSetup> {
     ...(inputs.configPath ? { configPath: inputs.configPath } : {}),
   });
   const redact = createRedactor(secretsFromEnv(env, config.redact_env));
+  onRedactor(redact);
   const decision = decide(await readEvent(env), inputs.mode, config.label);
   const titles = new Map<number, string>();
   const base: ActionReport = {
@@ -200,7 +206,7 @@ async function runWithinBudget(
   interrupt: AbortController,
   now: () => number,
   execute: (options: Parameters<typeof executeRun>[1]) => Promise<FinishedRun>,
-): Promise<FinishedRun> {
+): Promise<{ finished: FinishedRun; budgetSpent: boolean }> {
   const onCancel = () => interrupt.abort(io.interrupt?.reason ?? new Error('cancelled'));
   if (io.interrupt?.aborted) onCancel();
   io.interrupt?.addEventListener('abort', onCancel, { once: true });
@@ -226,13 +232,16 @@ async function runWithinBudget(
     if (hardStop) clearTimeout(hardStop);
     io.interrupt?.removeEventListener('abort', onCancel);
   }
-  if (budgetSpent && finished.summary.stop === 'interrupted') {
-    io.core.warning(
-      'issueloop: the time budget ran out; the sessions still running were interrupted and their state saved',
-    );
-    return { ...finished, summary: { ...finished.summary, stop: 'time_budget' } };
-  }
-  return finished;
+  return { finished, budgetSpent };
+}
+
+/** A drain the time budget stopped: not a failure, and said once the log groups are closed. */
+function budgetRanOut(io: ActionIo, finished: FinishedRun): FinishedRun {
+  if (finished.summary.stop !== 'interrupted') return finished;
+  io.core.warning(
+    'issueloop: the time budget ran out; the sessions still running were interrupted and their state saved',
+  );
+  return { ...finished, summary: { ...finished.summary, stop: 'time_budget' } };
 }
 
 /** The run's report (an issue it did not work says why); 130 when the runner cancelled the job. */

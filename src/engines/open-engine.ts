@@ -4,7 +4,7 @@ import type { WorktreeSandboxes } from '../agent/exec/sandbox-host.js';
 import { createClaudeCodeEngine } from './claude-code/claude-code-engine.js';
 import { claudeScope } from './claude-code/claude-scope.js';
 import type { EngineName, EngineTotals, SessionEngine, ThreadCarry } from './engine.js';
-import { createFallbackEngine, remainingBudget } from './fallback/fallback-engine.js';
+import { createFallbackEngine, type FallbackEvent, remainingBudget } from './fallback/fallback-engine.js';
 import { seededFallbackPrompt } from './fallback/fallback-seed.js';
 import { createNativeEngine } from './native/native-engine.js';
 import type { SessionAgentOptions } from './native/session-agent.js';
@@ -39,7 +39,7 @@ export interface OpenEngineInput
   /** The model the session reports, as the observer last saw it. */
   currentModel: () => string;
   /** Told when Claude Code hands over to the native engine. */
-  onFallback?: (failureClass: string) => void;
+  onFallback?: (failed: FallbackEvent) => void;
 }
 
 export interface OpenedEngine {

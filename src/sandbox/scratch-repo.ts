@@ -47,8 +47,10 @@ export async function createScratchRepo(options: {
   const { root, env } = options;
   const origin = join(root, 'origin.git');
   const checkout = join(root, options.name);
-  // Plain git, not the harness's hardened runner: the emulators depend on core/ only.
-  const git = (cwd: string, ...args: string[]) => execFileAsync('git', args, { cwd, env });
+  // Plain git, not the harness's hardened runner (the emulators depend on core/ only), with what of
+  // it matters here: no prompt, and a git that hangs is stopped.
+  const git = (cwd: string, ...args: string[]) =>
+    execFileAsync('git', args, { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0' }, timeout: 60_000 });
   await git(root, 'init', '--quiet', '--bare', '-b', 'main', origin);
   await git(root, 'init', '--quiet', '-b', 'main', checkout);
   for (const [name, content] of Object.entries(options.files)) {

@@ -3,8 +3,9 @@ import { classifyError } from '../core/classify/classify-error.js';
 import { IssueloopError, UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
 import type { SessionReport } from '../session/session-report.js';
-import { createOutagePause, isStoreOutage, pause } from './pauses.js';
-import { createEmptyRoundMonitor, describeSkip } from './plan-round.js';
+import { isStoreOutage, pause } from './pauses.js';
+import { describeSkip } from './plan-round.js';
+import { createRun, type Run, type RunOptions, type RunStop, type RunSummary } from './run-record.js';
 import { type WorkContext, workItem } from './work-item.js';
 
 export { MAX_STORE_OUTAGES } from './pauses.js';
@@ -14,27 +15,7 @@ import type { SourcePlan, WorkItem } from './work-source.js';
 /** A run that cannot read its backlog this many times in a row fails (exit 1) rather than spin. */
 export const MAX_FETCH_FAILURES = 3;
 
-export type RunStop = 'empty_backlog' | 'max_rounds' | 'budget' | 'time_budget' | 'interrupted';
-
-export interface RunSummary {
-  rounds: number;
-  reports: SessionReport[];
-  stop: RunStop;
-  costUsd: number;
-  /** What the last planned round left out, and why (leased, needs a human, in review, untrusted). */
-  skipped: Array<{ issue: number; title: string; why: string }>;
-}
-
-export interface RunOptions {
-  /** `host:pid`: who holds the leases. */
-  owner: string;
-  /** Stop after this many rounds (`--once` is 1). */
-  maxRounds?: number;
-  /** Work this one item only (the GitHub Action's `issue` mode). */
-  only?: number;
-  /** No claims at or after this time (epoch ms): a time budget, with room left for running sessions. */
-  claimUntil?: number;
-}
+export type { RunOptions, RunStop, RunSummary } from './run-record.js';
 
 /**
  * Rounds until the backlog stays empty (`empty_rounds` in a row), the round limit, the run's budget
@@ -57,13 +38,14 @@ export async function runRounds<T extends WorkItem>(
     const log = ctx.deps.log.child({ round });
 
     const listed = await listBacklog(run, round, log);
-    if ('stop' in listed) return run.summary(listed.stop);
+    // An interrupt inside a round counts the round it stopped in, as it always has.
+    if ('stop' in listed) return run.summary(listed.stop, round);
     if ('waitMs' in listed) {
       if (!(await pause(ctx, listed.waitMs))) return run.summary('interrupted');
       continue;
     }
     const planned = await planNext(run, listed.backlog, round, log);
-    if ('stop' in planned) return run.summary(planned.stop);
+    if ('stop' in planned) return run.summary(planned.stop, round);
     if ('outage' in planned) {
       if (!(await run.storeOutage.pause(planned.outage, log))) return run.summary('interrupted');
       continue;
@@ -82,8 +64,9 @@ export async function runRounds<T extends WorkItem>(
     }
 
     const { claimed, outage } = await claimUpTo(run, plan);
-    // A round that claimed nothing because the store was away does not count toward --max-rounds.
-    if (outage === undefined || claimed.length > 0) run.rounds = round;
+    // A round that claimed nothing because the store was away does not count toward --max-rounds
+    // (unless the run was interrupted in it).
+    if (outage === undefined || claimed.length > 0 || ctx.signal.aborted) run.rounds = round;
     await settleRound(run, { round, backlog: listed.backlog, plan, claimed, log });
 
     if (outage !== undefined && !ctx.signal.aborted) {
@@ -97,43 +80,6 @@ export async function runRounds<T extends WorkItem>(
     if (claimed.length === 0 && !(await pause(ctx, ctx.config.poll_interval)))
       return run.summary('interrupted');
   }
-}
-
-/** Where a run stands between its rounds. */
-interface Run<T extends WorkItem> {
-  ctx: WorkContext<T>;
-  options: RunOptions;
-  /** Rounds that counted so far. */
-  rounds: number;
-  reports: SessionReport[];
-  costUsd: number;
-  skipped: RunSummary['skipped'];
-  fetchFailures: number;
-  empty: ReturnType<typeof createEmptyRoundMonitor>;
-  storeOutage: ReturnType<typeof createOutagePause>;
-  summary(stop: RunStop): RunSummary;
-}
-
-function createRun<T extends WorkItem>(ctx: WorkContext<T>, options: RunOptions): Run<T> {
-  const run: Run<T> = {
-    ctx,
-    options,
-    rounds: 0,
-    reports: [],
-    costUsd: 0,
-    skipped: [],
-    fetchFailures: 0,
-    empty: createEmptyRoundMonitor(ctx.config.empty_rounds),
-    storeOutage: createOutagePause(ctx),
-    summary: (stop) => ({
-      rounds: run.rounds,
-      reports: run.reports,
-      stop,
-      costUsd: run.costUsd,
-      skipped: run.skipped,
-    }),
-  };
-  return run;
 }
 
 function roundLimitReached(run: Run<WorkItem>): boolean {
@@ -199,11 +145,12 @@ async function planNext<T extends WorkItem>(
   log: Log,
 ): Promise<{ plan: SourcePlan<T> } | { outage: unknown } | { stop: RunStop }> {
   const { ctx } = run;
+  const now = ctx.deps.clock.now();
   try {
     const claimViews = new Map((await ctx.claims.list()).map((view) => [view.issue, view]));
     const plan = await ctx.source.plan(backlog, claimViews, {
       round,
-      now: ctx.deps.clock.now(),
+      now,
       log,
       store: ctx.claims,
       ledger: ctx.ledger,

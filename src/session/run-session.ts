@@ -101,8 +101,17 @@ async function openEngine(state: SessionState, guarded: GuardedWorktree): Promis
     sandboxes: guarded.sandboxes,
     started: state.started,
     currentModel: () => state.model,
-    onFallback: (errorClass) =>
-      state.remember('engine_fallback', { from: 'claude-code', to: 'native', errorClass }),
+    onFallback: (failed) => {
+      // Claude Code's turn is the session's evidence until the native engine's first answer replaces it.
+      state.result = failed.result;
+      state.messages = failed.messages;
+      state.model = failed.model;
+      state.remember('engine_fallback', {
+        from: 'claude-code',
+        to: 'native',
+        errorClass: failed.failureClass,
+      });
+    },
   });
   state.engine = opened.engine;
   if (opened.scratch) state.scratch = opened.scratch;

@@ -203,3 +203,29 @@ describe('the action, in-process against the emulators', () => {
     }
   });
 });
+
+describe('the action before the event is read', () => {
+  it('regression: a failure to read the event is redacted with every secret of the environment, not only the inputs', async () => {
+    const secret = 'plainRunnerSecret42xyz';
+    const inputs = await inputEnv({
+      github_token: 'ghp_inputToken0123456789abcdefABCDEF',
+      anthropic_api_key: 'sk-ant-api03-redactEventFailure0123456789',
+    });
+    const core = recordingCore(inputs);
+    const code = await runAction({
+      env: {
+        ...inputs,
+        GITHUB_EVENT_NAME: 'workflow_dispatch',
+        GITHUB_EVENT_PATH: `/nonexistent/${secret}/event.json`,
+        GH_TOKEN: secret,
+        GITHUB_REPOSITORY: 'octo-org/widgets',
+      },
+      cwd: join(import.meta.dirname, 'no-such-checkout'),
+      core,
+      version: '0.0.0',
+    });
+    expect(code).toBe(2);
+    expect(core.failed.join('\n')).toContain('cannot read the event payload');
+    expect(core.failed.join('\n')).not.toContain(secret);
+  });
+});

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/schema.js';
 import type { ErrorClass } from '../../core/classify/policy.js';
 import type { Log } from '../../core/logger.js';
+import type { MessageParam } from '../../model/types.js';
 import {
   addTotals,
   type EngineResult,
@@ -52,6 +53,14 @@ export function remainingBudget(config: Config, spent: EngineTotals, elapsedMs: 
   };
 }
 
+/** Claude Code's failed turn, as the native engine takes over from it. */
+export interface FallbackEvent {
+  failureClass: string;
+  result: EngineResult;
+  messages: readonly MessageParam[];
+  model: string;
+}
+
 export interface FallbackOptions {
   /** The engine that works first: Claude Code. */
   primary: SessionEngine;
@@ -63,8 +72,11 @@ export interface FallbackOptions {
   /** Seed 003: the fallback's first message, the failed session's context before the task. */
   seed: (input: { failureClass: string; task: string; sessionId: string | undefined }) => Promise<string>;
   log: Log;
-  /** Told when the hand-over happens, for the ledger. */
-  onFallback?: (failureClass: string) => void;
+  /**
+   * Told when the hand-over starts, with what Claude Code left: the ledger records it, and the
+   * session keeps its result, transcript and model as evidence should the native engine never answer.
+   */
+  onFallback?: (failed: FallbackEvent) => void;
 }
 
 /**
@@ -88,7 +100,12 @@ export function createFallbackEngine(options: FallbackOptions): SessionEngine {
       { errorClass: failureClass },
       `failover: claude-code stopped (${failureClass}); the native engine continues with its session context`,
     );
-    options.onFallback?.(failureClass);
+    options.onFallback?.({
+      failureClass,
+      result: failed,
+      messages: primary.messages(),
+      model: primary.model(),
+    });
     spentBefore = failed.totals;
     current = await options.fallback(failed.totals);
     const prompt = await options.seed({ failureClass, task, sessionId });

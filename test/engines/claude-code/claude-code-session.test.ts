@@ -29,6 +29,15 @@ async function session(
   scenario: unknown[],
   claudeCode: Record<string, unknown> = {},
   extra: Record<string, unknown> = {},
+  native: {
+    /** What the native engine's model answers instead of the edit. */
+    answer?: () => ReturnType<typeof reply.text>;
+    /** The native engine's model runtime, from the real one (to fail or interrupt its start). */
+    models?: (
+      real: ReturnType<typeof emulatedModels>,
+      controller: AbortController,
+    ) => ReturnType<typeof emulatedModels>;
+  } = {},
 ) {
   const fake = await fakeClaude(scenario);
   const gh = await emulated(repo.stateDir, {
@@ -43,6 +52,7 @@ async function session(
   const anthropic = createAnthropicEmulator({
     script: (request) => {
       nativeRequests.push(request);
+      if (native.answer) return native.answer();
       if (request.messages.length > 1) return reply.text('Wired it up.');
       return reply.toolUse([
         {
@@ -63,6 +73,8 @@ async function session(
     labels: ['issueloop'],
   });
   const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'cc', clock, redact });
+  const controller = new AbortController();
+  const models = emulatedModels(anthropic, deps, redact);
   const report = await runSession({
     work: issueWork((await gh.adapter.issues.get(number)) as BacklogIssue, {
       github: gh.adapter,
@@ -77,13 +89,13 @@ async function session(
     worktreesDir: join(repo.stateDir, 'worktrees'),
     repo: 'octo-org/widgets',
     config: gh.config,
-    models: emulatedModels(anthropic, deps, redact),
+    models: native.models ? native.models(models, controller) : models,
     env: { ...repo.fx.env, ...fake.env, GITHUB_TOKEN: TOKEN },
     sandbox: await testSandboxHost(),
     redact,
     deps,
     ledger,
-    signal: new AbortController().signal,
+    signal: controller.signal,
   });
   await ledger.flush();
   return { report, fake, gh, nativeRequests, ledger, number };
@@ -166,6 +178,40 @@ describe('a session on the Claude Code engine', () => {
     );
     expect(nativeRequests.length).toBeGreaterThanOrEqual(1);
     expect(report.outcome).toBe('budget_exceeded');
+  });
+
+  it('regression: a hand-over whose native engine never answers reports Claude Code as the model, not the primary', async () => {
+    const { report, nativeRequests } = await session(
+      [{ stdout: resultJson({ is_error: true, result: 'Credit balance is too low' }), exit: 1 }],
+      {},
+      {},
+      { answer: () => reply.error(400, 'invalid_request_error', 'bad request') },
+    );
+    expect(nativeRequests.length).toBeGreaterThanOrEqual(1);
+    expect(report.outcome).toBe('error:invalid_request');
+    expect(report.model).toBe('claude-code:sonnet');
+  });
+
+  it("regression: an interrupt while the native engine starts keeps Claude Code's spend (counted once), transcript and model", async () => {
+    const { report } = await session(
+      [{ stdout: resultJson({ is_error: true, result: 'Credit balance is too low' }), exit: 1 }],
+      {},
+      {},
+      {
+        models: (real, controller) => ({
+          ...real,
+          forIssue: async () => {
+            controller.abort(new Error('interrupted'));
+            throw new Error('aborted');
+          },
+        }),
+      },
+    );
+    expect(report.outcome).toBe('interrupted');
+    expect(report.costUsd).toBeCloseTo(0.0421);
+    expect(report.modelCalls).toBe(1);
+    expect(report.model).toBe('claude-code:sonnet');
+    expect(report.partialContext).toContain('Credit balance is too low');
   });
 
   it('with claude_code.fallback: none the failure is the outcome, and the native engine is never called', async () => {

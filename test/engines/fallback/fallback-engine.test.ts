@@ -5,6 +5,7 @@ import { CLASS_POLICY, type ErrorClass } from '../../../src/core/classify/policy
 import type { SessionEngine } from '../../../src/engines/engine.js';
 import {
   createFallbackEngine,
+  type FallbackEvent,
   fallsBackToNative,
   MIN_FALLBACK_MS,
   remainingBudget,
@@ -110,6 +111,7 @@ describe('createFallbackEngine', () => {
     const spentSeen: number[] = [];
     const seeds: unknown[] = [];
     const fallbacks: string[] = [];
+    const events: FallbackEvent[] = [];
     const engine = createFallbackEngine({
       primary: primary.engine,
       config,
@@ -123,13 +125,19 @@ describe('createFallbackEngine', () => {
         return `SEEDED ${input.task}`;
       },
       log: createMemoryLog(),
-      onFallback: (errorClass) => fallbacks.push(errorClass),
+      onFallback: (failed) => {
+        fallbacks.push(failed.failureClass);
+        events.push(failed);
+      },
     });
-    return { engine, primary, native, spentSeen, seeds, fallbacks };
+    return { engine, primary, native, spentSeen, seeds, fallbacks, events };
   };
 
   it('hands a billing failure of the first turn to the native engine, seeded, counting what both spent', async () => {
-    const { engine, native, spentSeen, seeds, fallbacks } = setup([failed('billing', 0.5)], [ok(0.25)]);
+    const { engine, native, spentSeen, seeds, fallbacks, events } = setup(
+      [failed('billing', 0.5)],
+      [ok(0.25)],
+    );
     expect(engine.name).toBe('claude-code');
     const result = await engine.run('Issue #1: fix it');
     expect(result.stop).toBe('end_turn');
@@ -139,6 +147,10 @@ describe('createFallbackEngine', () => {
     expect(seeds).toEqual([{ failureClass: 'billing', task: 'Issue #1: fix it', sessionId: 'sess-1' }]);
     expect(native.sent).toEqual(['SEEDED Issue #1: fix it']);
     expect(fallbacks).toEqual(['billing']);
+    // What Claude Code left, for the session to keep should the native engine never answer.
+    expect(events[0]?.result.totals.costUsd).toBe(0.5);
+    expect(events[0]?.model).toBe('claude-code-model');
+    expect(events[0]?.messages).toEqual([{ role: 'user', content: 'Issue #1: fix it' }]);
     expect(engine.name).toBe('native');
     expect(engine.model()).toBe('native-model');
     expect(engine.sessionId?.()).toBeUndefined();

@@ -1,0 +1,65 @@
+import type { SessionReport } from '../session/session-report.js';
+import { createOutagePause } from './pauses.js';
+import { createEmptyRoundMonitor } from './plan-round.js';
+import type { WorkContext } from './work-item.js';
+import type { WorkItem } from './work-source.js';
+
+export type RunStop = 'empty_backlog' | 'max_rounds' | 'budget' | 'time_budget' | 'interrupted';
+
+export interface RunSummary {
+  rounds: number;
+  reports: SessionReport[];
+  stop: RunStop;
+  costUsd: number;
+  /** What the last planned round left out, and why (leased, needs a human, in review, untrusted). */
+  skipped: Array<{ issue: number; title: string; why: string }>;
+}
+
+export interface RunOptions {
+  /** `host:pid`: who holds the leases. */
+  owner: string;
+  /** Stop after this many rounds (`--once` is 1). */
+  maxRounds?: number;
+  /** Work this one item only (the GitHub Action's `issue` mode). */
+  only?: number;
+  /** No claims at or after this time (epoch ms): a time budget, with room left for running sessions. */
+  claimUntil?: number;
+}
+
+/** Where a run stands between its rounds. */
+export interface Run<T extends WorkItem> {
+  ctx: WorkContext<T>;
+  options: RunOptions;
+  /** Rounds that counted so far. */
+  rounds: number;
+  reports: SessionReport[];
+  costUsd: number;
+  skipped: RunSummary['skipped'];
+  fetchFailures: number;
+  empty: ReturnType<typeof createEmptyRoundMonitor>;
+  storeOutage: ReturnType<typeof createOutagePause>;
+  /** The run's summary; `inRound`: the round an interrupt stopped, counted as it began. */
+  summary(stop: RunStop, inRound?: number): RunSummary;
+}
+
+export function createRun<T extends WorkItem>(ctx: WorkContext<T>, options: RunOptions): Run<T> {
+  const run: Run<T> = {
+    ctx,
+    options,
+    rounds: 0,
+    reports: [],
+    costUsd: 0,
+    skipped: [],
+    fetchFailures: 0,
+    empty: createEmptyRoundMonitor(ctx.config.empty_rounds),
+    storeOutage: createOutagePause(ctx),
+    summary: (stop, inRound) => ({
+      rounds: inRound ?? run.rounds,
+      reports: run.reports,
+      stop,
+      costUsd: run.costUsd,
+      skipped: run.skipped,
+    }),
+  };
+  return run;
+}
