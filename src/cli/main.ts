@@ -30,14 +30,28 @@ if (['run', 'demo'].some((name) => process.argv.slice(2).includes(name))) {
   process.on('SIGTERM', onSignal);
 }
 
+// A reader that goes away (`issueloop demo | head -1`) is not an error: like `git log | head`, the
+// command goes on quietly to its end (a run saves its state, the demo removes its repository) and
+// whatever it would still print is dropped. Without this, Node raises EPIPE as an unhandled error.
+const closed = { stdout: false, stderr: false };
+for (const name of ['stdout', 'stderr'] as const) {
+  process[name].on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    closed[name] = true;
+  });
+}
+const writeTo = (name: 'stdout' | 'stderr') => (text: string) => {
+  if (!closed[name]) process[name].write(text);
+};
+
 const { runCli } = await import('./run-cli.js');
 process.exitCode = await runCli({
   argv: process.argv.slice(2),
   env: process.env,
   cwd: process.cwd(),
   nodeVersion: process.version,
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout: writeTo('stdout'),
+  stderr: writeTo('stderr'),
   ...(process.stdin.isTTY ? { confirm } : {}),
   interrupt: interrupt.signal,
   isTTY: process.stderr.isTTY === true,
