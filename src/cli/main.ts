@@ -2,6 +2,14 @@
 // The `issueloop` executable: the only place that touches the real process.
 import module from 'node:module';
 
+// Refused before anything else loads: an older Node fails later in confusing ways (Map.groupBy).
+const { nodeTooOld } = await import('../run/node-version.js');
+const tooOld = nodeTooOld(process.versions.node);
+if (tooOld) {
+  process.stderr.write(tooOld);
+  process.exit(1);
+}
+
 // Cache compiled code between runs (Node >= 22.1): most of a CLI's start-up is parsing JavaScript.
 module.enableCompileCache?.();
 

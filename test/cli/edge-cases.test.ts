@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, STACK_FRAME } from '../helpers/cli.js';
+import { MIN_NODE, nodeTooOld } from '../../src/run/node-version.js';
+import { CLI, type CliResult, STACK_FRAME } from '../helpers/cli.js';
 
 /**
  * The built CLI with its stdout read like `issueloop … | head -c N` reads it: the reader goes away
@@ -57,5 +59,49 @@ describe('a reader that goes away (issueloop … | head)', () => {
     expect(result.stderr).not.toMatch(STACK_FRAME);
     expect(result.code).toBe(0);
     expect((await readdir(scratch)).filter((name) => name.startsWith('issueloop-demo-'))).toEqual([]);
+  });
+});
+
+/** The built CLI on a Node that says it is `version` (process.versions.node faked before main runs). */
+function runOnNode(version: string, args: readonly string[]): Promise<CliResult> {
+  const fake = `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${version}"})`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', fake, CLI, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('a Node older than 22.12', () => {
+  it('regression: is refused at start with the fix (demo used to exit 0 on Node 20)', async () => {
+    const result = await runOnNode('20.20.2', ['demo']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('issueloop needs Node.js 22.12 or newer; this is v20.20.2');
+    expect(result.stderr).toContain('npm install --prefix ~/.node24 node@24');
+    expect(result.stderr).not.toMatch(STACK_FRAME);
+  });
+
+  it("is accepted from 22.12 on, and the bound is package.json's engines", async () => {
+    expect(nodeTooOld('22.11.0')).toMatch(/this is v22\.11\.0/);
+    expect(nodeTooOld('v18.0.0')).toMatch(/this is v18\.0\.0/);
+    expect(nodeTooOld('22.12.0')).toBeUndefined();
+    expect(nodeTooOld('23.0.0')).toBeUndefined();
+    expect(nodeTooOld('24.11.1')).toBeUndefined();
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(pkg.engines.node).toBe(`>=${MIN_NODE.join('.')}`);
+    const result = await runOnNode('22.12.0', ['--version']);
+    expect(result.code).toBe(0);
   });
 });

@@ -7,6 +7,7 @@ import type { Config } from '../../config/schema.js';
 import { systemClock } from '../../core/clock.js';
 import { ConfigError, CorruptStateError, StateAccessError, UsageError } from '../../core/errors.js';
 import { redact } from '../../core/redact.js';
+import { MIN_NODE, NODE_FIX, nodeSupported } from '../../run/node-version.js';
 import type { Check, DoctorReport } from './doctor-report.js';
 
 export interface DoctorInput extends LoadConfigOptions {
@@ -16,18 +17,14 @@ export interface DoctorInput extends LoadConfigOptions {
   fetch?: typeof fetch;
 }
 
-export const MIN_NODE = [22, 12] as const;
-
 function checkNode(version: string): Check {
-  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number);
-  const supported = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
-  return supported
+  return nodeSupported(version)
     ? { name: 'node', status: 'ok', detail: `${version} (needs >= ${MIN_NODE.join('.')})` }
     : {
         name: 'node',
         status: 'fail',
         detail: `${version} is older than ${MIN_NODE.join('.')}`,
-        fix: 'install Node 24 LTS (e.g. `nvm install 24`; the repository has an .nvmrc)',
+        fix: NODE_FIX,
       };
 }
 
