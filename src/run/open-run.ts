@@ -22,6 +22,7 @@ import { type Ledger, newRunId, openLedger } from '../session/ledger.js';
 import { createIssueSource } from '../sources/issues/issue-source.js';
 import { buildGitHubClient, stateDirOf } from './github-deps.js';
 import { openSandbox } from './open-sandbox.js';
+import { assertPrerequisites } from './prerequisites.js';
 import type { Env } from './secrets.js';
 
 /**
@@ -78,7 +79,7 @@ export async function checkoutOf(
 }
 
 /** Hosts the GitHub token may be sent to by git: github.com, or the GitHub Enterprise server in use. */
-function githubHosts(env: Env): Set<string> {
+export function githubHosts(env: Env): Set<string> {
   const hosts = new Set(['github.com']);
   for (const value of [env.GITHUB_SERVER_URL, env.GITHUB_API_URL]) {
     if (!value) continue;
@@ -116,6 +117,8 @@ export async function resolveOrigin(checkout: string, env: Env, redact: Redactor
 /** What a run and a dry run both need: the checkout, GitHub and the claim store. */
 export async function openRunBase(input: OpenRunInput): Promise<RunBase> {
   const { config, deps, env, redact } = input;
+  // The action comes here directly: an endpoint that can never work stops it before the backlog.
+  assertPrerequisites(env, config, { github: true, model: false });
   const checkout = await checkoutOf(input.cwd, env, redact);
   const client = buildGitHubClient({
     env,

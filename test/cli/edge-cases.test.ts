@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIN_NODE, nodeTooOld } from '../../src/run/node-version.js';
-import { CLI, type CliResult, STACK_FRAME } from '../helpers/cli.js';
+import { CLI, type CliResult, runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
 
 /**
  * The built CLI with its stdout read like `issueloop … | head -c N` reads it: the reader goes away
@@ -103,5 +103,81 @@ describe('a Node older than 22.12', () => {
     expect(pkg.engines.node).toBe(`>=${MIN_NODE.join('.')}`);
     const result = await runOnNode('22.12.0', ['--version']);
     expect(result.code).toBe(0);
+  });
+});
+
+describe('prerequisites a run can never work without', () => {
+  let root: string;
+  let checkout: string;
+  const KEYS = {
+    GITHUB_TOKEN: 'ghp_edgeCases0123456789abcdefghijklmnop',
+    ANTHROPIC_API_KEY: 'sk-ant-api03-edge',
+  };
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: root } });
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'issueloop-prereq-'));
+    checkout = join(root, 'widgets');
+    git(root, 'init', '-q', '-b', 'main', checkout);
+    await writeFile(join(checkout, 'tasks.md'), '## Docs\n- Write a README\n');
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const cases: Array<{ name: string; args: string[]; env: Record<string, string>; says: RegExp[] }> = [
+    {
+      name: 'regression: ANTHROPIC_BASE_URL=notaurl on a task run (every task failed as error:unknown, exit 0)',
+      args: ['run', '--tasks', 'tasks.md'],
+      env: { ...KEYS, ANTHROPIC_BASE_URL: 'notaurl' },
+      says: [/ANTHROPIC_BASE_URL is not an http\(s\) URL: "notaurl"/, /https:\/\/api\.anthropic\.com/],
+    },
+    {
+      name: 'ANTHROPIC_BASE_URL=notaurl on an issue run',
+      args: ['run', '--repo', 'acme/widgets'],
+      env: { ...KEYS, ANTHROPIC_BASE_URL: 'notaurl' },
+      says: [/ANTHROPIC_BASE_URL is not an http\(s\) URL/],
+    },
+    {
+      name: 'regression: GITHUB_API_URL=not-a-url (exit 1 after 5 s of retries, never naming it)',
+      args: ['run', '--repo', 'acme/widgets'],
+      env: { ...KEYS, GITHUB_API_URL: 'not-a-url' },
+      says: [/GITHUB_API_URL is not an http\(s\) URL: "not-a-url"/],
+    },
+    {
+      name: 'GITHUB_GRAPHQL_URL=ftp://… on a dry run',
+      args: ['run', '--dry-run', '--repo', 'acme/widgets'],
+      env: { ...KEYS, GITHUB_GRAPHQL_URL: 'ftp://example.com/graphql' },
+      says: [/GITHUB_GRAPHQL_URL is not an http\(s\) URL/],
+    },
+    {
+      name: 'regression: the token, the repository and the key missing are named at once (three round trips)',
+      args: ['run'],
+      env: {},
+      says: [/3 prerequisites are missing/, /no GitHub token/, /no repository/, /no Anthropic API key/],
+    },
+  ];
+
+  for (const c of cases) {
+    it(`${c.name}: exit 2 before anything is read`, async () => {
+      const result = await runBuiltCli(c.args, { cwd: checkout, env: c.env });
+      expect(result.code).toBe(2);
+      for (const text of c.says) expect(result.stderr).toMatch(text);
+      expect(result.stderr).not.toMatch(STACK_FRAME);
+      expect(result.stderr).not.toContain(KEYS.GITHUB_TOKEN);
+      // Nothing was started: no state directory, no ledger.
+      expect(await readdir(checkout)).not.toContain('.issueloop');
+    });
+  }
+
+  it('regression: a clone whose origin is github.com/acme/widgets needs no --repo (gh takes it from the remote)', async () => {
+    const clone = join(root, 'clone');
+    git(root, 'init', '-q', '-b', 'main', clone);
+    git(clone, 'remote', 'add', 'origin', 'https://github.com/acme/widgets.git');
+    const result = await runBuiltCli(['run'], { cwd: clone, env: {} });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/2 prerequisites are missing/);
+    expect(result.stderr).not.toMatch(/no repository/);
   });
 });

@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { basename } from 'node:path';
 import { promisify } from 'node:util';
 import type { OpenedClaimStore } from '../../claims/open-claim-store.js';
+import { ENDPOINT_VARIABLES, endpointProblems } from '../../config/endpoints.js';
 import { type LoadConfigOptions, type LoadedConfig, loadConfig } from '../../config/load-config.js';
 import type { Config } from '../../config/schema.js';
 import { systemClock } from '../../core/clock.js';
 import { ConfigError, CorruptStateError, StateAccessError, UsageError } from '../../core/errors.js';
-import { redact } from '../../core/redact.js';
 import { MIN_NODE, NODE_FIX, nodeSupported } from '../../run/node-version.js';
 import type { Check, DoctorReport } from './doctor-report.js';
 
@@ -134,21 +134,16 @@ function describeEndpoint(value: string): string {
 }
 
 function checkEndpoints(env: LoadConfigOptions['env']): Check[] {
+  const bad = new Map(endpointProblems(env).map((p) => [p.name, p]));
   const checks: Check[] = [];
-  for (const name of ['GITHUB_API_URL', 'GITHUB_GRAPHQL_URL', 'ANTHROPIC_BASE_URL'] as const) {
+  for (const name of ENDPOINT_VARIABLES) {
     const value = env[name];
     if (value === undefined || value === '') continue;
-    const valid = URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+    const problem = bad.get(name);
     checks.push(
-      valid
-        ? { name: 'endpoint', status: 'ok', detail: `${name}=${describeEndpoint(value)}` }
-        : {
-            name: 'endpoint',
-            status: 'fail',
-            detail: `${name} is not an http(s) URL: ${JSON.stringify(redact(value))}`,
-            fix: `set ${name} to a URL such as https://api.github.com, or unset it`,
-            config: true,
-          },
+      problem
+        ? { name: 'endpoint', status: 'fail', detail: problem.problem, fix: problem.fix, config: true }
+        : { name: 'endpoint', status: 'ok', detail: `${name}=${describeEndpoint(value)}` },
     );
   }
   return checks;

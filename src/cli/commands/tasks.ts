@@ -8,6 +8,7 @@ import { ensureStateDir } from '../../core/state-dir.js';
 import { EXIT, type ExitCode } from '../../run/exit-codes.js';
 import { executeRounds, openModels, openRunFiles, requireAnthropicKey } from '../../run/open-run.js';
 import { openSandbox } from '../../run/open-sandbox.js';
+import { assertPrerequisites } from '../../run/prerequisites.js';
 import type { ProgressDisplay } from '../../run/progress-display.js';
 import { renderRunSummary } from '../../run/run-summary.js';
 import type { Env } from '../../run/secrets.js';
@@ -46,7 +47,9 @@ function usesNativeEngine(parsed: TaskFile, config: Config): boolean {
 export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
   const { config, deps, redact, state } = input;
   const { loaded } = state;
-  const apiKey = usesNativeEngine(loaded.parsed, config) ? requireAnthropicKey(input.env) : '';
+  const native = usesNativeEngine(loaded.parsed, config);
+  assertPrerequisites(input.env, config, { github: false, model: native });
+  const apiKey = native ? requireAnthropicKey(input.env) : '';
   const models = openModels(
     input,
     apiKey || 'unused: every task runs on claude-code',
