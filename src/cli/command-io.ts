@@ -3,6 +3,7 @@ import type { OpenedClaimStore } from '../claims/open-claim-store.js';
 import type { LoadConfigOptions } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
+import type { LogLevel } from '../core/logger.js';
 import type { Redactor } from '../core/redact.js';
 import { createWarningLog } from './warning-log.js';
 
@@ -20,8 +21,12 @@ export interface CliIo {
   interrupt?: AbortSignal;
   /** Injected by in-process tests; the real fetch otherwise. */
   fetch?: typeof fetch;
-  /** stderr is a terminal: live progress lines instead of log lines. */
+  /** stderr is a terminal: readable log lines, and live progress lines unless `noCursor`. */
   isTTY?: boolean;
+  /** The terminal cannot move its cursor (TERM=dumb): no live lines, no escape sequences. */
+  noCursor?: boolean;
+  /** Colours in readable log lines (off under NO_COLOR and TERM=dumb). */
+  color?: boolean;
   /** GitHub write pacing (1 s by default, GitHub's advice); the demo's emulator needs none. */
   githubWriteSpacingMs?: number;
 }
@@ -38,6 +43,24 @@ interface GlobalOptions {
   config?: string;
   repo?: string;
   set?: string[];
+  logFormat?: 'pretty' | 'json';
+  verbose?: boolean;
+  quiet?: boolean;
+}
+
+/**
+ * How log lines look: readable on a terminal, JSON lines for a pipe, CI or a file, unless
+ * `--log-format` says otherwise. `--verbose` and `--quiet` move the configured level.
+ */
+export function logStyle(
+  io: Pick<CliIo, 'isTTY'>,
+  command: Command,
+  configured: LogLevel,
+): { pretty: boolean; level: LogLevel } {
+  const globals = command.optsWithGlobals<GlobalOptions>();
+  const pretty = globals.logFormat === undefined ? io.isTTY === true : globals.logFormat === 'pretty';
+  const level = globals.verbose ? 'debug' : globals.quiet ? 'warn' : configured;
+  return { pretty, level };
 }
 
 export function loadOptions(io: CommandIo, command: Command): LoadConfigOptions {
@@ -82,11 +105,13 @@ export async function configured(
   ]);
   const { config } = await loadConfig(loadOptions(io, command));
   const redact = io.redactAlso(config.redact_env);
+  const style = logStyle(io, command, config.log_level);
   const deps = await createProcessDeps({
     env: io.env,
     // A one-shot command's progress lines would only repeat its report.
-    level: quietInfo && config.log_level === 'info' ? 'warn' : config.log_level,
-    isTTY: false,
+    level: quietInfo && style.level === 'info' ? 'warn' : style.level,
+    isTTY: style.pretty,
+    ...(io.color === undefined ? {} : { color: io.color }),
     write,
     redactEnv: config.redact_env,
   });

@@ -63,4 +63,8 @@ process.exitCode = await runCli({
   ...(process.stdin.isTTY ? { confirm } : {}),
   interrupt: interrupt.signal,
   isTTY: process.stderr.isTTY === true,
+  // A terminal that cannot move its cursor (TERM=dumb, as Emacs shells set it): readable lines, no live line.
+  ...(process.env.TERM === 'dumb' ? { noCursor: true } : {}),
+  // https://no-color.org, and a dumb terminal shows escape sequences as they are.
+  color: !process.env.NO_COLOR && process.env.TERM !== 'dumb',
 });

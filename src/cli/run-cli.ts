@@ -149,6 +149,14 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
         'override one setting, e.g. --set claims.ttl=45m (repeatable)',
       ).argParser(collect),
     )
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        "log lines on stderr: pretty (a terminal's default) or json",
+      ).choices(['pretty', 'json']),
+    )
+    .addOption(new Option('-v, --verbose', 'debug log lines too (log_level: debug)').conflicts('quiet'))
+    .addOption(new Option('-q, --quiet', 'warnings and errors only (log_level: warn)'))
     .addHelpText('after', HELP_FOOTER)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()

@@ -24,11 +24,17 @@ export function addDemoCommand(
     .description('try it: a real run against local GitHub and model emulators; no credentials needed')
     .option('--keep', 'keep the temporary repository and print where it is')
     .option('--json', "print the run's summary as JSON (the demo's story goes to stderr)")
-    .action(async (flags: { keep?: boolean; json?: boolean }) => {
-      const { runDemo } = await import('./commands/demo/demo-command.js');
-      const { env, nodeVersion, stdout, stderr, interrupt, isTTY } = io;
-      const optional = { ...(interrupt ? { interrupt } : {}), ...(isTTY ? { isTTY } : {}) };
-      setExit(await runDemo({ flags, env, nodeVersion, stdout, stderr, runCli, ...optional }));
+    .action(async (flags: { keep?: boolean; json?: boolean }, command: Command) => {
+      const { runDemo, demoGlobalFlags } = await import('./commands/demo/demo-command.js');
+      const logFlags = demoGlobalFlags(command.optsWithGlobals(), io);
+      const { env, nodeVersion, stdout, stderr, interrupt, isTTY, noCursor, color } = io;
+      const optional = {
+        ...(color === undefined ? {} : { color }),
+        ...(interrupt ? { interrupt } : {}),
+        ...(isTTY ? { isTTY } : {}),
+        ...(noCursor ? { noCursor } : {}),
+      };
+      setExit(await runDemo({ flags, env, nodeVersion, stdout, stderr, runCli, logFlags, ...optional }));
     });
 }
 
@@ -54,7 +60,7 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
       let log: Log | undefined;
       const labels = new Map<number, string>();
       const progress = createProgressDisplay({
-        isTTY: io.isTTY === true && flags.json !== true,
+        isTTY: io.isTTY === true && io.noCursor !== true && flags.json !== true,
         write: io.stderr,
         log: () => log,
         now: () => systemClock.now(),

@@ -23,6 +23,8 @@ export interface LoggerOptions {
   redact: Redactor;
   /** Where finished lines go (stderr in the CLI: stdout is for command output). */
   write: (line: string) => void;
+  /** Colours in pretty lines (off under NO_COLOR). */
+  color?: boolean;
 }
 
 /**
@@ -33,7 +35,11 @@ export async function createLogger(options: LoggerOptions): Promise<Log> {
   let format: (line: string) => string = (line) => line;
   if (options.pretty) {
     const { prettyFactory } = await import('pino-pretty');
-    const pretty = prettyFactory({ colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname' });
+    const pretty = prettyFactory({
+      colorize: options.color !== false,
+      translateTime: 'HH:MM:ss',
+      ignore: 'pid,hostname',
+    });
     format = (line) => pretty(line) ?? line;
   }
   const destination = {

@@ -14,6 +14,8 @@ export interface ProcessDepsOptions {
   write: (line: string) => void;
   /** Further environment variables whose values are secrets (config `redact_env`). */
   redactEnv?: readonly string[];
+  /** Colours in readable lines; by default unless NO_COLOR is set. */
+  color?: boolean;
   /** A fixed seed makes jitter reproducible (benchmarks, demos). */
   seed?: number;
 }
@@ -24,6 +26,8 @@ export async function createProcessDeps(options: ProcessDepsOptions): Promise<De
   const log = await createLogger({
     level: options.level,
     pretty: options.isTTY,
+    // https://no-color.org: any non-empty NO_COLOR turns colours off.
+    color: options.color ?? !options.env.NO_COLOR,
     redact,
     write: options.write,
   });

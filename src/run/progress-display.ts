@@ -70,7 +70,9 @@ export function createProgressDisplay(options: {
       const known = active.get(issue);
       if (known) known.phase = phase;
       else active.set(issue, { phase, calls: 0, costUsd: 0, started: options.now() });
-      say(issue, `${name(issue)} ${phase}`);
+      // A terminal's live line shows the phase; a line per phase would scroll above it.
+      if (options.isTTY) draw();
+      else say(issue, `${name(issue)} ${phase}`);
     },
     event(issue, event: AgentEvent) {
       const a = active.get(issue);

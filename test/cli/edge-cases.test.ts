@@ -181,3 +181,95 @@ describe('prerequisites a run can never work without', () => {
     expect(result.stderr).not.toMatch(/no repository/);
   });
 });
+
+/**
+ * The built CLI on a real terminal: util-linux `script` gives it a pseudo-terminal, and what the
+ * terminal shows (stdout and stderr, \r\n line ends) comes back.
+ */
+function runOnTerminal(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; screen: string }> {
+  const quote = (word: string) => `'${word.replace(/'/g, "'\\''")}'`;
+  const command = [process.execPath, CLI, ...args].map(quote).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let screen = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      screen += chunk;
+    });
+    child.on('error', (err) =>
+      reject(new Error(`util-linux script is needed for the terminal tests: ${err.message}`)),
+    );
+    child.on('close', (code) => resolve({ code, screen }));
+  });
+}
+
+describe('a terminal', () => {
+  const ESC = '\u001b[';
+
+  it('regression: gets readable log lines and the live line, never raw pino JSON', async () => {
+    const { code, screen } = await runOnTerminal(['--verbose', 'demo'], { TERM: 'xterm-256color' });
+    expect(code).toBe(0);
+    expect(screen).toMatch(/round 1: 2 claimed/);
+    expect(screen).not.toMatch(/\{"level":\d+/);
+    // The live line is drawn and erased in place.
+    expect(screen).toContain(`${ESC}J`);
+  });
+
+  it('regression: TERM=dumb gets the same readable lines and not one escape sequence', async () => {
+    const { code, screen } = await runOnTerminal(['--verbose', 'demo'], { TERM: 'dumb' });
+    expect(code).toBe(0);
+    expect(screen).toMatch(/round 1: 2 claimed/);
+    expect(screen).not.toContain('\u001b');
+  });
+
+  it('NO_COLOR keeps the live line but drops the colours', async () => {
+    const { code, screen } = await runOnTerminal(['--verbose', 'demo'], {
+      TERM: 'xterm-256color',
+      NO_COLOR: '1',
+    });
+    expect(code).toBe(0);
+    expect(screen).toContain(`${ESC}J`);
+    expect(screen).not.toMatch(/\u001b\[[0-9;]*m/);
+  });
+
+  it('--log-format json on a terminal gives JSON lines; --verbose --quiet is refused', async () => {
+    const json = await runOnTerminal(['--log-format', 'json', '--verbose', 'demo'], {
+      TERM: 'xterm-256color',
+    });
+    expect(json.code).toBe(0);
+    expect(json.screen).toMatch(/\{"level":30,[^\n]*round 1: 2 claimed/);
+    const both = await runBuiltCli(['--verbose', '--quiet', 'status']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(
+      /'-q, --quiet' cannot be used with option '-v, --verbose'|cannot be used with/,
+    );
+  });
+});
+
+describe('demo and the global flags', () => {
+  it('regression: refuses --config, --repo and --set, which cannot apply to its own repository (silently ignored, exit 0)', async () => {
+    for (const flags of [
+      ['--config', 'typo.yaml'],
+      ['--repo', 'acme/widgets'],
+      ['--set', 'workers=2'],
+    ]) {
+      const result = await runBuiltCli([...flags, 'demo']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`${flags[0]} cannot apply to it`);
+      expect(result.stdout).toBe('');
+    }
+  });
+
+  it('says that a config file and ISSUELOOP_* settings where it runs are not used', async () => {
+    const result = await runBuiltCli(['demo'], { env: { ISSUELOOP_WORKERS: 'lots' } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      'not used by the demo, which brings its own configuration: ISSUELOOP_WORKERS',
+    );
+  });
+});

@@ -31,6 +31,8 @@ describe('progress display', () => {
       now: () => now,
     });
     display.phase(12, 'working');
+    // regression: a phase change redraws the live line; it is not a line of its own above it.
+    expect(out).toBe('#12  working      0 model calls  $0.00  0s\n');
     display.event(12, modelCall(0.25));
     display.event(12, modelCall(0.5));
     now = 65_000;

@@ -1,4 +1,6 @@
-import { basename } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { UsageError } from '../../../core/errors.js';
 import { EXIT, type ExitCode } from '../../../run/exit-codes.js';
 import type { CliIo } from '../../command-io.js';
 import type { DemoOutcome, DemoScenario } from './index.js';
@@ -19,6 +21,12 @@ export interface DemoInput {
   interrupt?: AbortSignal;
   /** stderr is a terminal: the run shows its live progress lines, as a real one would. */
   isTTY?: boolean;
+  /** A terminal that cannot move its cursor (TERM=dumb). */
+  noCursor?: boolean;
+  /** Colours in readable log lines. */
+  color?: boolean;
+  /** The global log flags the demo's run honours (`--verbose`, `--quiet`, `--log-format`). */
+  logFlags?: readonly string[];
   /** The real CLI, run against the demo's emulators (handed in: the CLI is what runs this command). */
   runCli: (io: CliIo) => Promise<ExitCode>;
 }
@@ -85,6 +93,47 @@ function epilogue(scenario: DemoScenario, outcome: DemoOutcome, keep: boolean): 
 }
 
 /**
+ * The demo honours the global log flags (its run gets them) and refuses the ones that choose a
+ * configuration or a repository: it builds its own, so `--config typo.yaml demo` must not pass silently.
+ * A configuration file or ISSUELOOP_* settings where it runs are not used either, and it says so.
+ */
+export function demoGlobalFlags(
+  globals: {
+    config?: string;
+    repo?: string;
+    set?: string[];
+    logFormat?: string;
+    verbose?: boolean;
+    quiet?: boolean;
+  },
+  io: { cwd: string; env: Readonly<Record<string, string | undefined>>; stderr: (text: string) => void },
+): string[] {
+  const refused = [
+    ...(globals.config !== undefined ? ['--config'] : []),
+    ...(globals.repo !== undefined ? ['--repo'] : []),
+    ...((globals.set ?? []).length > 0 ? ['--set'] : []),
+  ];
+  if (refused.length > 0) {
+    throw new UsageError(
+      `demo runs on its own temporary repository with its own configuration: ${refused.join(', ')} cannot apply to it; drop ${refused.length === 1 ? 'it' : 'them'}, or use \`issueloop run\` on your repository`,
+    );
+  }
+  const ignored = [
+    ...(existsSync(join(io.cwd, 'issueloop.config.yaml')) ? ['issueloop.config.yaml'] : []),
+    ...Object.keys(io.env).filter((name) => name.startsWith('ISSUELOOP_')),
+  ];
+  if (ignored.length > 0)
+    io.stderr(
+      `issueloop demo: not used by the demo, which brings its own configuration: ${ignored.join(', ')}\n`,
+    );
+  return [
+    ...(globals.logFormat !== undefined ? ['--log-format', globals.logFormat] : []),
+    ...(globals.verbose ? ['--verbose'] : []),
+    ...(globals.quiet ? ['--quiet'] : []),
+  ];
+}
+
+/**
  * `issueloop demo`: the real `issueloop run` — argument parsing, configuration, rounds, sessions,
  * verify, pull requests — against the project's own GitHub emulator and a scripted Anthropic-compatible
  * server on loopback, in a temporary repository. The run's environment is built from scratch, so the
@@ -103,7 +152,7 @@ export async function runDemo(input: DemoInput): Promise<ExitCode> {
   try {
     say(header(scenario, DEMO_VERIFY_COMMAND));
     const code = await runCli({
-      argv: [...scenario.runArgs, ...(json ? ['--json'] : [])],
+      argv: [...(input.logFlags ?? []), ...scenario.runArgs, ...(json ? ['--json'] : [])],
       env: scenario.env,
       cwd: scenario.checkout,
       nodeVersion: input.nodeVersion,
@@ -111,6 +160,8 @@ export async function runDemo(input: DemoInput): Promise<ExitCode> {
       stderr: input.stderr,
       ...(input.interrupt ? { interrupt: input.interrupt } : {}),
       ...(input.isTTY ? { isTTY: true } : {}),
+      ...(input.noCursor ? { noCursor: true } : {}),
+      ...(input.color === undefined ? {} : { color: input.color }),
       // The emulator needs no pacing of writes: the demo takes a second, not twelve.
       githubWriteSpacingMs: 0,
     });
