@@ -234,7 +234,7 @@ describe('a terminal', () => {
     });
     expect(code).toBe(0);
     expect(screen).toContain(`${ESC}J`);
-    expect(screen).not.toMatch(/\u001b\[[0-9;]*m/);
+    expect(screen).not.toMatch(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`));
   });
 
   it('--log-format json on a terminal gives JSON lines; --verbose --quiet is refused', async () => {
