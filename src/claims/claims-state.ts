@@ -252,3 +252,17 @@ export function clearAll(state: ClaimsFile, now: number): Transaction<ClearSumma
   const leases = records.filter((r) => isLive(r.lease, now)).length;
   return { result: { leases, issues: records.length }, next: emptyClaimsFile(state.next_token) };
 }
+
+/**
+ * A recorded failure for people: `network: connect ECONNREFUSED …`. A message that already starts
+ * with its class (a session's reason often does) is not prefixed twice.
+ */
+export function failureText(reason: { error_class: string; message: string }): string {
+  const prefix = `${reason.error_class}: `;
+  return reason.message.startsWith(prefix) ? reason.message : `${prefix}${reason.message}`;
+}
+
+/** `1 failure`, `3 failures`. */
+export function failureCount(count: number): string {
+  return `${count} ${count === 1 ? 'failure' : 'failures'}`;
+}

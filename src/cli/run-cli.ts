@@ -1,5 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
+import { closest, distance } from 'fastest-levenshtein';
 import { systemClock } from '../core/clock.js';
+import { UsageError } from '../core/errors.js';
 import { createRedactor } from '../core/redact.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../run/exit-codes.js';
 import { secretsFromEnv } from '../run/secrets.js';
@@ -62,7 +64,11 @@ function addClaimsCommands(program: Command, io: CommandIo): void {
   program
     .command('reset')
     .description('clear all leases and failure history, after a confirmation')
-    .option('--claims', 'reset only the claim store (today the only state reset clears)')
+    .addOption(
+      new Option('--claims', 'reset only the claim store (today the only state reset clears)').conflicts(
+        'tasks',
+      ),
+    )
     .option('--tasks <file>', "forget a task file's outcomes and conversations instead (its branch stays)")
     .option('--dir <checkout>', 'the checkout whose state to reset (default: the current directory)')
     .option('-y, --yes', 'do not ask (for scripts)')
@@ -186,6 +192,35 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
   return program;
 }
 
+/** `did you mean list?` for a word close to one of `names`. */
+function suggestion(word: string, names: readonly string[]): string {
+  const near = closest(word, [...names]);
+  return near !== undefined && distance(word, near) <= 2 ? ` (did you mean ${near}?)` : '';
+}
+
+/**
+ * Names commander would not refuse: `help bogus` (it prints the whole help, exit 0) and a mistyped
+ * subcommand of a command with a default one (`claims lst` became an argument of `claims list`).
+ */
+function checkCommandNames(program: Command, argv: readonly string[]): void {
+  const names = (command: Command) => command.commands.map((c) => c.name());
+  const [first, second] = argv;
+  if (
+    first === 'help' &&
+    second !== undefined &&
+    !second.startsWith('-') &&
+    !names(program).includes(second)
+  ) {
+    throw new UsageError(`help: unknown command '${second}'${suggestion(second, names(program))}`);
+  }
+  const parent = program.commands.find((c) => c.name() === first && c.commands.length > 0);
+  if (parent && second !== undefined && !second.startsWith('-') && !names(parent).includes(second)) {
+    throw new UsageError(
+      `unknown command '${first} ${second}'${suggestion(second, names(parent))}; \`issueloop ${first} --help\` lists them`,
+    );
+  }
+}
+
 /** Runs one CLI invocation and returns its exit code; never throws, never calls process.exit. */
 export async function runCli(rawIo: CliIo): Promise<ExitCode> {
   // Defence in depth: whatever a command prints, the tokens it was given are never part of it.
@@ -208,6 +243,7 @@ export async function runCli(rawIo: CliIo): Promise<ExitCode> {
     exitCode = code;
   });
   try {
+    checkCommandNames(program, io.argv);
     await program.parseAsync([...io.argv], { from: 'user' });
     return exitCode;
   } catch (err) {

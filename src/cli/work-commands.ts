@@ -1,7 +1,9 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
+import { UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
 import type { ExitCode } from '../run/exit-codes.js';
 import { type CliIo, type CommandIo, configured, openStore } from './command-io.js';
@@ -44,8 +46,8 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
     .command('run')
     .description('work the backlog round after round until it stays empty, then print a summary')
     .option('--dry-run', 'show what the next round would claim and why the rest is skipped; write nothing')
-    .option('--once', 'run a single round')
-    .option('--max-rounds <n>', 'stop after this many rounds')
+    .addOption(new Option('--once', 'run a single round').conflicts(['maxRounds', 'dryRun']))
+    .addOption(new Option('--max-rounds <n>', 'stop after this many rounds').conflicts('dryRun'))
     .option(
       '--tasks <file>',
       'work a local task file ("## Group" headings, "- task" items) instead of GitHub issues',
@@ -118,8 +120,15 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
 }
 
 /** `--dir <checkout>`: the command works (and finds its config) there; paths the user typed stay relative to where they typed them. */
+/** The io of a command run with `--dir`: an existing directory, or a usage error that says what it is. */
 export function inDir(io: CommandIo, dir: string | undefined): CommandIo {
-  return dir === undefined ? io : { ...io, cwd: resolve(io.cwd, dir) };
+  if (dir === undefined) return io;
+  const cwd = resolve(io.cwd, dir);
+  const info = statSync(cwd, { throwIfNoEntry: false });
+  if (!info) throw new UsageError(`--dir ${dir}: no such directory`);
+  if (!info.isDirectory())
+    throw new UsageError(`--dir ${dir}: a file, not a directory; pass the checkout's directory`);
+  return { ...io, cwd };
 }
 
 /** What opening a task file's state needs, from the CLI's io. */

@@ -7,7 +7,7 @@ export const STOP_TEXT: Readonly<Record<RunSummary['stop'], string>> = {
   max_rounds: 'round limit reached',
   budget: 'run budget reached',
   time_budget: 'time budget reached: no new claims',
-  interrupted: 'interrupted; state saved, interrupted issues are retried first next time',
+  interrupted: 'interrupted; state saved, interrupted work is retried first next time',
 };
 
 const dollars = (value: number) => `$${value.toFixed(2)}`;

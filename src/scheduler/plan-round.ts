@@ -20,7 +20,7 @@ export function describeSkip(reason: SkipReason): string {
     case 'leased':
       return `leased by ${reason.owner} until ${reason.until}`;
     case 'needs_human':
-      return `needs a human after ${reason.failures} failures`;
+      return `needs a human after ${reason.failures} ${reason.failures === 1 ? 'failure' : 'failures'}`;
     case 'in_review':
       return 'resolved: its pull request awaits review';
     case 'untrusted':

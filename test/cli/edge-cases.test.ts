@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIN_NODE, nodeTooOld } from '../../src/run/node-version.js';
 import { CLI, type CliResult, runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
@@ -272,4 +273,40 @@ describe('demo and the global flags', () => {
       'not used by the demo, which brings its own configuration: ISSUELOOP_WORKERS',
     );
   });
+});
+
+describe('words and flags the CLI used to take', () => {
+  const cases: Array<{ args: string[]; says: string }> = [
+    { args: ['help', 'bogus'], says: "help: unknown command 'bogus'" },
+    { args: ['help', 'rn'], says: "help: unknown command 'rn' (did you mean run?)" },
+    { args: ['claims', 'lst'], says: "unknown command 'claims lst' (did you mean list?)" },
+    { args: ['board', 'inti'], says: "unknown command 'board inti' (did you mean init?)" },
+    { args: ['run', '--dry-run', '--once'], says: "option '--once' cannot be used with option '--dry-run'" },
+    { args: ['run', '--dry-run', '--max-rounds', '3'], says: "cannot be used with option '--dry-run'" },
+    {
+      args: ['run', '--once', '--max-rounds', '3'],
+      says: "option '--once' cannot be used with option '--max-rounds <n>'",
+    },
+    {
+      args: ['reset', '--tasks', 'tasks.md', '--claims'],
+      says: "option '--claims' cannot be used with option '--tasks <file>'",
+    },
+    {
+      args: ['run', '--dir', '/nonexistent/checkout'],
+      says: '--dir /nonexistent/checkout: no such directory',
+    },
+    {
+      args: ['status', '--dir', '/nonexistent/checkout'],
+      says: '--dir /nonexistent/checkout: no such directory',
+    },
+    { args: ['run', '--dir', 'package.json'], says: '--dir package.json: a file, not a directory' },
+  ];
+  for (const c of cases) {
+    it(`regression: issueloop ${c.args.join(' ')} is refused (exit 2) saying why`, async () => {
+      const result = await runBuiltCli(c.args, { cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(c.says);
+      expect(result.stderr).not.toMatch(STACK_FRAME);
+    });
+  }
 });

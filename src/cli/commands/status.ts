@@ -1,4 +1,5 @@
 import type { ClaimView } from '../../claims/claim-store.js';
+import { failureCount, failureText } from '../../claims/claims-state.js';
 import { humanDuration } from '../../core/human-duration.js';
 import { type LedgerEvent, latestLedger, readLedger } from '../../session/ledger.js';
 
@@ -76,7 +77,7 @@ export async function readStatus(
         return {
           issue: c.issue,
           failures: c.failure_count,
-          ...(last ? { lastReason: `${last.error_class}: ${last.message}` } : {}),
+          ...(last ? { lastReason: failureText(last) } : {}),
         };
       }),
   };
@@ -107,6 +108,6 @@ export function renderStatus(report: StatusReport, now: number): string {
   }
   lines.push('', report.needsHuman.length === 0 ? 'nothing needs a human' : 'needs a human:');
   for (const n of report.needsHuman)
-    lines.push(`  #${n.issue} after ${n.failures} failures${n.lastReason ? `: ${n.lastReason}` : ''}`);
+    lines.push(`  #${n.issue} after ${failureCount(n.failures)}${n.lastReason ? `: ${n.lastReason}` : ''}`);
   return `${lines.join('\n')}\n`;
 }

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { z } from 'zod';
 import type { ClaimView } from '../../claims/claim-store.js';
+import { failureText } from '../../claims/claims-state.js';
 import { CorruptStateError } from '../../core/errors.js';
 import { writeFileDurably } from '../../core/write-file-durably.js';
 import type { Task, TaskEngine } from './task-file.js';
@@ -152,7 +153,7 @@ export function reportTask(
     attempts: view?.attempts ?? 0,
     failures: view?.failure_count ?? 0,
     last_outcome: view?.last_outcome ?? null,
-    last_failure: last ? `${last.error_class}: ${last.message}` : null,
+    last_failure: last ? failureText(last) : null,
     session_id: threads.tasks[task.id]?.session_id ?? null,
     interrupted_at: view?.last_outcome === 'interrupted' ? (view.interrupted_at ?? null) : null,
     partial_context: view?.last_outcome === 'interrupted' ? (view.partial_context ?? null) : null,
