@@ -26,6 +26,7 @@ const { createSeededRandom } = await import('../dist/core/random.js');
 const { createRedactor } = await import('../dist/core/redact.js');
 const { openGitHubAdapter } = await import('../dist/github/adapter.js');
 const { openModels } = await import('../dist/run/open-run.js');
+const { openSandbox } = await import('../dist/run/open-sandbox.js');
 const { createAnthropicEmulator, reply } = await import('../dist/sandbox/anthropic/index.js');
 const { createGitHubEmulator } = await import('../dist/sandbox/github/index.js');
 const { createIssueSource } = await import('../dist/sources/issues/issue-source.js');
@@ -124,6 +125,8 @@ async function measureRun(root, repo, env) {
     models: openModels({ config, deps, redact, fetch: anthropic.fetch }, anthropic.apiKey, anthropic.baseUrl),
     env,
     redact,
+    // As a run has it: the agent's commands (and verify) under bubblewrap (sandbox.mode: os).
+    sandbox: await openSandbox(config, env, silentLog),
   };
   const started = performance.now();
   const summary = await runRounds(ctx, { owner: 'bench:1' });

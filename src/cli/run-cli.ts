@@ -247,10 +247,17 @@ export async function runCli(rawIo: CliIo): Promise<ExitCode> {
     await program.parseAsync([...io.argv], { from: 'user' });
     return exitCode;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    const code =
+      err instanceof CommanderError ? (err.exitCode === 0 ? EXIT.ok : EXIT.usage) : exitCodeFor(err);
     const message = err instanceof Error ? err.message : String(err);
-    io.stderr(`issueloop: ${message}\n`);
-    return exitCodeFor(err);
+    if (!(err instanceof CommanderError)) io.stderr(`issueloop: ${message}\n`);
+    // A script that asked for JSON gets JSON on a failure too, not an empty stdout.
+    if (code !== EXIT.ok && io.argv.includes('--json')) {
+      io.stdout(
+        `${JSON.stringify({ error: { message: message.replace(/^error: /, ''), exitCode: code } }, null, 2)}\n`,
+      );
+    }
+    return code;
   } finally {
     await Promise.allSettled(closers.map((close) => close()));
   }

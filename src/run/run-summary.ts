@@ -73,3 +73,8 @@ export function renderRunSummary(
   );
   return `${lines.join('\n')}\n`;
 }
+
+/** Dollar amounts in JSON to the micro-dollar: 0.007293, not the float sum 0.007292999999999999. */
+export function roundedCosts(key: string, value: unknown): unknown {
+  return typeof value === 'number' && /usd$/i.test(key) ? Math.round(value * 1e6) / 1e6 : value;
+}

@@ -310,3 +310,35 @@ describe('words and flags the CLI used to take', () => {
     });
   }
 });
+
+describe('JSON a script can rely on', () => {
+  it('regression: demo --json names no ledger it has deleted, and its costs are whole micro-dollars', async () => {
+    const result = await runBuiltCli(['demo', '--json']);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as {
+      ledger: string | null;
+      kept: boolean;
+      costUsd: number;
+      reports: Array<{ costUsd: number }>;
+    };
+    expect(summary.kept).toBe(false);
+    expect(summary.ledger).toBeNull();
+    for (const cost of [summary.costUsd, ...summary.reports.map((r) => r.costUsd)]) {
+      expect(Math.round(cost * 1e6) / 1e6).toBe(cost);
+      expect(String(cost).length).toBeLessThan(12);
+    }
+  });
+});
+
+describe('--json on a failure', () => {
+  it('regression: prints the error as JSON on stdout with the exit code (stdout was empty)', async () => {
+    const bad = await runBuiltCli(['run', '--json', '--max-rounds', 'lots', '--repo', 'acme/widgets']);
+    expect(bad.code).toBe(2);
+    const parsed = JSON.parse(bad.stdout) as { error: { message: string; exitCode: number } };
+    expect(parsed.error.exitCode).toBe(2);
+    expect(parsed.error.message).toContain('--max-rounds');
+    const unknown = await runBuiltCli(['status', '--json', '--bogus']);
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stdout).error.message).toContain("unknown option '--bogus'");
+  });
+});

@@ -8,7 +8,7 @@ import { EXIT, type ExitCode } from '../../run/exit-codes.js';
 import { executeRun, type FinishedRun, githubHosts, openRun, openRunBase } from '../../run/open-run.js';
 import { assertPrerequisites, repoFromRemote } from '../../run/prerequisites.js';
 import type { ProgressDisplay } from '../../run/progress-display.js';
-import { renderRunSummary } from '../../run/run-summary.js';
+import { renderRunSummary, roundedCosts } from '../../run/run-summary.js';
 import type { Env } from '../../run/secrets.js';
 import { remoteUrl } from '../../session/git/remote.js';
 
@@ -106,7 +106,7 @@ async function runIssues(input: RunCommandInput, maxRounds: number | undefined):
   const { summary, requests, ledgerFile } = finished;
   input.stdout(
     input.flags.json
-      ? `${JSON.stringify({ ...summary, requests, ledger: ledgerFile }, null, 2)}\n`
+      ? `${JSON.stringify({ ...summary, requests, ledger: ledgerFile }, roundedCosts, 2)}\n`
       : renderRunSummary(summary, requests, ledgerFile),
   );
   return summary.stop === 'interrupted' ? EXIT.interrupted : EXIT.ok;

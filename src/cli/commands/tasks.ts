@@ -10,7 +10,7 @@ import { executeRounds, openModels, openRunFiles, requireAnthropicKey } from '..
 import { openSandbox } from '../../run/open-sandbox.js';
 import { assertPrerequisites } from '../../run/prerequisites.js';
 import type { ProgressDisplay } from '../../run/progress-display.js';
-import { renderRunSummary } from '../../run/run-summary.js';
+import { renderRunSummary, roundedCosts } from '../../run/run-summary.js';
 import type { Env } from '../../run/secrets.js';
 import type { WorkContext } from '../../scheduler/work-item.js';
 import type { TaskFile } from '../../sources/tasks/task-file.js';
@@ -125,7 +125,7 @@ export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
       ...rest,
     }));
     input.stdout(
-      `${JSON.stringify({ ...summary, reports, skipped, branch, ledger: ledgerFile }, null, 2)}\n`,
+      `${JSON.stringify({ ...summary, reports, skipped, branch, ledger: ledgerFile }, roundedCosts, 2)}\n`,
     );
   } else {
     const text = renderRunSummary(

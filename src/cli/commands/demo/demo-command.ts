@@ -93,6 +93,19 @@ function epilogue(scenario: DemoScenario, outcome: DemoOutcome, keep: boolean): 
 }
 
 /**
+ * The run's JSON summary as the demo leaves things: the ledger's path only when the repository it is in
+ * was kept (it is removed otherwise), with `kept` saying which.
+ */
+function demoSummary(text: string, kept: boolean): string {
+  try {
+    const summary = JSON.parse(text) as Record<string, unknown>;
+    return `${JSON.stringify({ ...summary, ledger: kept ? summary.ledger : null, kept }, null, 2)}\n`;
+  } catch {
+    return text;
+  }
+}
+
+/**
  * The demo honours the global log flags (its run gets them) and refuses the ones that choose a
  * configuration or a repository: it builds its own, so `--config typo.yaml demo` must not pass silently.
  * A configuration file or ISSUELOOP_* settings where it runs are not used either, and it says so.
@@ -149,6 +162,8 @@ export async function runDemo(input: DemoInput): Promise<ExitCode> {
   const say = json ? input.stderr : input.stdout;
   const scenario = await startDemoScenario({ callerPath: input.env.PATH });
   let keep = input.flags.keep === true;
+  // With --json the run's summary is held back until the demo knows whether its ledger is kept.
+  let summaryJson = '';
   try {
     say(header(scenario, DEMO_VERIFY_COMMAND));
     const code = await runCli({
@@ -156,7 +171,11 @@ export async function runDemo(input: DemoInput): Promise<ExitCode> {
       env: scenario.env,
       cwd: scenario.checkout,
       nodeVersion: input.nodeVersion,
-      stdout: input.stdout,
+      stdout: json
+        ? (text) => {
+            summaryJson += text;
+          }
+        : input.stdout,
       stderr: input.stderr,
       ...(input.interrupt ? { interrupt: input.interrupt } : {}),
       ...(input.isTTY ? { isTTY: true } : {}),
@@ -188,5 +207,6 @@ export async function runDemo(input: DemoInput): Promise<ExitCode> {
     return EXIT.ok;
   } finally {
     await scenario.close({ keep });
+    if (summaryJson) input.stdout(demoSummary(summaryJson, keep));
   }
 }
