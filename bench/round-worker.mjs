@@ -9,8 +9,8 @@ import { createMemoryClaimStore } from '../dist/claims/memory-claim-store.js';
 import { ConfigSchema } from '../dist/config/schema.js';
 import { openGitHubAdapter } from '../dist/github/adapter.js';
 import { createGitHubEmulator } from '../dist/sandbox/github/index.js';
-import { planRound } from '../dist/sources/issues/plan-issues.js';
 import { readTrust } from '../dist/sources/issues/issue-source.js';
+import { planRound } from '../dist/sources/issues/plan-issues.js';
 import { EMULATED_GITHUB, emulatedGitHubClient } from './lib.mjs';
 
 const ISSUES = 10_000;
