@@ -43,6 +43,11 @@ const usd = z.number().positive('expected a positive amount in US dollars');
 
 export const repoSlug = z
   .string()
+  // A clone URL's tail is not the repository's name: `acme/widgets.git` would reach no repository.
+  .refine(
+    (slug) => !slug.endsWith('.git'),
+    'drop the ".git": the repository is "owner/name", e.g. "acme/widgets"',
+  )
   .regex(REPO_SLUG, 'expected a repository as "owner/name", e.g. "octocat/hello-world"');
 
 const redisUrl = z.string().refine(

@@ -73,7 +73,9 @@ export async function checkoutOf(
 ): Promise<string> {
   try {
     return (await runGit(['rev-parse', '--show-toplevel'], { cwd, env, redact })).stdout.trim();
-  } catch {
+  } catch (err) {
+    if (/could not start git/.test(String((err as Error).message)))
+      throw new UsageError(`git is not on PATH: install git (e.g. \`apt-get install git\`)`);
     throw new UsageError(`${cwd} is not a git checkout: ${fix}`);
   }
 }

@@ -342,3 +342,37 @@ describe('--json on a failure', () => {
     expect(JSON.parse(unknown.stdout).error.message).toContain("unknown option '--bogus'");
   });
 });
+
+describe('where run would fail, said before it runs', () => {
+  it('regression: --repo acme/widgets.git is refused with the fix (it was accepted and reached no repository)', async () => {
+    const result = await runBuiltCli(['run', '--dry-run', '--repo', 'acme/widgets.git']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('drop the ".git"');
+  });
+
+  it('regression: with no git on PATH run says so (it said "not a git checkout")', async () => {
+    const nodeOnly = join(tmpdir(), `issueloop-node-only-${process.pid}`);
+    await rm(nodeOnly, { recursive: true, force: true });
+    execFileSync('mkdir', ['-p', nodeOnly]);
+    execFileSync('ln', ['-s', process.execPath, join(nodeOnly, 'node')]);
+    try {
+      const result = await runBuiltCli(['run', '--repo', 'acme/widgets'], {
+        env: { PATH: nodeOnly, GITHUB_TOKEN: 'ghp_x', ANTHROPIC_API_KEY: 'sk-ant-x' },
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('git is not on PATH');
+    } finally {
+      await rm(nodeOnly, { recursive: true, force: true });
+    }
+  });
+
+  it('regression: doctor outside a git checkout warns that run needs one (it passed)', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'issueloop-outside-'));
+    try {
+      const result = await runBuiltCli(['doctor'], { cwd: outside });
+      expect(result.stdout).toMatch(/warn\s+checkout\s+.* is not a git checkout/);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { basename } from 'node:path';
-import { promisify } from 'node:util';
 import type { OpenedClaimStore } from '../../claims/open-claim-store.js';
 import { ENDPOINT_VARIABLES, endpointProblems } from '../../config/endpoints.js';
 import { type LoadConfigOptions, type LoadedConfig, loadConfig } from '../../config/load-config.js';
 import type { Config } from '../../config/schema.js';
 import { systemClock } from '../../core/clock.js';
 import { ConfigError, CorruptStateError, StateAccessError, UsageError } from '../../core/errors.js';
-import { MIN_NODE, NODE_FIX, nodeSupported } from '../../run/node-version.js';
+import { checkCheckout, checkGit, checkNode } from './doctor-host.js';
 import type { Check, DoctorReport } from './doctor-report.js';
 
 export interface DoctorInput extends LoadConfigOptions {
@@ -15,31 +13,6 @@ export interface DoctorInput extends LoadConfigOptions {
   nodeVersion: string;
   /** Injected by tests; the real fetch otherwise. */
   fetch?: typeof fetch;
-}
-
-function checkNode(version: string): Check {
-  return nodeSupported(version)
-    ? { name: 'node', status: 'ok', detail: `${version} (needs >= ${MIN_NODE.join('.')})` }
-    : {
-        name: 'node',
-        status: 'fail',
-        detail: `${version} is older than ${MIN_NODE.join('.')}`,
-        fix: NODE_FIX,
-      };
-}
-
-async function checkGit(env: LoadConfigOptions['env']): Promise<Check> {
-  try {
-    const { stdout } = await promisify(execFile)('git', ['--version'], { timeout: 5_000, env: { ...env } });
-    return { name: 'git', status: 'ok', detail: stdout.trim() };
-  } catch {
-    return {
-      name: 'git',
-      status: 'fail',
-      detail: 'git is not on PATH',
-      fix: 'install git (e.g. `apt-get install git`)',
-    };
-  }
 }
 
 async function checkConfig(input: LoadConfigOptions): Promise<{ check: Check; loaded?: LoadedConfig }> {
@@ -242,7 +215,13 @@ function withoutCredentials(config: Config): Config {
 
 export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   const { check: configCheck, loaded } = await checkConfig(input);
-  const checks: Check[] = [checkNode(input.nodeVersion), await checkGit(input.env), configCheck];
+  const checkout = await checkCheckout(input.cwd, input.env);
+  const checks: Check[] = [
+    checkNode(input.nodeVersion),
+    await checkGit(input.env),
+    ...(checkout ? [checkout] : []),
+    configCheck,
+  ];
   const repo = checkRepo(loaded);
   if (repo) checks.push(repo);
   checks.push(
