@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,6 +24,8 @@ let github: { url: string; close(): Promise<void> };
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'issueloop-cli-'));
   await writeFile(join(dir, 'issueloop.config.yaml'), 'repo: acme/widgets\nworkers: 2\n');
+  // A clone, as doctor expects to run in (outside one it warns that run needs one).
+  execFileSync('git', ['init', '-q', dir]);
   // doctor talks to GitHub: here, to the emulator on loopback.
   const emulator = createGitHubEmulator({ owner: 'acme', repo: 'widgets' });
   emulator.addToken(GITHUB_TOKEN, { login: 'maintainer', kind: 'classic', scopes: ['repo', 'project'] });
