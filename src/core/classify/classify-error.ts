@@ -120,11 +120,15 @@ export function classifyError(err: unknown, ctx: ClassifyContext = {}): Classifi
     decision = fromText(err, facts);
     decidedBy = decision ? 'text' : 'none';
   }
-  const final: Decision = decision ?? {
+  const decided: Decision = decision ?? {
     errorClass: 'unknown',
     // For a log tail the newest line says most; for an error, its own (outermost) message.
     message: typeof err === 'string' ? lastLine(err) : (facts.messages[0] ?? String(err)),
   };
+  // fetch's own "fetch failed" says nothing: its cause says why ("bad port", an invalid URL).
+  const cause = facts.messages.slice(1).find((m) => m !== decided.message);
+  const final: Decision =
+    decided.message === 'fetch failed' && cause ? { ...decided, message: `fetch failed: ${cause}` } : decided;
   const policy = CLASS_POLICY[final.errorClass];
   const source = sourceOf(facts, decidedBy);
   const result: ClassifiedError = {

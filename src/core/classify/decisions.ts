@@ -211,12 +211,25 @@ const NODE_CODES: Readonly<Record<string, ErrorClass>> = {
   ENOENT: 'not_found',
 };
 
+/** What a connection error code means, for a person who has not memorised them. */
+const PLAIN_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused: nothing listens there',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be resolved now',
+  ETIMEDOUT: 'timed out',
+  ECONNRESET: 'the connection was reset',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
+
 export function fromNodeCode(facts: ErrorFacts): Decision | undefined {
   const code = facts.nodeCode;
   const errorClass = code ? NODE_CODES[code] : undefined;
   if (!code || !errorClass) return undefined;
   const detail = facts.messages.at(-1) ?? '';
-  return { errorClass, message: detail.includes(code) ? detail : `${code}: ${detail}` };
+  const message = detail.includes(code) ? detail : `${code}: ${detail}`;
+  const plain = PLAIN_WORDS[code];
+  return { errorClass, message: plain ? `${message} (${plain})` : message };
 }
 
 export function fromNames(facts: ErrorFacts): Decision | undefined {

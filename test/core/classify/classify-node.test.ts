@@ -41,7 +41,9 @@ describe('classifyError on Node and undici errors', () => {
       undefined,
       'network',
     ]);
-    expect(result.message).toMatch(/^connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+    expect(result.message).toMatch(
+      /^connect ECONNREFUSED 127\.0\.0\.1:\d+ \(connection refused: nothing listens there\)$/,
+    );
   });
 
   it('a server that drops the socket → network (UND_ERR_SOCKET)', async () => {
@@ -149,5 +151,21 @@ describe('classifyError walks nested causes with a bound', () => {
     for (let i = 0; i < 20; i++) err = new Error(`layer ${i}`, { cause: err });
     const result = classifyError(err);
     expect([result.errorClass, result.action]).toEqual(['unknown', 'diagnose']);
+  });
+});
+
+describe('what a failed fetch says', () => {
+  it('regression: "fetch failed" carries its cause (a port fetch refuses said only "fetch failed")', async () => {
+    const err = await fetch('http://127.0.0.1:9/').catch((e: unknown) => e);
+    expect(classifyError(err).message).toBe('fetch failed: bad port');
+  });
+
+  it('a host that does not resolve says so in words', () => {
+    // As undici reports it, without asking a resolver (tests reach no real host).
+    const cause = Object.assign(new Error('getaddrinfo ENOTFOUND no-such-host.invalid'), {
+      code: 'ENOTFOUND',
+    });
+    const err = new TypeError('fetch failed', { cause });
+    expect(classifyError(err).message).toBe('getaddrinfo ENOTFOUND no-such-host.invalid (no such host)');
   });
 });
