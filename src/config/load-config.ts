@@ -91,7 +91,11 @@ export function parseConfigText(text: string, file: string): Layer {
     if (first) {
       const position = first.linePos?.[0];
       const where = position ? ` at line ${position.line}, column ${position.col}` : '';
-      const reason = first.message.split('\n')[0] ?? first.message;
+      // The yaml package repeats the position at the end of its message ("… at line 3, column 1:").
+      const reason = (first.message.split('\n')[0] ?? first.message).replace(
+        / at line \d+, column \d+:?\s*$/,
+        '',
+      );
       throw new ConfigError([{ path: '', message: `invalid YAML${where}: ${reason}`, source: name }]);
     }
     try {

@@ -376,3 +376,22 @@ describe('where run would fail, said before it runs', () => {
     }
   });
 });
+
+describe('a YAML mistake', () => {
+  it('regression: names its position once and does not end with a colon', async () => {
+    const at = await mkdtemp(join(tmpdir(), 'issueloop-yaml-'));
+    try {
+      await writeFile(join(at, 'bad.yaml'), 'repo: acme/widgets\nworkers: [1\n');
+      const result = await runBuiltCli(['--config', 'bad.yaml', 'status'], { cwd: at });
+      expect(result.code).toBe(2);
+      const line = result.stderr.split('\n').find((l) => l.includes('invalid YAML')) ?? '';
+      expect(line.match(/at line \d+, column \d+/g)).toHaveLength(1);
+      expect(line).not.toMatch(/:\s*\[bad\.yaml\]$/);
+      expect(line).toMatch(
+        /invalid YAML at line 3, column 1: Flow sequence in block collection .*\[bad\.yaml\]$/,
+      );
+    } finally {
+      await rm(at, { recursive: true, force: true });
+    }
+  });
+});
