@@ -66,7 +66,12 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
         write: io.stderr,
         log: () => log,
         now: () => systemClock.now(),
-        ...(flags.tasks ? { label: (n: number) => labels.get(n) ?? `#${n}` } : {}),
+        ...(flags.tasks
+          ? {
+              label: (n: number) => labels.get(n) ?? `#${n}`,
+              fields: (n: number) => ({ task: Number(labels.get(n)?.replace(/^task /, '')) || n }),
+            }
+          : {}),
       });
       const at = inDir(io, flags.dir);
       const { config, redact, deps } = await configured(at, command, false, progress.writeLog);

@@ -32,6 +32,8 @@ export function createProgressDisplay(options: {
   heartbeatMs?: number;
   /** How an item is named: `#12` for an issue (the default), `task 3` for a task. */
   label?: (issue: number) => string;
+  /** How a log line names it: `{ issue: 12 }` by default, `{ task: 3 }` for a task. */
+  fields?: (issue: number) => Record<string, unknown>;
 }): ProgressDisplay {
   const active = new Map<number, Active>();
   let drawn = 0;
@@ -54,7 +56,7 @@ export function createProgressDisplay(options: {
       clear();
       options.write(`${text}\n`);
       draw();
-    } else options.log()?.info({ issue }, text);
+    } else options.log()?.info(options.fields?.(issue) ?? { issue }, text);
   };
   const timer = setInterval(
     () => {

@@ -100,7 +100,7 @@ export async function workItem<T extends WorkItem>(
   lease: Lease,
 ): Promise<SessionReport> {
   const { claims } = ctx;
-  const log = ctx.deps.log.child({ issue: item.number });
+  const log = ctx.deps.log.child(item.logFields ?? { issue: item.number });
   const first = await readClaim(ctx, item.number, log);
   const before = first.view;
   let readable = first.readable;

@@ -9,6 +9,8 @@ import type { RoundPlan } from './plan-round.js';
 export interface WorkItem {
   number: number;
   title: string;
+  /** How log lines name it, when not `{ issue: number }` (a task: `{ task: 3 }`, not its 48-bit key). */
+  logFields?: Readonly<Record<string, unknown>>;
 }
 
 /** A round's plan as the source made it, with the claim records it was made from. */

@@ -63,7 +63,7 @@ export function createSessionState(input: SessionInput): SessionState {
   };
   const state: SessionState = {
     input,
-    log: deps.log.child({ issue: work.key, attempt: input.attempt }),
+    log: deps.log.child({ ...(work.logFields ?? { issue: work.key }), attempt: input.attempt }),
     started: deps.clock.now(),
     agentGitDir: agentGitDirPath(input.worktreesDir, work.worktreeName),
     scrubbed,

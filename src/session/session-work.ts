@@ -45,6 +45,8 @@ export interface Delivered {
 export interface SessionWork {
   /** The claim key, and the report's `issue`. */
   key: number;
+  /** How log lines name it, when not `{ issue: key }` (a task: `{ task: 3 }`). */
+  logFields?: Readonly<Record<string, unknown>>;
   subject: WorkSubject;
   branch: string;
   /** The worktree's directory under the run's worktrees directory. */

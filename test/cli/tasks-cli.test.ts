@@ -129,6 +129,9 @@ describe('issueloop run --tasks: a local task file through the same scheduler, n
     // Progress lines name tasks, not their claim keys.
     expect(run.stderr).toContain('task 2 verifying');
     expect(run.stderr).not.toMatch(/#\d{6,}/);
+    // regression: log lines name the task by its number, not by its 48-bit claim key ("issue":40247218115842).
+    expect(run.stderr).not.toMatch(/"issue":\d{6,}/);
+    expect(run.stderr).toMatch(/"task":2/);
     expect(run.stdout).toContain('issueloop run: no task left to run after 4 round(s)');
     expect(run.stdout).toMatch(/task 1 +resolved/);
     expect(run.stdout).toMatch(/task 3 +resolved/);

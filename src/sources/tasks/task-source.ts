@@ -18,7 +18,12 @@ export interface TaskItem {
 }
 
 export function toTaskItems(tasks: readonly Task[]): TaskItem[] {
-  return tasks.map((task) => ({ number: taskKey(task.id), title: task.text.split('\n')[0] ?? '', task }));
+  return tasks.map((task) => ({
+    number: taskKey(task.id),
+    title: task.text.split('\n')[0] ?? '',
+    task,
+    logFields: { task: task.index },
+  }));
 }
 
 export interface TaskSourceOptions {

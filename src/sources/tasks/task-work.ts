@@ -51,6 +51,7 @@ export function taskWork(task: TaskWorkItem, options: TaskWorkOptions): SessionW
   const thread = options.thread?.from;
   return {
     key: task.key,
+    logFields: { task: task.index },
     subject: 'task',
     branch: options.branch,
     worktreeName: options.worktreeName,
