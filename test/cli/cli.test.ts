@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/cli/commands/doctor.js';
 import { doctorExitCode, renderDoctor } from '../../src/cli/commands/doctor-report.js';
 import { runCli } from '../../src/cli/run-cli.js';
+import { createAnthropicEmulator } from '../../src/sandbox/anthropic/index.js';
 import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
 import { CLI, runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
 
@@ -21,7 +22,10 @@ const ACTIONS_TOKEN = `ghs_${'a'.repeat(36)}`;
 
 let dir: string;
 let github: { url: string; close(): Promise<void> };
+/** doctor asks the Anthropic API whether it takes the key: here, the scripted server on loopback. */
+let anthropic: { url: string; close(): Promise<void> };
 beforeAll(async () => {
+  anthropic = await createAnthropicEmulator({ apiKey: ANTHROPIC_API_KEY }).listen();
   dir = await mkdtemp(join(tmpdir(), 'issueloop-cli-'));
   await writeFile(join(dir, 'issueloop.config.yaml'), 'repo: acme/widgets\nworkers: 2\n');
   // A clone, as doctor expects to run in (outside one it warns that run needs one).
@@ -41,6 +45,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await github.close();
+  await anthropic.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -94,7 +99,7 @@ describe('the built issueloop binary', () => {
   it('doctor passes with a valid config and both credentials, and never prints their values', async () => {
     const result = await runBuiltCli(['doctor'], {
       cwd: dir,
-      env: { GITHUB_TOKEN, ANTHROPIC_API_KEY, GITHUB_API_URL: github.url },
+      env: { GITHUB_TOKEN, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL: anthropic.url, GITHUB_API_URL: github.url },
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/ok\s+config\s+issueloop\.config\.yaml is valid/);
@@ -107,6 +112,7 @@ describe('the built issueloop binary', () => {
     expect(result.stdout).toMatch(/ok\s+trigger label\s+label "issueloop" exists/);
     expect(result.stdout).toContain('GITHUB_TOKEN is set (classic personal access token)');
     expect(result.stdout).toContain('ANTHROPIC_API_KEY is set (API key)');
+    expect(result.stdout).toMatch(/ok\s+anthropic api\s+http:\/\/127\.0\.0\.1:\d+ accepted the key/);
     expect(result.stdout + result.stderr).not.toContain(GITHUB_TOKEN);
     expect(result.stdout + result.stderr).not.toContain(ANTHROPIC_API_KEY);
     expect(result.stdout).toMatch(/0 warnings, 0 failures\n$/);
@@ -142,7 +148,13 @@ describe('the built issueloop binary', () => {
       await promisify(execFile)('git', ['init', '-q', checkout]);
       const result = await runBuiltCli(['run', '--once', '--repo', 'acme/widgets'], {
         cwd: checkout,
-        env: { PATH: path, GITHUB_TOKEN, ANTHROPIC_API_KEY, GITHUB_API_URL: github.url },
+        env: {
+          PATH: path,
+          GITHUB_TOKEN,
+          ANTHROPIC_API_KEY,
+          ANTHROPIC_BASE_URL: anthropic.url,
+          GITHUB_API_URL: github.url,
+        },
       });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('the sandbox cannot start: bubblewrap (bwrap) is not installed');
@@ -186,7 +198,12 @@ describe('the built issueloop binary', () => {
   it('doctor warns that an Actions token cannot reach a Projects v2 board', async () => {
     const result = await runBuiltCli(['doctor', '--set', 'project.owner=acme', '--set', 'project.number=3'], {
       cwd: dir,
-      env: { GITHUB_TOKEN: ACTIONS_TOKEN, ANTHROPIC_API_KEY, GITHUB_API_URL: github.url },
+      env: {
+        GITHUB_TOKEN: ACTIONS_TOKEN,
+        ANTHROPIC_API_KEY,
+        ANTHROPIC_BASE_URL: anthropic.url,
+        GITHUB_API_URL: github.url,
+      },
     });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
@@ -270,5 +287,29 @@ describe('runCli in-process', () => {
     expect(code).toBe(2);
     expect(out.join('')).toContain('config file not found');
     expect(out.join('') + err.join('')).not.toContain(GITHUB_TOKEN);
+  });
+});
+
+describe('doctor and the Anthropic API', () => {
+  it('regression: fails a key the API refuses, and an endpoint nothing answers, naming it (it checked neither)', async () => {
+    const refused = await runBuiltCli(['doctor'], {
+      cwd: dir,
+      env: {
+        ANTHROPIC_API_KEY: 'sk-ant-api03-notTheKey',
+        ANTHROPIC_BASE_URL: anthropic.url,
+        GITHUB_API_URL: github.url,
+      },
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(
+      /fail\s+anthropic api\s+http:\/\/127\.0\.0\.1:\d+ refused ANTHROPIC_API_KEY \(HTTP 401\)/,
+    );
+    expect(refused.stdout).not.toContain('sk-ant-api03-notTheKey');
+    const nobody = await runBuiltCli(['doctor'], {
+      cwd: dir,
+      env: { ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL: 'http://127.0.0.1:1', GITHUB_API_URL: github.url },
+    });
+    expect(nobody.code).toBe(1);
+    expect(nobody.stdout).toMatch(/fail\s+anthropic api\s+cannot reach http:\/\/127\.0\.0\.1:1: /);
   });
 });

@@ -233,6 +233,11 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   if (claims) checks.push(claims);
   const sandbox = await checkSandbox(input, loaded);
   if (sandbox) checks.push(sandbox);
+  if (!checks.some((c) => c.name === 'endpoint' && c.status === 'fail')) {
+    const { checkAnthropicApi } = await import('./doctor-anthropic.js');
+    const api = await checkAnthropicApi(input.env, input.fetch);
+    if (api) checks.push(api);
+  }
   if (loaded && !checks.some((c) => c.name === 'endpoint' && c.status === 'fail')) {
     const { githubChecks } = await import('./doctor-github.js');
     const remote = await githubChecks({
