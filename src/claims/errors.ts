@@ -46,11 +46,23 @@ export class LockTimeoutError extends IssueloopError {
  * A server claim store (Redis) could not be reached. Error classification knows the name and files it as
  * `network`: the run pauses claiming and retries.
  */
+/**
+ * What went wrong with a Redis connection, in the user's terms: ioredis's own wording names its
+ * options ("Refer to maxRetriesPerRequest option"), which is nothing a user of issueloop sets.
+ */
+export function redisFailure(cause: unknown): string {
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if (/maxRetriesPerRequest/.test(message)) return 'no answer: the connection failed and the retry did too';
+  if (/Command timed out/i.test(message)) return 'no answer within the command timeout';
+  if (/Connection is closed/i.test(message)) return 'the connection is closed';
+  return message;
+}
+
 export class ClaimStoreUnreachableError extends IssueloopError {
   constructor(location: string, what: string, cause: unknown) {
     super(
       'claims_unreachable',
-      `claim store ${location} unreachable while trying to ${what}: ${(cause as Error).message}; check that Redis is running there and claims.redis_url is right`,
+      `claim store ${location} unreachable while trying to ${what}: ${redisFailure(cause)}; check that Redis is running there and claims.redis_url is right`,
       { cause },
     );
   }
