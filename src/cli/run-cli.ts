@@ -184,6 +184,30 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
       setExit(doctorExitCode(report));
     });
 
+  program
+    .command('init')
+    .description('set up a checkout: write issueloop.config.yaml, create the labels on GitHub, run doctor')
+    .option('--force', 'replace an existing issueloop.config.yaml with the template')
+    .option('--no-labels', 'do not create the labels on GitHub')
+    .action(async (options: { force?: boolean; labels?: boolean }, command: Command) => {
+      const [{ writeConfigFile, ensureLabels }, { runDoctor }, { renderDoctor, doctorExitCode }] =
+        await Promise.all([
+          import('./commands/init.js'),
+          import('./commands/doctor.js'),
+          import('./commands/doctor-report.js'),
+        ]);
+      io.stdout(`wrote ${await writeConfigFile(io.cwd, options.force === true)}\n`);
+      if (options.labels !== false) {
+        const { config, redact, deps } = await configured(io, command, true);
+        io.stdout(
+          `${await ensureLabels({ env: io.env, config, cwd: io.cwd, log: deps.log, redact, version })}\n`,
+        );
+      }
+      const report = await runDoctor({ ...loadOptions(io, command), version, nodeVersion: io.nodeVersion });
+      io.stdout(renderDoctor(report));
+      setExit(doctorExitCode(report));
+    });
+
   addWorkCommands(program, io, version, setExit);
   addClaimsCommands(program, io);
   addBoardCommands(program, io, version, setExit);

@@ -23,8 +23,8 @@ export function createLabelOperations(gh: GitHubClient, cache: EtagCache) {
      * Creates one of issueloop's own labels when the repository lacks it (GitHub would otherwise
      * create it grey on first use). The existence check is conditional: free after the first run.
      */
-    async ensureLabel(name: string): Promise<void> {
-      const own = OWN_LABELS[name];
+    async ensureLabel(name: string, spec?: { color: string; description: string }): Promise<void> {
+      const own = spec ?? OWN_LABELS[name];
       if (!own || ensured.has(name)) return;
       const url = `${repoPath(gh.repo)}/labels/${encodeURIComponent(name)}`;
       const exists = await getConditional(gh, cache, url, () => true, `read label ${name}`).then(

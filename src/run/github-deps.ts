@@ -69,3 +69,19 @@ export function buildGitHubClient(input: GithubDepsInput): GitHubClient {
 export function stateDirOf(config: Config, cwd: string): string {
   return resolve(cwd, config.state_dir);
 }
+
+/** Hosts the GitHub token may be sent to by git: github.com, or the GitHub Enterprise server in use. */
+export function githubHosts(env: Env): Set<string> {
+  const hosts = new Set(['github.com']);
+  for (const value of [env.GITHUB_SERVER_URL, env.GITHUB_API_URL]) {
+    if (!value) continue;
+    try {
+      const host = new URL(value).host;
+      // api.github.com serves github.com, whose git is on github.com.
+      if (host !== 'api.github.com') hosts.add(host);
+    } catch {
+      // Not a URL: config validation reports it elsewhere.
+    }
+  }
+  return hosts;
+}

@@ -20,7 +20,7 @@ import { runGit } from '../session/git/index.js';
 import { type RemoteTarget, remoteUrl, tokenAuthEnv } from '../session/git/remote.js';
 import { type Ledger, newRunId, openLedger } from '../session/ledger.js';
 import { createIssueSource } from '../sources/issues/issue-source.js';
-import { buildGitHubClient, stateDirOf } from './github-deps.js';
+import { buildGitHubClient, githubHosts, stateDirOf } from './github-deps.js';
 import { openSandbox } from './open-sandbox.js';
 import { assertPrerequisites } from './prerequisites.js';
 import type { Env } from './secrets.js';
@@ -78,22 +78,6 @@ export async function checkoutOf(
       throw new UsageError(`git is not on PATH: install git (e.g. \`apt-get install git\`)`);
     throw new UsageError(`${cwd} is not a git checkout: ${fix}`);
   }
-}
-
-/** Hosts the GitHub token may be sent to by git: github.com, or the GitHub Enterprise server in use. */
-export function githubHosts(env: Env): Set<string> {
-  const hosts = new Set(['github.com']);
-  for (const value of [env.GITHUB_SERVER_URL, env.GITHUB_API_URL]) {
-    if (!value) continue;
-    try {
-      const host = new URL(value).host;
-      // api.github.com serves github.com, whose git is on github.com.
-      if (host !== 'api.github.com') hosts.add(host);
-    } catch {
-      // Not a URL: config validation reports it elsewhere.
-    }
-  }
-  return hosts;
 }
 
 /**

@@ -1,7 +1,10 @@
+import { scrubEnv } from '../agent/tools/scrub-env.js';
 import { endpointProblems } from '../config/endpoints.js';
 import type { Config } from '../config/schema.js';
 import { UsageError } from '../core/errors.js';
-import { githubToken } from './github-deps.js';
+import type { Redactor } from '../core/redact.js';
+import { remoteUrl } from '../session/git/remote.js';
+import { githubHosts, githubToken } from './github-deps.js';
 import type { Env } from './secrets.js';
 
 /** What a command is about to use. */
@@ -54,4 +57,20 @@ export function repoFromRemote(url: string, hosts: ReadonlySet<string>): string 
   if (!hosts.has(parsed.host)) return undefined;
   const match = /^\/([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(parsed.pathname);
   return match ? `${match[1]}/${match[2]}` : undefined;
+}
+
+/**
+ * The configured repository, else the one the checkout's origin points at on GitHub (as `gh` finds it):
+ * `run` in a clone of acme/widgets needs no --repo.
+ */
+export async function withRepoFromOrigin(
+  config: Config,
+  cwd: string,
+  env: Env,
+  redact: Redactor,
+): Promise<Config> {
+  if (config.repo) return config;
+  const url = await remoteUrl(cwd, 'origin', { env: scrubEnv(env), redact }).catch(() => undefined);
+  const repo = url === undefined ? undefined : repoFromRemote(url, githubHosts(env));
+  return repo ? { ...config, repo } : config;
 }

@@ -23,6 +23,8 @@ describe('the published package (.ci/install-check installs it and runs the demo
     expect(files).toContain('prompts/system.md');
     expect(files).toContain('README.md');
     expect(files).toContain('LICENSE');
+    // What `issueloop init` writes.
+    expect(files).toContain('examples/issueloop.config.yaml');
     expect(files.filter((path) => path.endsWith('.map'))).toEqual([]);
     expect(files.filter((path) => /^(src|test|bench)\//.test(path))).toEqual([]);
   });

@@ -1,16 +1,14 @@
 import { hostname } from 'node:os';
-import { scrubEnv } from '../../agent/tools/scrub-env.js';
 import type { Config } from '../../config/schema.js';
 import type { Deps } from '../../core/deps.js';
 import { UsageError } from '../../core/errors.js';
 import type { Redactor } from '../../core/redact.js';
 import { EXIT, type ExitCode } from '../../run/exit-codes.js';
-import { executeRun, type FinishedRun, githubHosts, openRun, openRunBase } from '../../run/open-run.js';
-import { assertPrerequisites, repoFromRemote } from '../../run/prerequisites.js';
+import { executeRun, type FinishedRun, openRun, openRunBase } from '../../run/open-run.js';
+import { assertPrerequisites, withRepoFromOrigin } from '../../run/prerequisites.js';
 import type { ProgressDisplay } from '../../run/progress-display.js';
 import { renderRunSummary, roundedCosts } from '../../run/run-summary.js';
 import type { Env } from '../../run/secrets.js';
-import { remoteUrl } from '../../session/git/remote.js';
 
 export interface RunFlags {
   dryRun?: boolean;
@@ -60,20 +58,10 @@ function maxRoundsOf(flags: RunFlags, config: Config): number | undefined {
 export async function runRun(input: RunCommandInput): Promise<ExitCode> {
   const maxRounds = maxRoundsOf(input.flags, input.config);
   if (input.flags.tasks !== undefined) return runTaskFile(input, input.flags.tasks, maxRounds);
-  return runIssues({ ...input, config: await withRepoFromOrigin(input) }, maxRounds);
-}
-
-/**
- * The configured repository, else the one the checkout's origin points at on GitHub (as `gh` finds it):
- * `run` in a clone of acme/widgets needs no --repo.
- */
-async function withRepoFromOrigin(input: RunCommandInput): Promise<Config> {
-  if (input.config.repo) return input.config;
-  const url = await remoteUrl(input.cwd, 'origin', { env: scrubEnv(input.env), redact: input.redact }).catch(
-    () => undefined,
+  return runIssues(
+    { ...input, config: await withRepoFromOrigin(input.config, input.cwd, input.env, input.redact) },
+    maxRounds,
   );
-  const repo = url === undefined ? undefined : repoFromRemote(url, githubHosts(input.env));
-  return repo ? { ...input.config, repo } : input.config;
 }
 
 async function runIssues(input: RunCommandInput, maxRounds: number | undefined): Promise<ExitCode> {

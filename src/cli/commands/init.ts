@@ -1,0 +1,61 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../../config/schema.js';
+import { UsageError } from '../../core/errors.js';
+import type { Log } from '../../core/logger.js';
+import type { Redactor } from '../../core/redact.js';
+import { openGitHubAdapter } from '../../github/adapter.js';
+import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../github/labels.js';
+import { buildGitHubClient, githubToken, stateDirOf } from '../../run/github-deps.js';
+import { withRepoFromOrigin } from '../../run/prerequisites.js';
+
+/** The configuration `issueloop init` writes: examples/issueloop.config.yaml, shipped in the package. */
+export async function configTemplate(): Promise<string> {
+  return readFile(new URL('../../../examples/issueloop.config.yaml', import.meta.url), 'utf8');
+}
+
+/**
+ * Writes `issueloop.config.yaml` in the checkout, never over an existing one unless `force`. Returns
+ * the path written.
+ */
+export async function writeConfigFile(cwd: string, force: boolean): Promise<string> {
+  const path = join(cwd, 'issueloop.config.yaml');
+  try {
+    await writeFile(path, await configTemplate(), { flag: force ? 'w' : 'wx', mode: 0o644 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new UsageError(`${path} exists: edit it, or pass --force to replace it with the template`);
+    }
+    throw err;
+  }
+  return path;
+}
+
+/** The trigger label, as init creates it. */
+const TRIGGER_LABEL = { color: '0e8a16', description: 'issueloop works issues with this label' };
+
+/**
+ * The trigger label and issueloop's own, created on the repository where missing (GitHub would create
+ * a label grey on first use). Skipped, with the reason, without a token or a repository.
+ */
+export async function ensureLabels(input: {
+  env: Readonly<Record<string, string | undefined>>;
+  config: Config;
+  cwd: string;
+  log: Log;
+  redact: Redactor;
+  version: string;
+}): Promise<string> {
+  if (!githubToken(input.env))
+    return 'labels: skipped (no GITHUB_TOKEN; export one and run issueloop init again)';
+  const config = input.config.repo
+    ? input.config
+    : await withRepoFromOrigin(input.config, input.cwd, input.env, input.redact);
+  if (!config.repo) return 'labels: skipped (no repository: pass --repo owner/name)';
+  const client = buildGitHubClient({ ...input, config });
+  const github = await openGitHubAdapter(client, config, { stateDir: stateDirOf(config, input.cwd) });
+  await github.labels.ensureLabel(config.label, TRIGGER_LABEL);
+  for (const name of [IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL]) await github.labels.ensureLabel(name);
+  const names = [config.label, IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL];
+  return `labels: ${names.join(', ')} exist on ${config.repo}`;
+}

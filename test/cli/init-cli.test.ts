@@ -1,0 +1,61 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
+import { runBuiltCli } from '../helpers/cli.js';
+
+const TOKEN = `ghp_${'i'.repeat(36)}`;
+
+describe('issueloop init', () => {
+  let root: string;
+  let checkout: string;
+  const emulator = createGitHubEmulator({ owner: 'acme', repo: 'widgets' });
+  let github: { url: string; close(): Promise<void> };
+
+  beforeAll(async () => {
+    emulator.addToken(TOKEN, { login: 'maintainer', kind: 'classic', scopes: ['repo'] });
+    emulator.setPermission('maintainer', 'admin');
+    github = await emulator.listen();
+    root = await mkdtemp(join(tmpdir(), 'issueloop-init-'));
+    checkout = join(root, 'widgets');
+    execFileSync('git', ['init', '-q', '-b', 'main', checkout]);
+    execFileSync('git', ['remote', 'add', 'origin', 'https://github.com/acme/widgets.git'], {
+      cwd: checkout,
+    });
+  });
+  afterAll(async () => {
+    await github.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('regression: writes the example configuration, creates the labels on the repository of origin, runs doctor (there was no scaffold)', async () => {
+    const result = await runBuiltCli(['init'], {
+      cwd: checkout,
+      env: { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: github.url },
+    });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain(`wrote ${join(checkout, 'issueloop.config.yaml')}`);
+    expect(result.stdout).toContain(
+      'labels: issueloop, issueloop:in-progress, issueloop:needs-human exist on acme/widgets',
+    );
+    expect(result.stdout).toMatch(/ok\s+config\s+issueloop\.config\.yaml is valid/);
+    expect(result.code).toBe(0);
+    expect(emulator.repoLabels().map((l) => l.name)).toEqual(
+      expect.arrayContaining(['issueloop', 'issueloop:in-progress', 'issueloop:needs-human']),
+    );
+    const written = await readFile(join(checkout, 'issueloop.config.yaml'), 'utf8');
+    const example = await readFile(new URL('../../examples/issueloop.config.yaml', import.meta.url), 'utf8');
+    expect(written).toBe(example);
+  });
+
+  it('never overwrites a configuration without --force', async () => {
+    const again = await runBuiltCli(['init', '--no-labels'], { cwd: checkout });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('issueloop.config.yaml exists: edit it, or pass --force');
+    const forced = await runBuiltCli(['init', '--force', '--no-labels'], { cwd: checkout });
+    expect(forced.stdout).toContain('wrote ');
+    expect(forced.stdout).not.toContain('labels:');
+  });
+});
