@@ -196,7 +196,8 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
           import('./commands/doctor.js'),
           import('./commands/doctor-report.js'),
         ]);
-      io.stdout(`wrote ${await writeConfigFile(io.cwd, options.force === true)}\n`);
+      const configPath = command.optsWithGlobals<{ config?: string }>().config;
+      io.stdout(`wrote ${await writeConfigFile(io.cwd, options.force === true, configPath)}\n`);
       if (options.labels !== false) {
         const { config, redact, deps } = await configured(io, command, true);
         io.stdout(

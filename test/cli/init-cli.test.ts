@@ -59,3 +59,20 @@ describe('issueloop init', () => {
     expect(forced.stdout).not.toContain('labels:');
   });
 });
+
+describe('issueloop --config <path> init', () => {
+  it('writes the configuration there, and doctor reads it', async () => {
+    const at = await mkdtemp(join(tmpdir(), 'issueloop-init-config-'));
+    try {
+      execFileSync('git', ['init', '-q', at]);
+      const result = await runBuiltCli(['--config', 'conf/issueloop.yaml', 'init', '--no-labels'], {
+        cwd: at,
+      });
+      expect(result.stderr).not.toContain('ENOENT');
+      expect(result.stdout).toContain(`wrote ${join(at, 'conf', 'issueloop.yaml')}`);
+      expect(result.stdout).toMatch(/ok\s+config\s+issueloop\.yaml is valid/);
+    } finally {
+      await rm(at, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,5 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config/schema.js';
 import { UsageError } from '../../core/errors.js';
 import type { Log } from '../../core/logger.js';
@@ -18,9 +18,11 @@ export async function configTemplate(): Promise<string> {
  * Writes `issueloop.config.yaml` in the checkout, never over an existing one unless `force`. Returns
  * the path written.
  */
-export async function writeConfigFile(cwd: string, force: boolean): Promise<string> {
-  const path = join(cwd, 'issueloop.config.yaml');
+export async function writeConfigFile(cwd: string, force: boolean, configPath?: string): Promise<string> {
+  // `--config other.yaml init` writes there, so the doctor that follows reads what was written.
+  const path = resolve(cwd, configPath ?? 'issueloop.config.yaml');
   try {
+    await mkdir(dirname(path), { recursive: true });
     await writeFile(path, await configTemplate(), { flag: force ? 'w' : 'wx', mode: 0o644 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
