@@ -21,6 +21,7 @@ import { type RemoteTarget, remoteUrl, tokenAuthEnv } from '../session/git/remot
 import { type Ledger, newRunId, openLedger } from '../session/ledger.js';
 import { createIssueSource } from '../sources/issues/issue-source.js';
 import { buildGitHubClient, githubHosts, stateDirOf } from './github-deps.js';
+import { assertModelAccess } from './model-preflight.js';
 import { openSandbox } from './open-sandbox.js';
 import { assertPrerequisites } from './prerequisites.js';
 import type { Env } from './secrets.js';
@@ -177,6 +178,12 @@ export async function openRunFiles(
 export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<OpenedRun> {
   const { config, deps, env, redact } = input;
   const apiKey = requireAnthropicKey(env);
+  await assertModelAccess({
+    apiKey,
+    baseURL: env.ANTHROPIC_BASE_URL || undefined,
+    fetch: input.fetch ?? deps.fetch,
+    log: deps.log,
+  });
   const sandbox = await openSandbox(config, env, deps.log);
   const base = opened ?? (await openRunBase(input));
   const models = openModels(input, apiKey, env.ANTHROPIC_BASE_URL || undefined);

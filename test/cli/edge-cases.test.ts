@@ -172,6 +172,18 @@ describe('prerequisites a run can never work without', () => {
     });
   }
 
+  it('regression: a task run whose Anthropic endpoint nothing answers is exit 1 before any task is tried (all went to [HUMAN])', async () => {
+    const result = await runBuiltCli(['run', '--tasks', 'tasks.md'], {
+      cwd: checkout,
+      env: { ...KEYS, ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot reach the Anthropic API at http://127.0.0.1:1');
+    const status = await runBuiltCli(['status', '--tasks', 'tasks.md'], { cwd: checkout });
+    expect(status.stdout).not.toContain('[HUMAN]');
+    expect(status.stdout).not.toContain('[FAIL]');
+  });
+
   it('regression: a clone whose origin is github.com/acme/widgets needs no --repo (gh takes it from the remote)', async () => {
     const clone = join(root, 'clone');
     git(root, 'init', '-q', '-b', 'main', clone);

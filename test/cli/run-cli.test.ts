@@ -180,3 +180,36 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     expect(result.stderr).toContain('--max-rounds "zero"');
   });
 });
+
+describe('a model API that can never work stops the run before it claims anything', () => {
+  it('regression: a key the API refuses is exit 2 naming it, and no issue is claimed or charged a failure', {
+    timeout: 60_000,
+  }, async () => {
+    const number = run.github.addIssue({ title: 'Greeting typo', ...member });
+    const { env, anthropic } = await servers_(() => fixTypo);
+    const result = await runBuiltCli(ARGS, {
+      cwd: run.fx.checkout,
+      env: { ...env, ANTHROPIC_API_KEY: 'sk-ant-api03-refusedByTheServer' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/ANTHROPIC_API_KEY was refused by http:\/\/127\.0\.0\.1:\d+ \(HTTP 401\)/);
+    expect(result.stderr).not.toContain('sk-ant-api03-refusedByTheServer');
+    expect(anthropic.requests.filter((r) => r.path.startsWith('/v1/messages'))).toEqual([]);
+    expect(run.github.labelsOf(number)).toEqual(['issueloop']);
+    expect(run.github.comments(number)).toEqual([]);
+  });
+
+  it('regression: an endpoint nothing answers is exit 1 naming it (every session failed as network before)', {
+    timeout: 60_000,
+  }, async () => {
+    const number = run.github.addIssue({ title: 'Greeting typo', ...member });
+    const { env } = await servers_(() => fixTypo);
+    const result = await runBuiltCli(ARGS, {
+      cwd: run.fx.checkout,
+      env: { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot reach the Anthropic API at http://127.0.0.1:1');
+    expect(run.github.comments(number)).toEqual([]);
+  });
+});

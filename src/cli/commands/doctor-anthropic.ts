@@ -1,49 +1,41 @@
-import { classifyError } from '../../core/classify/classify-error.js';
-import { createRedactor } from '../../core/redact.js';
+import { probeModelApi } from '../../model/model-access.js';
 import type { Check } from './doctor-report.js';
 
-const DEFAULT_BASE = 'https://api.anthropic.com';
-
 /**
- * Whether the Anthropic API answers with this key: `GET /v1/models?limit=1` costs nothing. A refused
- * key is a failure with the fix; an endpoint that cannot be reached says where and why.
+ * Whether the Anthropic API answers with this key (free): a refused key is a failure with the fix; an
+ * endpoint that cannot be reached says where and why.
  */
 export async function checkAnthropicApi(
   env: Readonly<Record<string, string | undefined>>,
-  fetchImpl: typeof fetch = globalThis.fetch,
+  fetchImpl?: typeof fetch,
 ): Promise<Check | undefined> {
-  const key = env.ANTHROPIC_API_KEY;
-  if (!key) return undefined;
-  const base = (env.ANTHROPIC_BASE_URL || DEFAULT_BASE).replace(/\/+$/, '');
-  const redact = createRedactor([key]);
-  try {
-    const response = await fetchImpl(`${base}/v1/models?limit=1`, {
-      headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' },
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (response.ok) return { name: 'anthropic api', status: 'ok', detail: `${base} accepted the key` };
-    const body = redact(await response.text().catch(() => '')).slice(0, 200);
-    if (response.status === 401 || response.status === 403) {
+  const apiKey = env.ANTHROPIC_API_KEY;
+  if (!apiKey) return undefined;
+  const access = await probeModelApi({ apiKey, baseURL: env.ANTHROPIC_BASE_URL, fetch: fetchImpl });
+  const name = 'anthropic api';
+  switch (access.kind) {
+    case 'ok':
+      return { name, status: 'ok', detail: `${access.base} accepted the key` };
+    case 'refused':
       return {
-        name: 'anthropic api',
+        name,
         status: 'fail',
-        detail: `${base} refused ANTHROPIC_API_KEY (HTTP ${response.status}): ${body}`,
+        detail: `${access.base} refused ANTHROPIC_API_KEY (HTTP ${access.status}): ${access.body}`,
         fix: 'create a new key in the Anthropic Console under API keys, or check that it belongs to this endpoint',
       };
-    }
-    return {
-      name: 'anthropic api',
-      status: 'warn',
-      detail: `${base} answered HTTP ${response.status}: ${body}`,
-      fix: 'try again later; a run retries such answers with backoff',
-    };
-  } catch (err) {
-    const failure = classifyError(err, { redact });
-    return {
-      name: 'anthropic api',
-      status: 'fail',
-      detail: `cannot reach ${base}: ${failure.message}`,
-      fix: 'check ANTHROPIC_BASE_URL (unset it for https://api.anthropic.com) and the network',
-    };
+    case 'answered':
+      return {
+        name,
+        status: 'warn',
+        detail: `${access.base} answered HTTP ${access.status}: ${access.body}`,
+        fix: 'try again later; a run retries such answers with backoff',
+      };
+    case 'unreachable':
+      return {
+        name,
+        status: 'fail',
+        detail: `cannot reach ${access.base}: ${access.message}`,
+        fix: 'check ANTHROPIC_BASE_URL (unset it for https://api.anthropic.com) and the network',
+      };
   }
 }

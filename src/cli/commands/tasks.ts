@@ -6,6 +6,7 @@ import type { Deps } from '../../core/deps.js';
 import type { Redactor } from '../../core/redact.js';
 import { ensureStateDir } from '../../core/state-dir.js';
 import { EXIT, type ExitCode } from '../../run/exit-codes.js';
+import { assertModelAccess } from '../../run/model-preflight.js';
 import { executeRounds, openModels, openRunFiles, requireAnthropicKey } from '../../run/open-run.js';
 import { openSandbox } from '../../run/open-sandbox.js';
 import { assertPrerequisites } from '../../run/prerequisites.js';
@@ -50,6 +51,14 @@ export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
   const native = usesNativeEngine(loaded.parsed, config);
   assertPrerequisites(input.env, config, { github: false, model: native });
   const apiKey = native ? requireAnthropicKey(input.env) : '';
+  if (native) {
+    await assertModelAccess({
+      apiKey,
+      baseURL: input.env.ANTHROPIC_BASE_URL || undefined,
+      fetch: input.fetch ?? deps.fetch,
+      log: deps.log,
+    });
+  }
   const models = openModels(
     input,
     apiKey || 'unused: every task runs on claude-code',
