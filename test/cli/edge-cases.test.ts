@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIN_NODE, nodeTooOld } from '../../src/run/node-version.js';
-import { CLI, type CliResult, runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
+import { CLI, type CliResult, runBuiltCli, runNodeScript, STACK_FRAME } from '../helpers/cli.js';
 
 /**
  * The built CLI with its stdout read like `issueloop … | head -c N` reads it: the reader goes away
@@ -66,22 +66,7 @@ describe('a reader that goes away (issueloop … | head)', () => {
 /** The built CLI on a Node that says it is `version` (process.versions.node faked before main runs). */
 function runOnNode(version: string, args: readonly string[]): Promise<CliResult> {
   const fake = `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${version}"})`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', fake, CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNodeScript(CLI, args, { nodeArgs: ['--import', fake] });
 }
 
 describe('a Node older than 22.12', () => {

@@ -27,11 +27,17 @@ export function runBuiltCli(
 export function runNodeScript(
   script: string,
   args: readonly string[],
-  options: { cwd?: string; env?: Record<string, string>; wrap?: readonly string[] } = {},
+  options: {
+    cwd?: string;
+    env?: Record<string, string>;
+    wrap?: readonly string[];
+    /** Options for Node itself, before the script (`--import …`). */
+    nodeArgs?: readonly string[];
+  } = {},
 ): Promise<CliResult> {
   const [command = process.execPath, ...prefix] = [...(options.wrap ?? []), process.execPath];
   return new Promise((resolve, reject) => {
-    const child = spawn(command, [...prefix, script, ...args], {
+    const child = spawn(command, [...prefix, ...(options.nodeArgs ?? []), script, ...args], {
       cwd: options.cwd ?? process.cwd(),
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
