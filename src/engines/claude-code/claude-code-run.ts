@@ -63,6 +63,24 @@ interface ResultJson {
   total_cost_usd?: unknown;
   usage?: Record<string, unknown>;
   modelUsage?: Record<string, { contextWindow?: unknown }>;
+  /** The API's HTTP status behind a failed call (2.1.x). */
+  api_error_status?: unknown;
+  /** The API's error type behind it, e.g. `rate_limit_error`. */
+  api_error_type?: unknown;
+}
+
+/**
+ * A failed call's structured facts, classified as the model adapter classifies the API's own errors:
+ * the HTTP status and error type the result carries, before any text.
+ */
+function structuredFailure(json: ResultJson | undefined, message: string): unknown {
+  const status = json?.api_error_status;
+  if (typeof status !== 'number') return undefined;
+  const type = typeof json?.api_error_type === 'string' ? json.api_error_type : undefined;
+  return Object.assign(new Error(message), {
+    status,
+    ...(type ? { error: { type: 'error', error: { type, message } } } : {}),
+  });
 }
 
 const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
@@ -167,5 +185,6 @@ export async function runClaudeCode(options: ClaudeCodeRunOptions): Promise<Clau
   // is_error, and counts first), then what the process printed.
   const evidence = found ? `${stderr}\n${found.line}` : `${stdout.slice(-TAIL_CHARS)}\n${stderr}`;
   const message = text || stderr.trim().split('\n').at(-1) || `claude exited with ${exitCode}`;
-  return { ...withWindow, ok: false, text: message, error: classifyError(evidence) };
+  const structured = structuredFailure(json, message);
+  return { ...withWindow, ok: false, text: message, error: classifyError(structured ?? evidence) };
 }

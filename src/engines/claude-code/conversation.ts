@@ -2,6 +2,9 @@ import type { Log } from '../../core/logger.js';
 import { COMPACTION_REQUEST } from '../engine.js';
 import type { ClaudeCodeResult } from './claude-code-run.js';
 
+/** What the CLI says when asked to resume a session whose file it does not have. */
+const MISSING_SESSION = /No conversation found with session ID/i;
+
 export interface ConversationTurn {
   result: ClaudeCodeResult;
   /** Set when this turn pushed the session past the threshold and the next task starts fresh. */
@@ -63,7 +66,18 @@ export function createClaudeCodeConversation(options: {
     },
     async send(task) {
       const prompt = carried ? `CONTEXT FROM PREVIOUS SESSION:\n${carried}\n\nNEXT TASK: ${task}` : task;
-      const result = await options.run({ prompt, ...(sessionId ? { resume: sessionId } : {}) });
+      let result = await options.run({ prompt, ...(sessionId ? { resume: sessionId } : {}) });
+      if (sessionId && !result.ok && MISSING_SESSION.test(result.text)) {
+        // The session's file is not here (a CI runner without the earlier ~/.claude): not a failure of
+        // the task, so it starts a fresh session rather than counting against it.
+        options.log.warn(
+          { sessionId },
+          `claude-code: session ${sessionId} is not here; the task starts a fresh session`,
+        );
+        sessionId = undefined;
+        sessionTokens = 0;
+        result = await options.run({ prompt });
+      }
       if (result.sessionId) sessionId = result.sessionId;
       // A failed turn keeps the summary for the retry, and the session for the seeded fallback.
       if (!result.ok) return { result };

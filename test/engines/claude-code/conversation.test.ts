@@ -105,4 +105,67 @@ describe('a task group as one Claude Code conversation', () => {
     expect(calls[1]?.prompt).toBe(COMPACTION_REQUEST);
     expect(conversation.state()).toEqual({ tokens: 0, summary: 'Done: files a.ts, b.ts.' });
   });
+
+  it('regression: a session the CLI does not have (another runner) starts fresh instead of failing the task', async () => {
+    const { fake, conversation, log } = await conversationOn(
+      [
+        {
+          stdout: resultJson({
+            is_error: true,
+            subtype: 'error_during_execution',
+            result: 'No conversation found with session ID: group-9',
+          }),
+          exit: 1,
+        },
+        { stdout: resultJson({ session_id: 'fresh-1', result: 'Done.' }) },
+      ],
+      { sessionId: 'group-9', tokens: 10_000 },
+    );
+    const turn = await conversation.send('NEXT TASK: four');
+    expect(turn.result.ok).toBe(true);
+    const calls = await fake.calls();
+    expect(calls[0]?.args.join(' ')).toContain('--resume group-9');
+    expect(calls[1]?.args.join(' ')).not.toContain('--resume');
+    expect(calls[1]?.prompt).toBe('NEXT TASK: four');
+    expect(conversation.state().sessionId).toBe('fresh-1');
+    expect(log.entries.some((e) => e.msg?.includes('session group-9 is not here'))).toBe(true);
+  });
+});
+
+describe("a failed call's class", () => {
+  it("regression: comes from the result's api_error_status, not only its text", async () => {
+    const fake = await fakeClaude([
+      {
+        stdout: resultJson({
+          is_error: true,
+          result: 'API Error: something went wrong',
+          api_error_status: 529,
+        }),
+        exit: 1,
+      },
+      {
+        stdout: resultJson({
+          is_error: true,
+          result: 'API Error',
+          api_error_status: 429,
+          api_error_type: 'rate_limit_error',
+        }),
+        exit: 1,
+      },
+    ]);
+    const run = () =>
+      runClaudeCode({
+        bin: FAKE_CLAUDE,
+        cwd: fake.dir,
+        model: 'sonnet',
+        prompt: 'x',
+        env: fake.env,
+        timeoutMs: 20_000,
+      });
+    const overloaded = await run();
+    expect(overloaded.ok).toBe(false);
+    expect(overloaded.ok ? undefined : overloaded.error.errorClass).toBe('overloaded');
+    const limited = await run();
+    expect(limited.ok ? undefined : limited.error.errorClass).toBe('rate_limit');
+  });
 });
