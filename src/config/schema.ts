@@ -162,9 +162,12 @@ const ClaudeCodeSchema = z.strictObject({
   bin: z.string().min(1).default('claude'),
   /** Model for `claude --model` (an alias such as "sonnet" works); model.primary when unset. */
   model: z.string().min(1).optional(),
-  /** `claude --permission-mode`: headless Claude Code cannot ask, so what it may do is granted up front. */
+  /**
+   * `claude --permission-mode`, with the choices the 2.1.x CLI accepts: headless Claude Code cannot
+   * ask, so what it may do is granted up front.
+   */
   permission_mode: z
-    .enum(['default', 'acceptEdits', 'bypassPermissions', 'dontAsk', 'plan'])
+    .enum(['acceptEdits', 'auto', 'bypassPermissions', 'manual', 'dontAsk', 'plan'])
     .default('acceptEdits'),
   /** `claude --allowedTools`: tools allowed without asking (edits are allowed by acceptEdits). */
   allowed_tools: z.array(z.string().min(1)).default(['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep']),

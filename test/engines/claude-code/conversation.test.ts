@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ConfigSchema } from '../../../src/config/schema.js';
 import { runClaudeCode } from '../../../src/engines/claude-code/claude-code-run.js';
 import { createClaudeCodeConversation } from '../../../src/engines/claude-code/conversation.js';
 import { COMPACTION_REQUEST } from '../../../src/engines/engine.js';
@@ -167,5 +168,16 @@ describe("a failed call's class", () => {
     expect(overloaded.ok ? undefined : overloaded.error.errorClass).toBe('overloaded');
     const limited = await run();
     expect(limited.ok ? undefined : limited.error.errorClass).toBe('rate_limit');
+  });
+});
+
+describe('claude_code.permission_mode', () => {
+  it("regression: takes the 2.1.x CLI's choices (auto and manual were refused; default is not one)", () => {
+    for (const mode of ['acceptEdits', 'auto', 'bypassPermissions', 'manual', 'dontAsk', 'plan']) {
+      expect(ConfigSchema.parse({ claude_code: { permission_mode: mode } }).claude_code.permission_mode).toBe(
+        mode,
+      );
+    }
+    expect(() => ConfigSchema.parse({ claude_code: { permission_mode: 'default' } })).toThrow();
   });
 });
