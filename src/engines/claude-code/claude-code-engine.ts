@@ -7,10 +7,26 @@ import { addTotals, type SessionEngine, type ThreadCarry, ZERO_TOTALS } from '..
 import { runClaudeCode } from './claude-code-run.js';
 import { createClaudeCodeConversation } from './conversation.js';
 
+/** The environment variables Claude Code logs in with, where set. */
+export const MODEL_CREDENTIALS = [
+  'ANTHROPIC_API_KEY',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'ANTHROPIC_AUTH_TOKEN',
+] as const;
+
+function modelCredentials(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const name of MODEL_CREDENTIALS) {
+    const value = env[name];
+    if (value) found[name] = value;
+  }
+  return found;
+}
+
 /**
  * Claude Code as a session engine: each `run` is one `claude -p` call resuming the session (a verify
  * fix-up continues the same conversation), compacted by seed 000's rule past the threshold. Claude
- * Code runs with the scrubbed environment, so it uses its own login, never issueloop's API key.
+ * Code runs with the scrubbed environment plus the model credential it logs in with; never a GitHub token.
  */
 export function createClaudeCodeEngine(options: {
   config: Config;
@@ -28,7 +44,9 @@ export function createClaudeCodeEngine(options: {
 }): SessionEngine {
   const { config } = options;
   const model = config.claude_code.model ?? config.model.primary;
-  const env = scrubEnv(options.env, config.redact_env);
+  // Headless Claude Code logs in with a model credential from its environment (an API key, a
+  // subscription's OAuth token, or a gateway's auth token): that one reaches it, never a GitHub token.
+  const env = { ...scrubEnv(options.env, config.redact_env), ...modelCredentials(options.env) };
   const started = options.now();
   let totals = ZERO_TOTALS;
   const transcript: MessageParam[] = [];

@@ -32,6 +32,8 @@ async function session(
   native: {
     /** What the native engine's model answers instead of the edit. */
     answer?: () => ReturnType<typeof reply.text>;
+    /** More of the caller's environment (a model credential). */
+    env?: Record<string, string>;
     /** The native engine's model runtime, from the real one (to fail or interrupt its start). */
     models?: (
       real: ReturnType<typeof emulatedModels>,
@@ -90,7 +92,7 @@ async function session(
     repo: 'octo-org/widgets',
     config: gh.config,
     models: native.models ? native.models(models, controller) : models,
-    env: { ...repo.fx.env, ...fake.env, GITHUB_TOKEN: TOKEN },
+    env: { ...repo.fx.env, ...fake.env, GITHUB_TOKEN: TOKEN, ...native.env },
     sandbox: await testSandboxHost(),
     redact,
     deps,
@@ -212,6 +214,22 @@ describe('a session on the Claude Code engine', () => {
     expect(report.modelCalls).toBe(1);
     expect(report.model).toBe('claude-code:sonnet');
     expect(report.partialContext).toContain('Credit balance is too low');
+  });
+
+  it('regression: headless claude gets the model credential to log in with, and still no GitHub token ("Not logged in")', async () => {
+    for (const name of ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_AUTH_TOKEN']) {
+      const { fake, report } = await session(
+        [{ stdout: resultJson({ result: 'Fixed the typo.' }), write: { file: 'greet.js', content: FIXED } }],
+        {},
+        {},
+        { env: { [name]: `credential-for-${name}` } },
+      );
+      expect(report.outcome).toBe('resolved');
+      const [call] = await fake.calls();
+      expect(call?.env).toContain(name);
+      expect(call?.env).not.toContain('GITHUB_TOKEN');
+      expect(report.reason + report.partialContext).not.toContain(`credential-for-${name}`);
+    }
   });
 
   it('with claude_code.fallback: none the failure is the outcome, and the native engine is never called', async () => {
