@@ -332,8 +332,9 @@ describe('issueloop run --tasks: a local task file through the same scheduler, n
     expect(calls[0]?.args[boot + 1]).toContain(BOOT);
     expect(calls[1]?.args.join(' ')).toContain(`--resume ${session}`);
     expect(calls[1]?.prompt).toBe("NEXT TASK: Add farewell.js exporting a function that returns 'bye'");
-    // Claude Code never sees issueloop's Anthropic key.
-    expect(calls[0]?.env).not.toContain('ANTHROPIC_API_KEY');
+    // Headless Claude Code logs in with the model credential (issue 20); it never sees a GitHub token.
+    expect(calls[0]?.env).toContain('ANTHROPIC_API_KEY');
+    expect(calls[0]?.env).not.toContain('GITHUB_TOKEN');
     // The Docs group ran on the native engine, fresh.
     expect(requests).not.toHaveLength(0);
     expect(text(requests[0]?.messages[0])).toMatch(/^Task 3 \(Docs\): Write docs\.md/);

@@ -42,28 +42,27 @@ function usesNativeEngine(parsed: TaskFile, config: Config): boolean {
 }
 
 /**
+ * The model runtime of a task run. Its endpoints and, when a task may use the Anthropic API, its key are
+ * checked first: a setting that can never work stops the run before any task is tried.
+ */
+async function openTaskModels(input: RunTasksInput) {
+  const { config, deps, state } = input;
+  const native = usesNativeEngine(state.loaded.parsed, config);
+  assertPrerequisites(input.env, config, { github: false, model: native });
+  const apiKey = native ? requireAnthropicKey(input.env) : '';
+  const baseURL = input.env.ANTHROPIC_BASE_URL || undefined;
+  if (native) await assertModelAccess({ apiKey, baseURL, fetch: input.fetch ?? deps.fetch, log: deps.log });
+  return openModels(input, apiKey || 'unused: every task runs on claude-code', baseURL);
+}
+
+/**
  * `issueloop run --tasks`: the same rounds as an issue run over a task file's backlog. A task run
  * stops as soon as a round finds nothing to run (every task completed or given up on).
  */
 export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
   const { config, deps, redact, state } = input;
   const { loaded } = state;
-  const native = usesNativeEngine(loaded.parsed, config);
-  assertPrerequisites(input.env, config, { github: false, model: native });
-  const apiKey = native ? requireAnthropicKey(input.env) : '';
-  if (native) {
-    await assertModelAccess({
-      apiKey,
-      baseURL: input.env.ANTHROPIC_BASE_URL || undefined,
-      fetch: input.fetch ?? deps.fetch,
-      log: deps.log,
-    });
-  }
-  const models = openModels(
-    input,
-    apiKey || 'unused: every task runs on claude-code',
-    input.env.ANTHROPIC_BASE_URL || undefined,
-  );
+  const models = await openTaskModels(input);
   const sandbox = await openSandbox(config, input.env, deps.log);
   await ensureStateDir(state.stateDir);
   await mkdir(state.dir, { recursive: true });
