@@ -1,8 +1,6 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import type { WorktreeSandboxes } from '../agent/exec/sandbox-host.js';
 import { createClaudeCodeEngine } from './claude-code/claude-code-engine.js';
-import { claudeScope } from './claude-code/claude-scope.js';
+import { claudeConfigDir, claudeScope } from './claude-code/claude-scope.js';
 import type { EngineName, EngineTotals, SessionEngine, ThreadCarry } from './engine.js';
 import { createFallbackEngine, type FallbackEvent, remainingBudget } from './fallback/fallback-engine.js';
 import { seededFallbackPrompt } from './fallback/fallback-seed.js';
@@ -105,7 +103,8 @@ export async function openSessionEngine(input: OpenEngineInput): Promise<OpenedE
               task,
               sessionId,
               cwd: input.worktree,
-              claudeHome: join(input.env.HOME ?? homedir(), '.claude'),
+              // CLAUDE_CONFIG_DIR moves the session files with the rest of Claude Code's configuration.
+              claudeHome: claudeConfigDir(input.env),
             }),
           log: input.log,
           ...(input.onFallback ? { onFallback: input.onFallback } : {}),

@@ -12,6 +12,11 @@ async function isFile(path: string): Promise<boolean> {
   );
 }
 
+/** Where Claude Code keeps its configuration and session files: CLAUDE_CONFIG_DIR, else ~/.claude. */
+export function claudeConfigDir(env: Readonly<Record<string, string | undefined>>): string {
+  return env.CLAUDE_CONFIG_DIR || join(env.HOME ?? homedir(), '.claude');
+}
+
 /** Claude Code's home in the sandbox, and the scratch directory to remove after the session. */
 export interface ClaudeHome extends ClaudeScope {
   scratch: string;
@@ -30,7 +35,7 @@ export async function claudeScope(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<ClaudeHome> {
   const home = env.HOME ?? homedir();
-  const configDir = env.CLAUDE_CONFIG_DIR ?? join(home, '.claude');
+  const configDir = claudeConfigDir(env);
   const projects = join(configDir, 'projects');
   await mkdir(projects, { recursive: true });
   const scratch = await mkdtemp(join(tmpdir(), 'issueloop-claude-'));

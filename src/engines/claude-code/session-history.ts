@@ -1,4 +1,5 @@
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 
 /**
@@ -152,7 +153,15 @@ export async function sessionFilePath(
 ): Promise<string | undefined> {
   if (!SESSION_ID.test(sessionId)) return undefined;
   const projects = join(claudeHome, 'projects');
-  const candidate = join(projects, claudeProjectName(cwd), `${sessionId}.jsonl`);
+  const name = `${sessionId}.jsonl`;
+  const expected = join(projects, claudeProjectName(cwd), name);
+  // Where the CLI put it otherwise: a long project path is truncated and hashed, and a session resumed
+  // from another directory lives under that one. Session ids are unique, so the id finds it.
+  const candidate = existsSync(expected)
+    ? expected
+    : ((await readdir(projects).catch(() => [] as string[]))
+        .map((dir) => join(projects, dir, name))
+        .find((path) => existsSync(path)) ?? expected);
   try {
     const [root, real] = await Promise.all([realpath(projects), realpath(candidate)]);
     const inside = relative(root, real);

@@ -2,6 +2,7 @@ import { link, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { claudeConfigDir } from '../../../src/engines/claude-code/claude-scope.js';
 import {
   claudeProjectName,
   formatPrelude,
@@ -266,6 +267,20 @@ describe('the session file and the seeded fallback prompt', () => {
     await writeFile(join(outside, 'secret.jsonl'), jsonl(user('secret')));
     await symlink(join(outside, 'secret.jsonl'), join(project, 'linked.jsonl'));
     expect(await sessionFilePath(home, CWD, 'linked')).toBeUndefined();
+  });
+
+  it('regression: finds a session by its id wherever the CLI put it (a long path truncated and hashed, a resume from elsewhere)', async () => {
+    const { home } = await claudeHome(CWD, SESSION, '');
+    const elsewhere = join(home, 'projects', `${'-'.repeat(200)}-1a2b3c`);
+    await mkdir(elsewhere, { recursive: true });
+    await writeFile(join(elsewhere, `${SESSION}.jsonl`), jsonl(user('found by id')));
+    expect(await sessionFilePath(home, CWD, SESSION)).toBe(join(elsewhere, `${SESSION}.jsonl`));
+    expect(await sessionFilePath(home, CWD, 'no-such-session')).toBeUndefined();
+  });
+
+  it('regression: session files live under CLAUDE_CONFIG_DIR when it is set', () => {
+    expect(claudeConfigDir({ HOME: '/home/dev', CLAUDE_CONFIG_DIR: '/srv/claude' })).toBe('/srv/claude');
+    expect(claudeConfigDir({ HOME: '/home/dev' })).toBe('/home/dev/.claude');
   });
 
   it('regression: refuses a session file that is a hard link (its other name may be the login)', async () => {
