@@ -129,6 +129,23 @@ export function requireAnthropicKey(env: Env): string {
   return apiKey;
 }
 
+/**
+ * The model runtime of a run, once the Anthropic API has taken the key (`check`: a refused key or a
+ * dead endpoint stops the run before anything is claimed; see model-preflight.ts).
+ */
+export async function openCheckedModels(
+  input: Pick<OpenRunInput, 'config' | 'deps' | 'redact' | 'fetch' | 'env'>,
+  apiKey: string,
+  options: { check: boolean },
+) {
+  const baseURL = input.env.ANTHROPIC_BASE_URL || undefined;
+  if (options.check) {
+    const fetch = input.fetch ?? input.deps.fetch;
+    await assertModelAccess({ apiKey, baseURL, fetch, log: input.deps.log });
+  }
+  return openModels(input, apiKey, baseURL);
+}
+
 /** The model runtime (Anthropic Messages with failover), shared by issue and task runs. */
 export function openModels(
   input: Pick<OpenRunInput, 'config' | 'deps' | 'redact' | 'fetch'>,
@@ -178,15 +195,9 @@ export async function openRunFiles(
 export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<OpenedRun> {
   const { config, deps, env, redact } = input;
   const apiKey = requireAnthropicKey(env);
-  await assertModelAccess({
-    apiKey,
-    baseURL: env.ANTHROPIC_BASE_URL || undefined,
-    fetch: input.fetch ?? deps.fetch,
-    log: deps.log,
-  });
   const sandbox = await openSandbox(config, env, deps.log);
   const base = opened ?? (await openRunBase(input));
-  const models = openModels(input, apiKey, env.ANTHROPIC_BASE_URL || undefined);
+  const models = await openCheckedModels(input, apiKey, { check: true });
   const { ledger, worktreesDir } = await openRunFiles(input, base.stateDir, base.stateDir);
   const baseBranch = config.pr.base ?? (await base.github.pulls.defaultBranch());
   const ctx: WorkContext<BacklogIssue> = {

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { ClaimView } from '../../claims/claim-store.js';
+import { failureText } from '../../claims/claims-state.js';
 import { moveClaimsFileAside } from '../../claims/file-claim-store.js';
 import type { OpenedClaimStore } from '../../claims/open-claim-store.js';
 import { CorruptStateError, UsageError } from '../../core/errors.js';
@@ -40,7 +41,7 @@ function renderClaims(
       v.lease ? humanDuration(Date.parse(v.lease.expires_at) - now) : '-',
       `${v.failure_count}/${maxFailures}${v.needs_human ? ' needs human' : ''}`,
       v.last_outcome ?? '-',
-      last ? `${last.error_class}: ${last.message}` : '-',
+      last ? failureText(last) : '-',
     ]);
   }
   const live = views.filter((v) => v.lease).length;

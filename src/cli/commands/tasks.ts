@@ -6,8 +6,7 @@ import type { Deps } from '../../core/deps.js';
 import type { Redactor } from '../../core/redact.js';
 import { ensureStateDir } from '../../core/state-dir.js';
 import { EXIT, type ExitCode } from '../../run/exit-codes.js';
-import { assertModelAccess } from '../../run/model-preflight.js';
-import { executeRounds, openModels, openRunFiles, requireAnthropicKey } from '../../run/open-run.js';
+import { executeRounds, openCheckedModels, openRunFiles, requireAnthropicKey } from '../../run/open-run.js';
 import { openSandbox } from '../../run/open-sandbox.js';
 import { assertPrerequisites } from '../../run/prerequisites.js';
 import type { ProgressDisplay } from '../../run/progress-display.js';
@@ -46,13 +45,11 @@ function usesNativeEngine(parsed: TaskFile, config: Config): boolean {
  * checked first: a setting that can never work stops the run before any task is tried.
  */
 async function openTaskModels(input: RunTasksInput) {
-  const { config, deps, state } = input;
+  const { config, state } = input;
   const native = usesNativeEngine(state.loaded.parsed, config);
   assertPrerequisites(input.env, config, { github: false, model: native });
-  const apiKey = native ? requireAnthropicKey(input.env) : '';
-  const baseURL = input.env.ANTHROPIC_BASE_URL || undefined;
-  if (native) await assertModelAccess({ apiKey, baseURL, fetch: input.fetch ?? deps.fetch, log: deps.log });
-  return openModels(input, apiKey || 'unused: every task runs on claude-code', baseURL);
+  const apiKey = native ? requireAnthropicKey(input.env) : 'unused: every task runs on claude-code';
+  return openCheckedModels(input, apiKey, { check: native });
 }
 
 /**
