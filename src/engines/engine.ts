@@ -26,7 +26,9 @@ export interface ThreadCarry {
   engine: EngineName;
   /** Claude Code's session, which the next task resumes (`--resume`). */
   sessionId?: string;
-  /** The conversation's size in tokens, as the engine measured it. */
+  /** Claude Code's running cost for that session, from which the next call's own cost is told. */
+  sessionCostUsd?: number;
+  /** The conversation's size in tokens, as the engine measured it (Claude Code: its newest request). */
   tokens: number;
   /** Past the threshold: what the next task is told, as `CONTEXT FROM PREVIOUS SESSION`. */
   summary?: string;

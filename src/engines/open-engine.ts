@@ -2,7 +2,12 @@ import type { WorktreeSandboxes } from '../agent/exec/sandbox-host.js';
 import { createClaudeCodeEngine } from './claude-code/claude-code-engine.js';
 import { claudeConfigDir, claudeScope } from './claude-code/claude-scope.js';
 import type { EngineName, EngineTotals, SessionEngine, ThreadCarry } from './engine.js';
-import { createFallbackEngine, type FallbackEvent, remainingBudget } from './fallback/fallback-engine.js';
+import {
+  createFallbackEngine,
+  type FallbackEvent,
+  MIN_FALLBACK_MS,
+  remainingBudget,
+} from './fallback/fallback-engine.js';
 import { seededFallbackPrompt } from './fallback/fallback-seed.js';
 import { createNativeEngine } from './native/native-engine.js';
 import type { SessionAgentOptions } from './native/session-agent.js';
@@ -86,6 +91,9 @@ export async function openSessionEngine(input: OpenEngineInput): Promise<OpenedE
     from: thread?.engine === 'claude-code' ? thread : undefined,
     boot: input.boot,
     sandbox: input.sandboxes.claude(claudeHome),
+    observer: input.observer,
+    // The native engine needs time left to take over from a call that timed out.
+    reserveMs: config.claude_code.fallback === 'native' ? MIN_FALLBACK_MS : 0,
   });
   const engine =
     config.claude_code.fallback === 'native'

@@ -96,6 +96,8 @@ export const TEXT_PATTERNS: readonly TextPattern[] = [
   ),
   row('auth', '\\bunauthori[sz]ed\\b', 'Error: request unauthorized'),
   row('auth', 'invalid.{0,20}\\bapi.{0,3}key\\b', 'Invalid API key · Please run /login'),
+  // Claude Code started without a credential (headless: no ~/.claude login, no key in its environment).
+  row('auth', 'not logged in', 'Not logged in · Please run /login'),
   row('auth', 'bad credentials', 'gh: HTTP 401: Bad credentials (https://api.github.com/graphql)'),
   row(
     'auth',
@@ -198,7 +200,7 @@ export const TEXT_PATTERNS: readonly TextPattern[] = [
 
 /** Words that make a log line read like a failure; lines without any are ordinary content. */
 const FAILURE_WORDS =
-  /(error|fail|exception|fatal|panic|denied|refused|rejected|unauthori[sz]ed|forbidden|exceeded|exhausted|timed out|too many|too long|too low|too large|overloaded|unavailable|abort|killed|sigterm|sigkill|deadline|invalid|not found|could not|cannot|unable to|limit reached|hang up|conflict|blocked|\bhttp\/\d|\b(?:http|status(?: code)?)\s*[:=]?\s*[45]\d\d\b)/i;
+  /(error|fail|exception|fatal|panic|denied|refused|rejected|unauthori[sz]ed|forbidden|exceeded|exhausted|timed out|too many|too long|too low|too large|overloaded|unavailable|abort|killed|sigterm|sigkill|deadline|invalid|not found|not logged in|could not|cannot|unable to|limit reached|hang up|conflict|blocked|\bhttp\/\d|\b(?:http|status(?: code)?)\s*[:=]?\s*[45]\d\d\b)/i;
 const FAILURE_CODE = /\b(E[A-Z]{4,}|UND_ERR_[A-Z_]+)\b/;
 
 export function looksLikeFailure(line: string): boolean {

@@ -3,28 +3,47 @@ import { type CommandSandbox, UNSANDBOXED } from '../../agent/exec/sandbox.js';
 import { spawnSandboxed } from '../../agent/exec/spawn-sandboxed.js';
 import { type ClassifiedError, classifyError } from '../../core/classify/classify-error.js';
 import { stopGroup } from '../../core/process-group.js';
+import {
+  type ClaudeCodeUsage,
+  contextOf,
+  createStreamReader,
+  NO_USAGE,
+  num,
+  type ResultJson,
+  type StreamEvent,
+  usageOf,
+} from './stream-events.js';
+
+export type { ClaudeCodeUsage, StreamEvent } from './stream-events.js';
 
 /**
- * One `claude -p --output-format json` call (seed 000): the prompt on stdin, in the worktree, with the
- * scrubbed environment; the JSON result read for `session_id`, `usage`, `is_error` and
- * `modelUsage.<model>.contextWindow`. Failures are classified from the result text, else from the
- * tail of the output, by [core]'s text table (the seed's log-tail patterns).
+ * One `claude -p --output-format stream-json --verbose` call (seed 000): the prompt on stdin, in the
+ * worktree, with the scrubbed environment. The stream tells each API response as it comes (the
+ * model calls, tool calls and the newest request's size); its last line is the result object, read
+ * for `session_id`, `usage`, `total_cost_usd`, `is_error`, `api_error_status` and
+ * `modelUsage.<model>.contextWindow`. Failures are classified from the API status and type the
+ * result carries, else from its text and the output's tail, by [core]'s table.
  */
-export interface ClaudeCodeUsage {
-  input: number;
-  cacheWrite: number;
-  cacheRead: number;
-  output: number;
-}
-
 interface ClaudeCodeCall {
   sessionId?: string;
   /** The final answer on success; the error text on failure. */
   text: string;
+  /** Every request of this call, summed (each re-reads the context, so this is not its size). */
   usage: ClaudeCodeUsage;
+  /** The conversation's size now: the newest request's tokens. */
+  contextTokens: number;
   /** From `modelUsage.<model>.contextWindow`, when Claude Code reports it. */
   contextWindow?: number;
+  /** What this call cost (not the session's running total). */
   costUsd: number;
+  /** The session's running total as the CLI reports it, for the next call's difference. */
+  sessionCostUsd: number;
+  /** API responses and tool calls of this call, from the stream. */
+  modelCalls: number;
+  toolCalls: number;
+  toolErrors: number;
+  /** The CLI stopped at a limit issueloop gave it (`--max-turns`, `--max-budget-usd`). */
+  limit?: 'model_calls' | 'cost';
   exitCode: number | null;
 }
 
@@ -37,8 +56,14 @@ export interface ClaudeCodeRunOptions {
   cwd: string;
   model: string;
   prompt: string;
-  /** Continue this session (`--resume`). */
-  resume?: string;
+  /** The session: a new one under this id (`--session-id`), or an earlier one continued (`--resume`). */
+  session?: { id: string; resume: boolean };
+  /** The session's running total before this call, when the result does not say what the call cost. */
+  previousCostUsd?: number;
+  /** `--max-turns`: API responses this call may make. */
+  maxTurns?: number;
+  /** `--max-budget-usd`: what this call may spend (the CLI counts its own process, not the session). */
+  maxBudgetUsd?: number;
   /** Project context for the system prompt (`--append-system-prompt`): a task file's boot file. */
   appendSystemPrompt?: string;
   /** `--permission-mode`, and `--allowedTools` (comma-separated): headless Claude Code cannot ask. */
@@ -50,24 +75,13 @@ export interface ClaudeCodeRunOptions {
   signal?: AbortSignal;
   /** Where `claude` runs: the session's sandbox (with the network, its home's ~/.claude only). */
   sandbox?: CommandSandbox;
+  /** Told of each API response and tool call as the stream brings it. */
+  onEvent?: (event: StreamEvent) => void;
+  /** Every line the CLI printed, as printed (a trace, a recording). */
+  onLine?: (line: string) => void;
 }
 
 const TAIL_CHARS = 4_000;
-const NO_USAGE: ClaudeCodeUsage = { input: 0, cacheWrite: 0, cacheRead: 0, output: 0 };
-
-interface ResultJson {
-  type?: unknown;
-  is_error?: unknown;
-  result?: unknown;
-  session_id?: unknown;
-  total_cost_usd?: unknown;
-  usage?: Record<string, unknown>;
-  modelUsage?: Record<string, { contextWindow?: unknown }>;
-  /** The API's HTTP status behind a failed call (2.1.x). */
-  api_error_status?: unknown;
-  /** The API's error type behind it, e.g. `rate_limit_error`. */
-  api_error_type?: unknown;
-}
 
 /**
  * A failed call's structured facts, classified as the model adapter classifies the API's own errors:
@@ -83,24 +97,6 @@ function structuredFailure(json: ResultJson | undefined, message: string): unkno
   });
 }
 
-const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-
-/** The last line of stdout that parses as Claude Code's result object. */
-function resultOf(stdout: string): { json: ResultJson; line: string } | undefined {
-  const lines = stdout.trim().split('\n').reverse();
-  for (const line of lines) {
-    const trimmed = line.trim();
-    if (!trimmed.startsWith('{')) continue;
-    try {
-      const json = JSON.parse(trimmed) as ResultJson;
-      if (typeof json.is_error === 'boolean' || json.type === 'result') return { json, line: trimmed };
-    } catch {
-      // Not the result line.
-    }
-  }
-  return undefined;
-}
-
 function contextWindowOf(json: ResultJson, model: string): number | undefined {
   const usage = json.modelUsage ?? {};
   const exact = usage[model]?.contextWindow;
@@ -110,21 +106,53 @@ function contextWindowOf(json: ResultJson, model: string): number | undefined {
   return any ? (any.contextWindow as number) : undefined;
 }
 
-export async function runClaudeCode(options: ClaudeCodeRunOptions): Promise<ClaudeCodeResult> {
-  const args = ['-p', '--output-format', 'json', '--model', options.model];
+/**
+ * This call's cost: what the CLI says it spent since its previous result, else the session's running
+ * total less what it was before the call (a resumed session's total counts every earlier call).
+ */
+function callCost(json: ResultJson | undefined, previous: number): number {
+  const since = json?.model_usage_since_last_result;
+  if (since && typeof since === 'object') {
+    return Object.values(since).reduce((sum, entry) => sum + num(entry?.costUSD), 0);
+  }
+  return Math.max(num(json?.total_cost_usd) - previous, 0);
+}
+
+const LIMITS: Record<string, ClaudeCodeCall['limit']> = {
+  error_max_turns: 'model_calls',
+  error_max_budget_usd: 'cost',
+};
+
+export function claudeArgs(options: ClaudeCodeRunOptions): string[] {
+  const args = ['-p', '--output-format', 'stream-json', '--verbose', '--model', options.model];
   if (options.permissionMode) args.push('--permission-mode', options.permissionMode);
   if (options.allowedTools?.length) args.push('--allowedTools', options.allowedTools.join(','));
-  if (options.resume) args.push('--resume', options.resume);
+  if (options.maxTurns !== undefined)
+    args.push('--max-turns', String(Math.max(1, Math.floor(options.maxTurns))));
+  if (options.maxBudgetUsd !== undefined) args.push('--max-budget-usd', options.maxBudgetUsd.toFixed(4));
+  if (options.session) args.push(options.session.resume ? '--resume' : '--session-id', options.session.id);
   if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt);
-  const child = spawnSandboxed(options.sandbox ?? UNSANDBOXED, [options.bin, ...args], {
+  return args;
+}
+
+export async function runClaudeCode(options: ClaudeCodeRunOptions): Promise<ClaudeCodeResult> {
+  const child = spawnSandboxed(options.sandbox ?? UNSANDBOXED, [options.bin, ...claudeArgs(options)], {
     cwd: options.cwd,
     env: options.env,
     stdin: 'pipe',
   }) as ChildProcessWithoutNullStreams;
-  let stdout = '';
+  const reader = createStreamReader(options.onEvent);
+  let pending = '';
+  let tail = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
+    tail = (tail + chunk).slice(-TAIL_CHARS);
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      options.onLine?.(line);
+      reader.line(line);
+    }
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-TAIL_CHARS);
@@ -154,37 +182,60 @@ export async function runClaudeCode(options: ClaudeCodeRunOptions): Promise<Clau
   clearTimeout(timer);
   if (killer) clearTimeout(killer);
   options.signal?.removeEventListener('abort', onAbort);
+  if (pending) options.onLine?.(pending);
+  reader.line(pending);
+  return judge(options, reader.state(), { exitCode, stopped, stderr, tail });
+}
 
-  const found = resultOf(stdout);
+function judge(
+  options: ClaudeCodeRunOptions,
+  stream: ReturnType<ReturnType<typeof createStreamReader>['state']>,
+  end: { exitCode: number | null; stopped: 'timeout' | 'aborted' | undefined; stderr: string; tail: string },
+): ClaudeCodeResult {
+  const found = stream.result;
   const json = found?.json;
-  const usage: ClaudeCodeUsage = json?.usage
-    ? {
-        input: num(json.usage.input_tokens),
-        cacheWrite: num(json.usage.cache_creation_input_tokens),
-        cacheRead: num(json.usage.cache_read_input_tokens),
-        output: num(json.usage.output_tokens),
-      }
-    : NO_USAGE;
-  const base = {
-    ...(typeof json?.session_id === 'string' ? { sessionId: json.session_id } : {}),
-    usage,
-    costUsd: num(json?.total_cost_usd),
-    exitCode,
-  };
+  const usage = json?.usage ? usageOf(json.usage) : NO_USAGE;
+  const previous = options.previousCostUsd ?? 0;
+  const costUsd = callCost(json, previous);
   const contextWindow = json ? contextWindowOf(json, options.model) : undefined;
-  const withWindow = contextWindow !== undefined ? { ...base, contextWindow } : base;
-  const text = typeof json?.result === 'string' ? json.result : '';
+  const limit = typeof json?.subtype === 'string' ? LIMITS[json.subtype] : undefined;
+  // The id is known before the call when issueloop gave it: a killed call still names its session file.
+  const sessionId =
+    (typeof json?.session_id === 'string' ? json.session_id : undefined) ??
+    stream.sessionId ??
+    options.session?.id;
+  const base: ClaudeCodeCall = {
+    ...(sessionId ? { sessionId } : {}),
+    text: typeof json?.result === 'string' ? json.result : '',
+    usage,
+    // Without a response in the stream (a CLI that printed only its result), the call's usage is all there is.
+    contextTokens: contextOf(stream.lastUsage ?? usage),
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+    costUsd,
+    sessionCostUsd: json ? num(json.total_cost_usd) : previous + costUsd,
+    modelCalls: stream.modelCalls,
+    toolCalls: stream.toolCalls,
+    toolErrors: stream.toolErrors,
+    ...(limit ? { limit } : {}),
+    exitCode: end.exitCode,
+  };
 
-  if (stopped) {
-    const text = `claude ${stopped === 'timeout' ? 'timed out' : 'was interrupted'}`;
-    const why = new DOMException(text, stopped === 'timeout' ? 'TimeoutError' : 'AbortError');
-    return { ...withWindow, ok: false, text, error: classifyError(why) };
+  if (end.stopped) {
+    const text = `claude ${end.stopped === 'timeout' ? 'timed out' : 'was interrupted'}`;
+    const why = new DOMException(text, end.stopped === 'timeout' ? 'TimeoutError' : 'AbortError');
+    return { ...base, ok: false, text, error: classifyError(why) };
   }
-  if (json && json.is_error === false && exitCode === 0) return { ...withWindow, ok: true, text };
+  if (json && json.is_error === false && end.exitCode === 0) return { ...base, ok: true };
   // A failure, read as a log tail newest line first: the result line when there is one (it says
   // is_error, and counts first), then what the process printed.
-  const evidence = found ? `${stderr}\n${found.line}` : `${stdout.slice(-TAIL_CHARS)}\n${stderr}`;
-  const message = text || stderr.trim().split('\n').at(-1) || `claude exited with ${exitCode}`;
+  const evidence = found ? `${end.stderr}\n${found.line}` : `${end.tail}\n${end.stderr}`;
+  const message =
+    base.text ||
+    (limit
+      ? `claude stopped at its ${limit === 'cost' ? 'budget' : 'turn limit'} (${String(json?.subtype)})`
+      : '') ||
+    end.stderr.trim().split('\n').at(-1) ||
+    `claude exited with ${end.exitCode}`;
   const structured = structuredFailure(json, message);
-  return { ...withWindow, ok: false, text: message, error: classifyError(structured ?? evidence) };
+  return { ...base, ok: false, text: message, error: classifyError(structured ?? evidence) };
 }

@@ -68,18 +68,59 @@ function textOf(value: unknown): string | undefined {
   return undefined;
 }
 
+/** What the CLI writes into the conversation that no one said: its own command echoes and caveats. */
+const CLI_NOISE =
+  /^<(?:command-name|command-message|local-command-stdout|local-command-stderr|local-command-caveat)>/;
+
 /**
- * The seed from a session file's lines. Summaries wait for the compact boundary that follows them
- * and are paired with it; a boundary without its own summary uses its own content, never an older
- * summary. Turns before the latest boundary are what its summary covers and are dropped. A summary
- * after the last boundary, which no boundary took, is used only when the file has no boundary at
- * all (nothing was dropped, so nothing it covers is missing). Unreadable lines are skipped.
+ * Entries that are not the conversation: the CLI's meta messages (`isMeta`: a command caveat, a
+ * `/compact` echo), its own error messages (`isApiErrorMessage`, model `<synthetic>`), and its
+ * command echoes.
+ */
+function isNoise(entry: Entry): boolean {
+  if (entry.isMeta === true || entry.isApiErrorMessage === true) return true;
+  const message = entry.message as Entry | undefined;
+  if (message?.model === '<synthetic>') return true;
+  const content = message?.content ?? entry.content;
+  const first = Array.isArray(content) ? blockText(content[0]) : blockText(content);
+  return CLI_NOISE.test(first.trimStart());
+}
+
+/** The uuids a boundary keeps from before it (`compactMetadata.preservedSegment` or `.preservedMessages`). */
+function preservedUuids(boundary: Entry, parents: ReadonlyMap<string, string | undefined>): string[] {
+  const meta = boundary.compactMetadata as Entry | undefined;
+  const listed = meta?.preservedMessages as unknown;
+  const uuids = Array.isArray(listed) ? listed : (listed as Entry | undefined)?.uuids;
+  if (Array.isArray(uuids)) return uuids.filter((u): u is string => typeof u === 'string');
+  const segment = meta?.preservedSegment as Entry | undefined;
+  if (typeof segment?.tailUuid !== 'string' || typeof segment.headUuid !== 'string') return [];
+  // The segment is a chain: from its tail up the parents to its head.
+  const chain: string[] = [];
+  let at: string | undefined = segment.tailUuid;
+  while (at !== undefined && !chain.includes(at)) {
+    chain.unshift(at);
+    if (at === segment.headUuid) return chain;
+    at = parents.get(at);
+  }
+  return []; // A broken chain: the CLI itself gives up on it.
+}
+
+/**
+ * The seed from a session file's lines. A 2.1.x compaction is a `compact_boundary` system entry whose
+ * summary is the next entry, a user message marked `isCompactSummary`; older files wrote `summary`
+ * entries before the boundary, which are paired with it, and a boundary without either uses its own
+ * content. Turns before the latest boundary are what its summary covers and are dropped, except those
+ * the boundary preserved. A summary after the last boundary, which no boundary took, is used only
+ * when the file has no boundary at all. The CLI's own meta and error messages are not turns.
+ * Unreadable lines are skipped.
  */
 export function seedFromSessionLines(text: string): SessionSeed {
   let pending: string | undefined;
   let summary: string | undefined;
   let boundaries = 0;
   let turns: SessionTurn[] = [];
+  const byUuid = new Map<string, Entry>();
+  const parents = new Map<string, string | undefined>();
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
     let entry: Entry;
@@ -88,14 +129,25 @@ export function seedFromSessionLines(text: string): SessionSeed {
     } catch {
       continue;
     }
+    if (typeof entry.uuid === 'string') {
+      byUuid.set(entry.uuid, entry);
+      parents.set(entry.uuid, typeof entry.parentUuid === 'string' ? entry.parentUuid : undefined);
+    }
     if (entry.type === 'summary') {
       pending = textOf(entry.summary) ?? pending;
     } else if (entry.type === 'system' && entry.subtype === 'compact_boundary') {
       boundaries += 1;
       summary = pending ?? textOf(entry.content);
       pending = undefined;
-      turns = [];
-    } else {
+      turns = preservedUuids(entry, parents).flatMap((uuid) => {
+        const kept = byUuid.get(uuid);
+        const turn = kept && !isNoise(kept) ? turnOf(kept) : undefined;
+        return turn ? [turn] : [];
+      });
+    } else if (entry.isCompactSummary === true) {
+      const message = entry.message as Entry | undefined;
+      summary = textOf(message?.content ?? entry.content) ?? summary;
+    } else if (!isNoise(entry)) {
       const turn = turnOf(entry);
       if (turn) turns.push(turn);
     }

@@ -90,6 +90,7 @@ function persisted(carry: ThreadCarry, at: string, rev: number): GroupThread {
     engine: carry.engine,
     session_id: carry.sessionId ?? null,
     tokens: carry.tokens,
+    cost_usd: carry.sessionCostUsd ?? 0,
     summary: carry.summary ?? null,
     updated_at: at,
     rev,
@@ -102,7 +103,7 @@ function fromDisk(saved: GroupThread | undefined): ThreadCarry | undefined {
   return {
     engine: saved.engine,
     tokens: saved.tokens,
-    ...(saved.session_id ? { sessionId: saved.session_id } : {}),
+    ...(saved.session_id ? { sessionId: saved.session_id, sessionCostUsd: saved.cost_usd } : {}),
     ...(saved.summary ? { summary: saved.summary } : {}),
   };
 }

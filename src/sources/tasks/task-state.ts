@@ -44,6 +44,8 @@ const GroupThreadSchema = z.object({
   engine,
   session_id: z.string().nullable(),
   tokens: z.number().nonnegative(),
+  /** Claude Code's running cost of that session: the next call's own cost is its total less this. */
+  cost_usd: z.number().nonnegative().default(0),
   summary: z.string().nullable(),
   updated_at: z.string(),
   /** Counts the group's writes: a process knows whether the conversation it holds is still the latest. */

@@ -17,7 +17,7 @@ import { FakeClock } from '../../helpers/fake-clock.js';
 import { createMemoryLog } from '../../helpers/memory-log.js';
 import { testSandboxHost } from '../../helpers/sandbox.js';
 import { GREETING_TYPO, useSessionRepo } from '../../session/git/git-fixture.js';
-import { FAKE_CLAUDE, fakeClaude, resultJson } from './fake-claude.js';
+import { FAKE_CLAUDE, fakeClaude, recordedResult, resultJson } from './fake-claude.js';
 
 const TOKEN = 'ghp_claudeCodeSession0123456789abcdefghij';
 const repo = useSessionRepo(GREETING_TYPO);
@@ -121,17 +121,58 @@ describe('a session on the Claude Code engine', () => {
     expect(call?.cwd).toMatch(/worktrees\/issue-\d+$/);
     expect(call?.env).not.toContain('GITHUB_TOKEN');
     // Headless Claude Code cannot ask for permission: edits and the usual tools are granted up front.
+    // Within the session's model calls and money, in a session whose id is chosen up front.
     expect(call?.args).toEqual([
       '-p',
       '--output-format',
-      'json',
+      'stream-json',
+      '--verbose',
       '--model',
       'sonnet',
       '--permission-mode',
       'acceptEdits',
       '--allowedTools',
       'Bash,Read,Edit,Write,Glob,Grep',
+      '--max-turns',
+      String(gh.config.session.max_model_calls),
+      '--max-budget-usd',
+      gh.config.session.max_usd.toFixed(4),
+      '--session-id',
+      expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
     ]);
+  });
+
+  it("regression: a Claude Code session's model calls, tool calls and cost reach the report and the live events (the stream the real CLI printed)", async () => {
+    const recorded = recordedResult('stream-tool-call.jsonl');
+    const { report, ledger } = await session([
+      { fixture: 'stream-tool-call.jsonl', write: { file: 'greet.js', content: FIXED } },
+    ]);
+    expect(report).toMatchObject({ outcome: 'resolved', modelCalls: 2, toolCalls: 1 });
+    expect(report.costUsd).toBeCloseTo(Number(recorded.total_cost_usd), 9);
+    // The live line and the ledger add up the model_call events: they come to what the session cost.
+    const { events } = await readLedger(ledger.file);
+    const calls = events.filter((e) => e.type === 'model_call') as unknown as { costUsd: number }[];
+    expect(calls).toHaveLength(2);
+    expect(calls.reduce((sum, e) => sum + e.costUsd, 0)).toBeCloseTo(report.costUsd, 9);
+  });
+
+  it('regression: a 2.1.x billing failure after /compact seeds the native engine with the compaction summary, not "Conversation compacted"', async () => {
+    // The session file is written under the id issueloop gave the call, as the real CLI does.
+    const { report, nativeRequests } = await session([
+      { fixture: 'result-402.json', exit: 1, session: { fixture: 'session-compacted.jsonl' } },
+    ]);
+    expect(report.outcome).toBe('resolved');
+    const text = JSON.stringify(nativeRequests[0]?.messages[0]?.content);
+    expect(text).toContain('This session is being continued from a previous conversation');
+    expect(text).toContain('third task: rename greet');
+    expect(text).not.toContain('Conversation compacted');
+    expect(text).not.toContain('local-command');
+  });
+
+  it('regression: --max-turns reached (recorded) ends the session as over budget, not as a model failure to retry', async () => {
+    const { report, nativeRequests } = await session([{ fixture: 'result-max-turns.json', exit: 1 }]);
+    expect(report.outcome).toBe('budget_exceeded');
+    expect(nativeRequests).toHaveLength(0);
   });
 
   it('a billing failure hands over to the native engine, seeded with the Claude Code session (seed 003)', async () => {

@@ -14,39 +14,51 @@ const usage = (tokens: number) => ({
   output_tokens: 100,
 });
 
-async function conversationOn(scenario: unknown[], start?: { sessionId?: string; tokens: number }) {
+async function conversationOn(
+  scenario: unknown[],
+  start?: { sessionId?: string; tokens: number; costUsd?: number },
+) {
   const fake = await fakeClaude(scenario);
   const log = createMemoryLog();
+  let ids = 0;
+  const costs: number[] = [];
   const conversation = createClaudeCodeConversation({
-    run: ({ prompt, resume }) =>
-      runClaudeCode({
+    run: async ({ prompt, session, previousCostUsd }) => {
+      const result = await runClaudeCode({
         bin: FAKE_CLAUDE,
         cwd: fake.dir,
         model: 'sonnet',
         prompt,
         env: fake.env,
         timeoutMs: 20_000,
-        ...(resume ? { resume } : {}),
-      }),
+        session,
+        previousCostUsd,
+      });
+      costs.push(result.costUsd);
+      return result;
+    },
     threshold: 0.8,
     contextWindow: 100_000,
     log,
+    newId: () => `new-${++ids}`,
     ...(start ? { start } : {}),
   });
-  return { fake, conversation, log };
+  return { fake, conversation, log, costs };
 }
 
 describe('a task group as one Claude Code conversation', () => {
   it('resumes the session for the next task while the context stays under the threshold', async () => {
     const { fake, conversation } = await conversationOn([
-      { stdout: resultJson({ session_id: 's-1', usage: usage(50_000) }) },
-      { stdout: resultJson({ session_id: 's-1', usage: usage(20_000) }) },
+      { stdout: resultJson({ usage: usage(50_000) }) },
+      { stdout: resultJson({ usage: usage(60_000) }) },
     ]);
     await conversation.send('task one');
     const second = await conversation.send('task two');
     expect(second.compacted).toBeUndefined();
     const calls = await fake.calls();
-    expect(calls[1]?.args.slice(-2)).toEqual(['--resume', 's-1']);
+    // The first call's session is named up front; the next one continues it.
+    expect(calls[0]?.args.slice(-2)).toEqual(['--session-id', 'new-1']);
+    expect(calls[1]?.args.slice(-2)).toEqual(['--resume', 'new-1']);
     expect(calls[1]?.prompt).toBe('task two');
   });
 
@@ -69,6 +81,7 @@ describe('a task group as one Claude Code conversation', () => {
     expect(calls.map((c) => c.args.includes('--resume'))).toEqual([false, true, false]);
     expect(calls[1]?.prompt).toBe(COMPACTION_REQUEST);
     expect(calls[1]?.args.slice(-2)).toEqual(['--resume', 's-1']);
+    expect(calls[2]?.args.slice(-2)).toEqual(['--session-id', 'new-2']);
     expect(calls[2]?.prompt).toBe(
       'CONTEXT FROM PREVIOUS SESSION:\nEdited src/a.ts (parse()); tests pass.\n\nNEXT TASK: task two',
     );
@@ -76,6 +89,45 @@ describe('a task group as one Claude Code conversation', () => {
       'compaction: context at 85%, starting fresh session with summary',
     );
     expect(conversation.sessionId).toBe('s-2');
+  });
+
+  it('regression: the context is the newest request, not every request of the call summed (compacted at 12 % real)', async () => {
+    // A call of three requests, each re-reading a 30,000-token context: summed, 93,000 tokens (93 %).
+    const request = (tokens: number) => ({ usage: usage(tokens) });
+    const { fake, conversation } = await conversationOn([
+      {
+        stdout: resultJson({ usage: usage(93_000) }),
+        responses: [request(30_000), request(31_000), request(32_000)],
+      },
+      { stdout: resultJson({ usage: usage(33_000) }) },
+    ]);
+    const first = await conversation.send('task one');
+    expect(first.compacted).toBeUndefined();
+    expect(first.result.contextTokens).toBe(32_000);
+    expect(first.result.modelCalls).toBe(3);
+    expect(conversation.state().tokens).toBe(32_000);
+    await conversation.send('task two');
+    expect((await fake.calls()).map((c) => c.prompt)).toEqual(['task one', 'task two']);
+  });
+
+  it('regression: a resumed call costs its total less the session total before it, not the running total', async () => {
+    const { conversation, costs } = await conversationOn(
+      [
+        { stdout: resultJson({ total_cost_usd: 0.31 }) },
+        { stdout: resultJson({ total_cost_usd: 0.35 }) },
+        // 2.1.x also says what this process spent since its last result: that is used when present.
+        {
+          stdout: resultJson({
+            total_cost_usd: 0.4,
+            model_usage_since_last_result: { 'claude-sonnet-5-5': { costUSD: 0.05 } },
+          }),
+        },
+      ],
+      { sessionId: 'group-1', tokens: 1_000, costUsd: 0.3 },
+    );
+    for (const task of ['a', 'b', 'c']) await conversation.send(task);
+    expect(costs.map((c) => Number(c.toFixed(6)))).toEqual([0.01, 0.04, 0.05]);
+    expect(conversation.state().costUsd).toBe(0.4);
   });
 
   it('a failed turn keeps its session id (for the seeded fallback) and the carried summary', async () => {
@@ -93,18 +145,18 @@ describe('a task group as one Claude Code conversation', () => {
   it("continues a group's session from an earlier task: resumed, its tokens counted toward the threshold", async () => {
     const { fake, conversation } = await conversationOn(
       [
-        { stdout: resultJson({ session_id: 'group-1', usage: usage(30_000), modelUsage: {} }) },
+        // Resumed, the call re-reads the group's whole conversation: 85,000 tokens, past 80 % of 100,000.
+        { stdout: resultJson({ session_id: 'group-1', usage: usage(85_000), modelUsage: {} }) },
         { stdout: resultJson({ session_id: 'group-1', result: 'Done: files a.ts, b.ts.' }) },
       ],
       { sessionId: 'group-1', tokens: 60_000 },
     );
-    expect(conversation.state()).toEqual({ sessionId: 'group-1', tokens: 60_000 });
+    expect(conversation.state()).toEqual({ sessionId: 'group-1', tokens: 60_000, costUsd: 0 });
     await conversation.send('NEXT TASK: three');
     const calls = await fake.calls();
     expect(calls[0]?.args.join(' ')).toContain('--resume group-1');
-    // 60,000 + 30,000 is past 80 % of 100,000: summarised, and the next task starts fresh with it.
     expect(calls[1]?.prompt).toBe(COMPACTION_REQUEST);
-    expect(conversation.state()).toEqual({ tokens: 0, summary: 'Done: files a.ts, b.ts.' });
+    expect(conversation.state()).toEqual({ tokens: 0, costUsd: 0, summary: 'Done: files a.ts, b.ts.' });
   });
 
   it('regression: a session the CLI does not have (another runner) starts fresh instead of failing the task', async () => {

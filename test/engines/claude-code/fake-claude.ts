@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
+import { CLAUDE_CODE_VERSION } from '../../helpers/claude-code-version.js';
 
 /** A stand-in `claude` executable (./fake-claude/claude) driven by a scenario, for the engine's tests. */
 export const FAKE_CLAUDE = fileURLToPath(new URL('./fake-claude/claude', import.meta.url));
@@ -11,16 +13,25 @@ afterEach(async () => {
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 
-/** Claude Code's `--output-format json` result object, as the seeds show it. */
+const FIXTURES = fileURLToPath(
+  new URL(`../../fixtures/claude-code/${CLAUDE_CODE_VERSION}/`, import.meta.url),
+);
+
+/** A result object the real CLI printed (the contract suite records them). */
+export function recordedResult(name: string): Record<string, unknown> {
+  const lines = readFileSync(join(FIXTURES, name), 'utf8').trim().split('\n');
+  return JSON.parse(lines.at(-1) as string) as Record<string, unknown>;
+}
+
+/**
+ * Claude Code's result object as 2.1.x prints it (recorded: a tool call and the answer), with the
+ * fields a test sets. Its session id is the one the fake was given unless a test names one.
+ */
 export function resultJson(overrides: Record<string, unknown> = {}) {
+  const { session_id: _recordedId, ...recorded } = recordedResult('stream-tool-call.jsonl');
   return {
-    type: 'result',
-    subtype: 'success',
-    is_error: false,
-    duration_ms: 5210,
-    num_turns: 4,
+    ...recorded,
     result: 'Fixed the typo in greet.js.',
-    session_id: '3f1c2e6a-1b2c-4d5e-8f90-123456789abc',
     total_cost_usd: 0.0421,
     usage: {
       input_tokens: 1200,
@@ -31,6 +42,8 @@ export function resultJson(overrides: Record<string, unknown> = {}) {
     modelUsage: {
       'claude-sonnet-5-5-20260101': { inputTokens: 1200, outputTokens: 800, contextWindow: 200_000 },
     },
+    // Without it the call's cost is its total less the session's earlier total, as before 2.1.x.
+    model_usage_since_last_result: undefined,
     ...overrides,
   };
 }
@@ -43,7 +56,16 @@ export async function fakeClaude(scenario: unknown[]) {
   await mkdir(own, { recursive: true });
   const scenarioFile = join(own, 'scenario.json');
   const log = join(own, 'calls.jsonl');
-  await writeFile(scenarioFile, JSON.stringify(scenario));
+  // The recorded lines the scenario names, and the init line every stream starts with.
+  const names = new Set(['stream-tool-call.jsonl']);
+  for (const step of scenario as { fixture?: string; session?: { fixture?: string } }[]) {
+    if (step.fixture) names.add(step.fixture);
+    if (step.session?.fixture) names.add(step.session.fixture);
+  }
+  const fixtures = Object.fromEntries(
+    [...names].map((name) => [name, readFileSync(join(FIXTURES, name), 'utf8').split('\n').filter(Boolean)]),
+  );
+  await writeFile(scenarioFile, JSON.stringify({ steps: scenario, fixtures }));
   await writeFile(log, '');
   const env = {
     PATH: process.env.PATH ?? '',

@@ -1,6 +1,7 @@
-import { link, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeConfigDir } from '../../../src/engines/claude-code/claude-scope.js';
 import {
@@ -17,6 +18,7 @@ import {
   retryMarker,
   seededFallbackPrompt,
 } from '../../../src/engines/fallback/fallback-seed.js';
+import { CLAUDE_CODE_VERSION } from '../../helpers/claude-code-version.js';
 
 /** Claude Code session-file lines, as its JSONL writes them. */
 const user = (text: string) => ({ type: 'user', message: { role: 'user', content: text } });
@@ -29,6 +31,84 @@ const boundary = (content?: string) => ({
   compactMetadata: { trigger: 'auto', preTokens: 150_000 },
 });
 const jsonl = (...entries: unknown[]) => `${entries.map((e) => JSON.stringify(e)).join('\n')}\n`;
+
+const FIXTURES = fileURLToPath(
+  new URL(`../../fixtures/claude-code/${CLAUDE_CODE_VERSION}/`, import.meta.url),
+);
+
+describe('seedFromSessionLines on the 2.1.x session file', () => {
+  it('regression: a file the real CLI compacted with /compact: the isCompactSummary message is the summary, not "Conversation compacted"; no meta or command echoes', async () => {
+    const seed = seedFromSessionLines(await readFile(join(FIXTURES, 'session-compacted.jsonl'), 'utf8'));
+    expect(seed.summary).toMatch(/^This session is being continued from a previous conversation/);
+    expect(seed.turns.map((t) => t.text)).toEqual(['third task: rename greet', '(nothing to echo)']);
+  });
+
+  it("regression: the CLI's own error messages (isApiErrorMessage, model <synthetic>) are not turns", () => {
+    const seed = seedFromSessionLines(
+      jsonl(
+        user('fix it'),
+        {
+          type: 'assistant',
+          isApiErrorMessage: true,
+          message: {
+            role: 'assistant',
+            model: '<synthetic>',
+            content: [{ type: 'text', text: 'API Error: 429' }],
+          },
+        },
+        {
+          type: 'assistant',
+          message: {
+            role: 'assistant',
+            model: '<synthetic>',
+            content: [{ type: 'text', text: 'No response requested.' }],
+          },
+        },
+        {
+          type: 'user',
+          isMeta: true,
+          message: { role: 'user', content: '<local-command-caveat>Caveat</local-command-caveat>' },
+        },
+      ),
+    );
+    expect(seed.turns).toEqual([{ role: 'user', text: 'fix it' }]);
+  });
+
+  it("regression: turns a compaction preserved (compactMetadata.preservedSegment) are kept, after the summary's", () => {
+    const at = (uuid: string, parentUuid: string | null, entry: Record<string, unknown>) => ({
+      ...entry,
+      uuid,
+      parentUuid,
+    });
+    const seed = seedFromSessionLines(
+      jsonl(
+        at('u1', null, user('old task')),
+        at('u2', 'u1', assistant([{ type: 'text', text: 'old answer' }])),
+        at('u3', 'u2', user('recent task')),
+        at('u4', 'u3', assistant([{ type: 'text', text: 'recent answer' }])),
+        at('b1', 'u4', {
+          type: 'system',
+          subtype: 'compact_boundary',
+          content: 'Conversation compacted',
+          compactMetadata: {
+            trigger: 'auto',
+            preservedSegment: { headUuid: 'u3', tailUuid: 'u4', anchorUuid: 'b1' },
+          },
+        }),
+        at('s1', 'b1', { ...user('Summary: did the old task.'), isCompactSummary: true }),
+        at('u5', 's1', user('newest task')),
+      ),
+    );
+    expect(seed).toEqual({
+      summary: 'Summary: did the old task.',
+      turns: [
+        { role: 'user', text: 'recent task' },
+        { role: 'assistant', text: 'recent answer' },
+        { role: 'user', text: 'newest task' },
+      ],
+    });
+  });
+});
 
 describe('seedFromSessionLines', () => {
   it('several compactions: the latest summary, only the turns after the latest boundary', () => {

@@ -110,9 +110,15 @@ describe('createTaskSource: a group conversation between its tasks', () => {
     const work = s.session(one);
     expect(work.engine).toBe('claude-code');
     expect(work.thread?.from).toBeUndefined();
-    work.thread?.keep({ engine: 'claude-code', sessionId: 'sess-1', tokens: 900 });
+    work.thread?.keep({ engine: 'claude-code', sessionId: 'sess-1', tokens: 900, sessionCostUsd: 0.12 });
     await tracker(s, one).finished(report(one, 'resolved', 'sess-1'), undefined);
-    expect(s.session(two).thread?.from).toEqual({ engine: 'claude-code', sessionId: 'sess-1', tokens: 900 });
+    // With the session's running cost, from which the next call's own cost is told.
+    expect(s.session(two).thread?.from).toEqual({
+      engine: 'claude-code',
+      sessionId: 'sess-1',
+      tokens: 900,
+      sessionCostUsd: 0.12,
+    });
     expect(s.session(two).firstMessage(undefined)).toBe('NEXT TASK: two');
     // Another group does not continue it.
     expect(s.session(three).thread?.from).toBeUndefined();
@@ -166,6 +172,7 @@ describe('createTaskSource: a group conversation between its tasks', () => {
       engine: 'claude-code',
       session_id: 'old',
       tokens: 5,
+      cost_usd: 0,
       summary: null,
       updated_at: '',
       rev: 1,

@@ -105,12 +105,19 @@ describe('task state', () => {
       engine: 'claude-code',
       session_id: 's',
       tokens: 10,
+      cost_usd: 0.25,
       summary: null,
       updated_at: 'now',
       rev: 1,
     };
     await writeThreads(dir, threads);
     expect(await readThreads(dir, 'tasks.md')).toEqual(threads);
+    // A file from before the session's cost was kept reads as a session that cost nothing yet.
+    await writeFile(
+      join(dir, 'threads.json'),
+      '{"version":1,"task_file":"tasks.md","groups":{"G":{"engine":"claude-code","session_id":"s","tokens":10,"summary":null,"updated_at":"now"}},"tasks":{}}',
+    );
+    expect((await readThreads(dir, 'tasks.md')).groups.G?.cost_usd).toBe(0);
 
     await writeFile(join(dir, 'threads.json'), '{"version":1,');
     await expect(readThreads(dir, 'tasks.md')).rejects.toThrow(CorruptStateError);

@@ -1,0 +1,115 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
+import { createAnthropicEmulator, type Script } from '../../src/sandbox/anthropic/index.js';
+import { CLAUDE_CODE_VERSION } from '../helpers/claude-code-version.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export { CLAUDE_CODE_VERSION };
+
+/**
+ * The real `claude`: $ISSUELOOP_CLAUDE_BIN, else where .ci/run installs the pinned release
+ * (`<cache>/issueloop-ci/claude-code-<version>`). Undefined, with the reason, when it is not there.
+ */
+export function realClaude(): { bin: string } | { missing: string } {
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const bin =
+    process.env.ISSUELOOP_CLAUDE_BIN ||
+    join(cache, 'issueloop-ci', `claude-code-${CLAUDE_CODE_VERSION}`, 'node_modules', '.bin', 'claude');
+  if (!existsSync(bin)) return { missing: `${bin} does not exist (bash .ci/run installs it)` };
+  try {
+    const version = execFileSync(bin, ['--version'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: tmpdir() },
+      timeout: 30_000,
+    });
+    if (!version.startsWith(CLAUDE_CODE_VERSION)) {
+      return { missing: `${bin} is ${version.trim()}, not the pinned ${CLAUDE_CODE_VERSION}` };
+    }
+  } catch (err) {
+    return { missing: `${bin} --version failed: ${(err as Error).message}` };
+  }
+  return { bin };
+}
+
+const dirs: string[] = [];
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+export const EMULATOR_KEY = 'sk-ant-api03-contract-0123456789';
+
+/**
+ * A home for the real CLI with the project's scripted Anthropic server on loopback: its environment
+ * logs in with `credential` (ANTHROPIC_API_KEY unless told), sends nothing but model requests, and
+ * retries a refusal `retries` times.
+ */
+export async function claudeHarness(options: {
+  script?: Script;
+  credential?: 'ANTHROPIC_API_KEY' | 'CLAUDE_CODE_OAUTH_TOKEN' | 'ANTHROPIC_AUTH_TOKEN' | 'none';
+  retries?: number;
+  /** The worktree's path under the home, to make it long. */
+  project?: string;
+}) {
+  const home = await mkdtemp(join(tmpdir(), 'issueloop-claude-contract-'));
+  dirs.push(home);
+  const worktree = join(home, options.project ?? 'repo');
+  await mkdir(worktree, { recursive: true });
+  execFileSync('git', ['init', '--quiet', worktree]);
+  const emulator = createAnthropicEmulator({
+    baseUrl: 'http://127.0.0.1/',
+    apiKey: EMULATOR_KEY,
+    ...(options.script ? { script: options.script } : {}),
+  });
+  const server = await emulator.listen();
+  closers.push(() => server.close());
+  const credential = options.credential ?? 'ANTHROPIC_API_KEY';
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    ANTHROPIC_BASE_URL: server.url,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_MAX_RETRIES: String(options.retries ?? 0),
+    ...(credential === 'none' ? {} : { [credential]: EMULATOR_KEY }),
+  };
+  const messageRequests = () => emulator.requests.filter((r) => r.path.startsWith('/v1/messages'));
+  return { home, worktree, env, emulator, messageRequests, claudeHome: join(home, '.claude') };
+}
+
+/** The session file the CLI wrote for `sessionId`, wherever under projects/ it put it. */
+export async function sessionFileText(claudeHome: string, sessionId: string): Promise<string> {
+  const projects = join(claudeHome, 'projects');
+  for (const dir of await readdir(projects)) {
+    const path = join(projects, dir, `${sessionId}.jsonl`);
+    if (existsSync(path)) return readFile(path, 'utf8');
+  }
+  throw new Error(`no session file for ${sessionId} under ${projects}`);
+}
+
+const FIXTURES = join(root, 'test/fixtures/claude-code', CLAUDE_CODE_VERSION);
+
+/**
+ * With ISSUELOOP_RECORD_FIXTURES=1, keeps what the real CLI printed or wrote as a fixture for the
+ * fake `claude`. Session files keep only the conversation's entries: the CLI's attachments and
+ * request snapshots hold its own system prompt, which is not ours to store.
+ */
+export async function record(name: string, text: string): Promise<void> {
+  if (process.env.ISSUELOOP_RECORD_FIXTURES !== '1') return;
+  const keep = new Set(['user', 'assistant', 'system', 'summary', 'result']);
+  const lines = name.endsWith('.jsonl')
+    ? text
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .filter((line) => keep.has(String((JSON.parse(line) as { type?: unknown }).type)))
+    : [text.trim()];
+  await mkdir(dirname(join(FIXTURES, name)), { recursive: true });
+  await writeFile(join(FIXTURES, name), `${lines.join('\n')}\n`);
+}
