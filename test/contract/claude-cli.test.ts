@@ -116,12 +116,14 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     const h = await claudeHarness({});
     const prompts: string[] = [];
     let context = 0;
+    let summed = 0;
     const make = (threshold: number) =>
       createClaudeCodeConversation({
         run: async ({ prompt, session, previousCostUsd }) => {
           prompts.push(prompt);
           const r = await call(h, prompt, { session, previousCostUsd });
           context = r.contextTokens;
+          summed = r.usage.input + r.usage.cacheWrite + r.usage.cacheRead + r.usage.output;
           return r;
         },
         threshold,
@@ -143,7 +145,7 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
       expect.stringMatching(/^CONTEXT FROM PREVIOUS SESSION:\n[\s\S]+\n\nNEXT TASK: task two$/),
     ]);
     console.log(
-      `contract figures: context at compaction ${turn.compacted?.percent}% of ${window}, real context ${context} tokens`,
+      `contract figures: context at compaction ${turn.compacted?.percent}% of ${window}, real context ${context} tokens, the call's usage summed ${summed} tokens`,
     );
   });
 
