@@ -85,6 +85,26 @@ async function session(
   return { report, anthropic, number, ledger, log };
 }
 
+describe('session: turns within an autonomous session', () => {
+  it('regression: a 60-call session completes across turns instead of ending at the 25-call turn cap', async () => {
+    const replies = [...Array.from({ length: 58 }, view), edit("'helo'", "'hello'"), reply.text('Fixed.')];
+    const { report, anthropic } = await session(replies);
+    expect(report).toMatchObject({ outcome: 'resolved', modelCalls: 60, toolCalls: 59 });
+    // Each new turn starts with the harness's message: what was used of the session, what is left.
+    const text = String(JSON.stringify(anthropic.requests.at(-1)?.body));
+    expect(text).toContain(
+      'TURN LIMIT: this turn reached 25 model calls. The session has used 25 of its 200 model calls',
+    );
+    expect(text).toContain('The session has used 50 of its 200 model calls');
+  });
+
+  it('the session limits still end it: max_model_calls across turns is budget_exceeded', async () => {
+    const config = { ...gh.config, session: { ...gh.config.session, max_model_calls: 30 } };
+    const { report } = await session(Array.from({ length: 40 }, view), { config });
+    expect(report).toMatchObject({ outcome: 'budget_exceeded', modelCalls: 30 });
+  });
+});
+
 describe('session: one issue end to end against a real repository and the emulators', () => {
   it('resolved: commit on the branch in origin by the configured author, draft PR that closes the issue, worktree removed', async () => {
     const { report, number, ledger } = await session([

@@ -3,9 +3,39 @@ import {
   compactionPercent,
   shouldCompact,
 } from '../../agent/compaction/should-compact.js';
-import type { AgentObserver } from '../../agent/events.js';
-import { COMPACTION_REQUEST, type SessionEngine } from '../engine.js';
+import type { AgentObserver, AgentTotals } from '../../agent/events.js';
+import type { Config } from '../../config/schema.js';
+import { humanDuration } from '../../core/human-duration.js';
+import { COMPACTION_REQUEST, type EngineResult, type SessionEngine } from '../engine.js';
 import { buildSessionAgent } from './session-agent.js';
+
+/**
+ * What the harness says when a turn reaches `session.max_model_calls_per_turn` (seed 002's per-turn
+ * cap): an autonomous session's first message is its only turn, so the work goes on in a new turn,
+ * told what it has used and what is left, until a session limit ends it.
+ */
+export function nextTurnMessage(totals: AgentTotals, config: Config): string {
+  const { session } = config;
+  const usd = Math.max(session.max_usd - totals.costUsd, 0);
+  const time = Math.max(session.max_duration - totals.durationMs, 0);
+  return (
+    `TURN LIMIT: this turn reached ${session.max_model_calls_per_turn} model calls. ` +
+    `The session has used ${totals.modelCalls} of its ${session.max_model_calls} model calls; ` +
+    `$${usd.toFixed(2)} and ${humanDuration(time)} remain. ` +
+    'Continue the task from where it stands, and finish it within what is left.'
+  );
+}
+
+/** A turn cut at the per-turn cap goes on in a new turn; every other stop ends the run. */
+async function runTurns(
+  run: (content: string) => Promise<EngineResult>,
+  content: string,
+  config: Config,
+): Promise<EngineResult> {
+  let result = await run(content);
+  while (result.stop === 'turn_call_limit') result = await run(nextTurnMessage(result.totals, config));
+  return result;
+}
 
 /**
  * issueloop's own agent loop as a session engine. A task group's conversation continues from the
@@ -24,7 +54,7 @@ export async function createNativeEngine(
   const { agent } = session;
   return {
     name: 'native',
-    run: (content) => agent.run(content),
+    run: (content) => runTurns((text) => agent.run(text), content, options.config),
     messages: () => agent.messages(),
     model: options.currentModel,
     hint: () => session.model.lastDiagnosis()?.hint || undefined,
