@@ -24,6 +24,11 @@ export interface RunOptions {
   only?: number;
   /** No claims at or after this time (epoch ms): a time budget, with room left for running sessions. */
   claimUntil?: number;
+  /**
+   * Every round waits for all of its sessions before the next one lists the backlog: the scheduler
+   * before it became work-conserving, kept so bench/drain.mjs measures both side by side.
+   */
+  barrier?: boolean;
 }
 
 /** Where a run stands between its rounds. */

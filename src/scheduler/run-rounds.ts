@@ -2,11 +2,11 @@ import { computeBackoff } from '../core/backoff.js';
 import { classifyError } from '../core/classify/classify-error.js';
 import { IssueloopError, UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
-import type { SessionReport } from '../session/session-report.js';
 import { isStoreOutage, pause } from './pauses.js';
 import { describeSkip } from './plan-round.js';
 import { createRun, type Run, type RunOptions, type RunStop, type RunSummary } from './run-record.js';
 import { type WorkContext, workItem } from './work-item.js';
+import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 
 export { MAX_STORE_OUTAGES } from './pauses.js';
 
@@ -18,36 +18,68 @@ export const MAX_FETCH_FAILURES = 3;
 export type { RunOptions, RunStop, RunSummary } from './run-record.js';
 
 /**
- * Rounds until the backlog stays empty (`empty_rounds` in a row), the round limit, the run's budget
- * (`run_max_usd` stops new claims) or an interrupt. Each round: list the backlog, plan, claim up to
- * `workers`, run those sessions in parallel, record every outcome; between rounds the source tidies up
- * (GitHub: pending board moves, the ETag cache) and `poll_interval` is waited out (abortable). A round
- * counts (toward `--max-rounds`, `--once`) only once it has read the backlog and planned: a backlog
- * fetch that failed, or a claim store that was away before anything was claimed, is retried as the
- * same round.
+ * Rounds until the backlog stays empty (`empty_rounds` rounds in a row with nothing claimed and nothing
+ * running), the round limit, the run's budget (`run_max_usd` stops new claims) or an interrupt. A
+ * round lists the backlog, plans, claims up to the free workers and records what it claimed; the
+ * sessions run on while the next round starts as soon as a worker is free and a session just ended
+ * or `poll_interval` passed (work-conserving: a free worker never waits for the slowest session of a
+ * round). After each round the source tidies up (GitHub: pending board moves, the ETag cache). A
+ * round counts (toward `--max-rounds`, `--once`) only once it has read the backlog and planned: a
+ * backlog fetch that failed, or a claim store that was away before anything was claimed, is retried
+ * as the same round. Whatever ends the run, the sessions it started finish and record first.
  */
 export async function runRounds<T extends WorkItem>(
   ctx: WorkContext<T>,
   options: RunOptions,
 ): Promise<RunSummary> {
   const run = createRun(ctx, options);
+  const pool = createWorkerPool({
+    clock: ctx.deps.clock,
+    signal: ctx.signal,
+    record: (report) => {
+      run.reports.push(report);
+      run.costUsd += report.costUsd;
+    },
+  });
+  try {
+    const end = await rounds(run, pool);
+    await pool.drain();
+    return run.summary(end.stop, end.inRound);
+  } catch (err) {
+    // Sessions already started still finish and record their outcome before the run fails.
+    await pool.drain().catch(() => undefined);
+    throw err;
+  }
+}
+
+interface RunEnd {
+  stop: RunStop;
+  /** An interrupt inside a round counts the round it stopped in. */
+  inRound?: number;
+}
+
+async function rounds<T extends WorkItem>(run: Run<T>, pool: WorkerPool): Promise<RunEnd> {
+  const { ctx } = run;
   for (;;) {
-    if (ctx.signal.aborted) return run.summary('interrupted');
-    if (roundLimitReached(run)) return run.summary('max_rounds');
+    if (ctx.signal.aborted) return { stop: 'interrupted' };
+    if (roundLimitReached(run)) return { stop: 'max_rounds' };
+    if (pool.size >= ctx.config.workers) {
+      await pool.next();
+      continue;
+    }
     const round = run.rounds + 1;
     const log = ctx.deps.log.child({ round });
 
     const listed = await listBacklog(run, round, log);
-    // An interrupt inside a round counts the round it stopped in, as it always has.
-    if ('stop' in listed) return run.summary(listed.stop, round);
+    if ('stop' in listed) return { stop: listed.stop, inRound: round };
     if ('waitMs' in listed) {
-      if (!(await pause(ctx, listed.waitMs))) return run.summary('interrupted');
+      if (!(await pause(ctx, listed.waitMs))) return { stop: 'interrupted' };
       continue;
     }
     const planned = await planNext(run, listed.backlog, round, log);
-    if ('stop' in planned) return run.summary(planned.stop, round);
+    if ('stop' in planned) return { stop: planned.stop, inRound: round };
     if ('outage' in planned) {
-      if (!(await run.storeOutage.pause(planned.outage, log))) return run.summary('interrupted');
+      if (!(await run.storeOutage.pause(planned.outage, log))) return { stop: 'interrupted' };
       continue;
     }
     const { plan } = planned;
@@ -60,25 +92,30 @@ export async function runRounds<T extends WorkItem>(
     const limit = budgetStop(run, log);
     if (limit) {
       run.rounds = round;
-      return run.summary(limit);
+      return { stop: limit };
     }
 
-    const { claimed, outage } = await claimUpTo(run, plan);
+    const { claimed, outage } = await claimUpTo(run, plan, pool);
     // A round that claimed nothing because the store was away does not count toward --max-rounds
     // (unless the run was interrupted in it).
-    if (outage === undefined || claimed.length > 0 || ctx.signal.aborted) run.rounds = round;
-    await settleRound(run, { round, backlog: listed.backlog, plan, claimed, log });
+    if (outage === undefined || claimed > 0 || ctx.signal.aborted) run.rounds = round;
+    await recordRound(run, { round, backlog: listed.backlog, plan, claimed, log });
+    if (run.options.barrier) await pool.drain();
 
     if (outage !== undefined && !ctx.signal.aborted) {
       // Says nothing about the backlog: not an empty round.
-      if (!(await run.storeOutage.pause(outage, log))) return run.summary('interrupted');
+      if (!(await run.storeOutage.pause(outage, log))) return { stop: 'interrupted' };
       continue;
     }
     run.storeOutage.reset();
-    const stop = stopReason(run, claimed.length);
-    if (stop) return run.summary(stop);
-    if (claimed.length === 0 && !(await pause(ctx, ctx.config.poll_interval)))
-      return run.summary('interrupted');
+    const stop = stopReason(run, claimed + pool.size);
+    if (stop) return { stop };
+    // The next round: when a session ends, or after poll_interval with a worker free.
+    if (pool.size === 0) {
+      if (!(await pause(ctx, ctx.config.poll_interval))) return { stop: 'interrupted' };
+    } else {
+      await pool.next(pool.size < ctx.config.workers ? ctx.config.poll_interval : undefined);
+    }
   }
 }
 
@@ -178,67 +215,61 @@ function budgetStop(run: Run<WorkItem>, log: Log): RunStop | undefined {
 }
 
 /**
- * Claims the plan's candidates in order, up to `workers`, starting each claimed session at once. A
- * claim store that goes away mid-round stops the claiming; what was claimed still runs.
+ * Claims the plan's candidates in order, up to the free workers, starting each claimed session at
+ * once (into the pool). A claim store that goes away mid-round stops the claiming; what was claimed
+ * still runs.
  */
 async function claimUpTo<T extends WorkItem>(
   run: Run<T>,
   plan: SourcePlan<T>,
-): Promise<{ claimed: Array<Promise<SessionReport>>; outage?: unknown }> {
+  pool: WorkerPool,
+): Promise<{ claimed: number; outage?: unknown }> {
   const { ctx, options } = run;
-  const claimed: Array<Promise<SessionReport>> = [];
+  let claimed = 0;
   for (const item of plan.candidates) {
-    if (claimed.length >= ctx.config.workers || ctx.signal.aborted) break;
-    if (!plan.claimable(item)) continue;
+    if (pool.size >= ctx.config.workers || ctx.signal.aborted) break;
+    if (pool.has(item.number) || !plan.claimable(item)) continue;
     let result: Awaited<ReturnType<typeof ctx.claims.claim>>;
     try {
       result = await ctx.claims.claim(item.number, options.owner, ctx.config.claims.ttl);
     } catch (err) {
-      if (!isStoreOutage(err) && !ctx.signal.aborted) {
-        // Sessions already started still finish and record their outcome before the run fails.
-        await Promise.allSettled(claimed);
-        throw err;
-      }
+      if (!isStoreOutage(err) && !ctx.signal.aborted) throw err;
       return { claimed, outage: err };
     }
-    if (result.ok) claimed.push(workItem(ctx, item, result.lease));
+    if (result.ok) {
+      pool.add(item.number, workItem(ctx, item, result.lease));
+      claimed += 1;
+    }
   }
   return { claimed };
 }
 
-/** Records the round, waits for its sessions, counts their cost, and lets the source tidy up. */
-async function settleRound<T extends WorkItem>(
+/** Records the round in the ledger and the log, and lets the source tidy up. */
+async function recordRound<T extends WorkItem>(
   run: Run<T>,
-  round: {
-    round: number;
-    backlog: readonly T[];
-    plan: SourcePlan<T>;
-    claimed: Array<Promise<SessionReport>>;
-    log: Log;
-  },
+  round: { round: number; backlog: readonly T[]; plan: SourcePlan<T>; claimed: number; log: Log },
 ): Promise<void> {
   const { backlog, plan, claimed, log } = round;
   await run.ctx.ledger.append('round', {
     round: round.round,
     backlog: backlog.length,
     claimable: plan.candidates.length,
-    claimed: claimed.length,
+    claimed,
   });
   log.info(
-    { backlog: backlog.length, claimed: claimed.length, skipped: plan.skipped.length },
-    `round ${round.round}: ${claimed.length} claimed`,
+    { backlog: backlog.length, claimed, skipped: plan.skipped.length },
+    `round ${round.round}: ${claimed} claimed`,
   );
-  for (const report of await Promise.all(claimed)) {
-    run.reports.push(report);
-    run.costUsd += report.costUsd;
-  }
   await run.ctx.source.afterRound(log);
 }
 
-/** After a settled round: interrupted, the backlog stayed empty long enough, or the round limit. */
-function stopReason(run: Run<WorkItem>, claimed: number): RunStop | undefined {
+/**
+ * After a round: interrupted, the backlog stayed empty long enough (a round is empty when it claimed
+ * nothing and nothing is running), or the round limit.
+ */
+function stopReason(run: Run<WorkItem>, busy: number): RunStop | undefined {
   if (run.ctx.signal.aborted) return 'interrupted';
-  if (run.empty.record(claimed)) return 'empty_backlog';
+  if (run.empty.record(busy)) return 'empty_backlog';
   if (roundLimitReached(run)) return 'max_rounds';
   return undefined;
 }

@@ -82,7 +82,29 @@ async function setup(config: Record<string, unknown> = {}, emulator?: GitHubEmul
     redact,
     sandbox: await testSandboxHost(),
   };
-  return { gh, ctx, claims, ledger, clock, log, newSource };
+  /** The same models, with each request first passed through `gate` (to hold a session's model call). */
+  const gatedModels = (gate: (body: string) => Promise<void>) =>
+    emulatedModels(
+      {
+        ...anthropic,
+        fetch: async (input, init) => {
+          await gate(String(init?.body ?? ''));
+          return anthropic.fetch(input, init);
+        },
+      },
+      deps,
+      redact,
+    );
+  return { gh, ctx, claims, ledger, clock, log, newSource, gatedModels };
+}
+
+/** Resolves when `check` holds, polling every few ms, or rejects after `ms`. */
+async function until(check: () => boolean, ms = 15_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > ms) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 const unreachable = () =>
@@ -447,5 +469,52 @@ describe('rounds', () => {
     gh.emulator.addIssue(member('Improve it'));
     const summary = await runRounds(ctx, { owner: 'host:1', maxRounds: 1 });
     expect(summary).toMatchObject({ stop: 'max_rounds', rounds: 1 });
+  });
+
+  it('regression: a free worker claims the next issue while a long session runs (a round was a barrier)', {
+    timeout: 60_000,
+  }, async () => {
+    const { gh, ctx, gatedModels } = await setup({ workers: 2, empty_rounds: 1 });
+    const slow = gh.emulator.addIssue(member('Slow: fix the greeting typo'));
+    const quick = gh.emulator.addIssue(member('Quick one'));
+    const third = gh.emulator.addIssue(member('Quick two'));
+    const started: string[] = [];
+    let thirdStartedBeforeSlowEnded = false;
+    const models = gatedModels(async (body) => {
+      for (const title of ['Slow', 'Quick one', 'Quick two']) {
+        if (body.includes(title) && !started.includes(title)) started.push(title);
+      }
+      // The slow session's first call is held until the third issue's session has started, or 20 s.
+      if (body.includes('Slow') && !body.includes('tool_result')) {
+        await until(() => started.includes('Quick two'), 20_000).then(
+          () => {
+            thirdStartedBeforeSlowEnded = true;
+          },
+          () => undefined,
+        );
+      }
+    });
+    const summary = await runRounds({ ...ctx, models }, { owner: 'host:1' });
+    expect(thirdStartedBeforeSlowEnded).toBe(true);
+    expect(summary.stop).toBe('empty_backlog');
+    expect(new Set(summary.reports.map((r) => r.issue))).toEqual(new Set([slow, quick, third]));
+    expect(summary.reports.find((r) => r.issue === slow)?.outcome).toBe('resolved');
+  });
+
+  it('regression: rounds with nothing claimed while a session runs are not empty; work added meanwhile is claimed', async () => {
+    const { gh, ctx, gatedModels } = await setup({ workers: 2, empty_rounds: 1 });
+    const slow = gh.emulator.addIssue(member('Slow: fix the greeting typo'));
+    let added: number | undefined;
+    const models = gatedModels(async (body) => {
+      if (body.includes('Slow') && !body.includes('tool_result') && added === undefined) {
+        // Rounds go on (claiming nothing) while this session runs; then new work arrives.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        added = gh.emulator.addIssue(member('Arrived later: another typo'));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    });
+    const summary = await runRounds({ ...ctx, models }, { owner: 'host:1' });
+    expect(summary.stop).toBe('empty_backlog');
+    expect(summary.reports.map((r) => r.issue).sort()).toEqual([slow, added].sort());
   });
 });

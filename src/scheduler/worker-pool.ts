@@ -1,0 +1,90 @@
+import type { Clock } from '../core/clock.js';
+import type { SessionReport } from '../session/session-report.js';
+
+/**
+ * The sessions a run has going, one per busy worker. A session's report is recorded the moment it
+ * ends (its cost counts toward `run_max_usd` at once); the run waits on the pool only for a worker to
+ * come free, never for the whole round.
+ */
+export interface WorkerPool {
+  readonly size: number;
+  has(issue: number): boolean;
+  add(issue: number, session: Promise<SessionReport>): void;
+  /**
+   * Until a session ends, `pollMs` passes (when given) or the run is interrupted: `ended` when a
+   * session ended before. A session that threw rethrows here.
+   */
+  next(pollMs?: number): Promise<'ended' | 'poll' | 'aborted'>;
+  /** Until every session has ended (an interrupt reaches them through their own signal). */
+  drain(): Promise<void>;
+}
+
+export function createWorkerPool(options: {
+  clock: Pick<Clock, 'sleep'>;
+  signal: AbortSignal;
+  record: (report: SessionReport) => void;
+}): WorkerPool {
+  const running = new Map<number, Promise<void>>();
+  let ended = 0;
+  let seen = 0;
+  let failure: { err: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  const rethrow = () => {
+    if (failure) throw failure.err;
+  };
+
+  return {
+    get size() {
+      return running.size;
+    },
+    has: (issue) => running.has(issue),
+    add(issue, session) {
+      const settled = session.then(
+        (report) => options.record(report),
+        (err: unknown) => {
+          failure ??= { err };
+        },
+      );
+      running.set(
+        issue,
+        settled.finally(() => {
+          running.delete(issue);
+          ended += 1;
+          wake?.();
+        }),
+      );
+    },
+    async next(pollMs) {
+      rethrow();
+      if (ended === seen) {
+        const stop = new AbortController();
+        const onAbort = () => stop.abort();
+        options.signal.addEventListener('abort', onAbort, { once: true });
+        const sessionEnded = new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        const polled =
+          pollMs === undefined ? new Promise<void>(() => {}) : options.clock.sleep(pollMs, stop.signal);
+        await Promise.race([
+          sessionEnded,
+          polled,
+          new Promise((r) => stop.signal.addEventListener('abort', r)),
+        ]).catch(() => undefined);
+        wake = undefined;
+        options.signal.removeEventListener('abort', onAbort);
+        stop.abort();
+      }
+      rethrow();
+      if (ended > seen) {
+        seen = ended;
+        return 'ended';
+      }
+      return options.signal.aborted ? 'aborted' : 'poll';
+    },
+    async drain() {
+      await Promise.all(running.values());
+      seen = ended;
+      rethrow();
+    },
+  };
+}
