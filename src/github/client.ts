@@ -126,14 +126,44 @@ function createOctokit(options: GitHubClientOptions, token: string, fetchImpl: t
   });
 }
 
+/** Whether a GraphQL document is a mutation (a write GitHub asks to be paced), after any comments. */
+export function isMutation(query: string): boolean {
+  return /^mutation\b/.test(query.replace(/^(?:\s|#[^\n]*\n?)+/, ''));
+}
+
+/** One GraphQL function: mutations to the paced client, queries to the unpaced one. */
+function byOperation(paced: GraphqlFn, unpaced: GraphqlFn): GraphqlFn {
+  const route = (query: unknown, params?: unknown) =>
+    typeof query === 'string' && !isMutation(query)
+      ? unpaced(query, params as Parameters<GraphqlFn>[1])
+      : paced(query as Parameters<GraphqlFn>[0], params as Parameters<GraphqlFn>[1]);
+  return Object.assign(route, {
+    defaults: paced.defaults,
+    endpoint: paced.endpoint,
+    paginate: (paced as { paginate?: unknown }).paginate,
+  }) as unknown as GraphqlFn;
+}
+
 export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   const metrics = createRequestMetrics();
   const fetchImpl = countingFetch(options.fetch, metrics);
   const rest = createOctokit(options, options.token, fetchImpl);
-  const graphql = rest.graphql.defaults({ url: options.graphqlUrl });
+  // plugin-throttling paces every GraphQL request as a write; only mutations are. Queries go through a
+  // client of their own, with the same retries and rate-limit handling and no write spacing.
+  const reads = createOctokit({ ...options, writeSpacingMs: 0 }, options.token, fetchImpl);
+  const graphql = byOperation(
+    rest.graphql.defaults({ url: options.graphqlUrl }),
+    reads.graphql.defaults({ url: options.graphqlUrl }),
+  );
+  const projectsOctokit = (spacing?: number) =>
+    createOctokit(
+      { ...options, ...(spacing === undefined ? {} : { writeSpacingMs: spacing }) },
+      options.projectsToken as string,
+      fetchImpl,
+    ).graphql.defaults({ url: options.graphqlUrl });
   const projectsGraphql =
     options.projectsToken && options.projectsToken !== options.token
-      ? createOctokit(options, options.projectsToken, fetchImpl).graphql.defaults({ url: options.graphqlUrl })
+      ? byOperation(projectsOctokit(), projectsOctokit(0))
       : graphql;
   const { clock, redact } = options;
   return {

@@ -16,35 +16,45 @@ export const OWN_LABELS: Readonly<Record<string, { color: string; description: s
 
 export function createLabelOperations(gh: GitHubClient, cache: EtagCache) {
   const { owner, name: repo } = gh.repo;
-  const ensured = new Set<string>();
+  /** Once per run and label, shared by sessions that ask at the same time (else each one created it). */
+  const ensured = new Map<string, Promise<void>>();
+
+  async function ensure(name: string, own: { color: string; description: string }): Promise<void> {
+    const url = `${repoPath(gh.repo)}/labels/${encodeURIComponent(name)}`;
+    const exists = await getConditional(gh, cache, url, () => true, `read label ${name}`).then(
+      () => true,
+      (err: unknown) => {
+        if (httpStatusOf(err) === 404) return false;
+        throw err;
+      },
+    );
+    if (exists) return;
+    await gh.call(`create label ${name}`, async () => {
+      try {
+        await gh.rest.issues.createLabel({ owner, repo, name, ...own });
+      } catch (err) {
+        // 422 already_exists: another run made it in between.
+        if (httpStatusOf(err) !== 422) throw err;
+      }
+    });
+  }
 
   return {
     /**
      * Creates one of issueloop's own labels when the repository lacks it (GitHub would otherwise
      * create it grey on first use). The existence check is conditional: free after the first run.
      */
-    async ensureLabel(name: string, spec?: { color: string; description: string }): Promise<void> {
+    ensureLabel(name: string, spec?: { color: string; description: string }): Promise<void> {
       const own = spec ?? OWN_LABELS[name];
-      if (!own || ensured.has(name)) return;
-      const url = `${repoPath(gh.repo)}/labels/${encodeURIComponent(name)}`;
-      const exists = await getConditional(gh, cache, url, () => true, `read label ${name}`).then(
-        () => true,
-        (err: unknown) => {
-          if (httpStatusOf(err) === 404) return false;
-          throw err;
-        },
-      );
-      if (!exists) {
-        await gh.call(`create label ${name}`, async () => {
-          try {
-            await gh.rest.issues.createLabel({ owner, repo, name, ...own });
-          } catch (err) {
-            // 422 already_exists: another run made it in between.
-            if (httpStatusOf(err) !== 422) throw err;
-          }
-        });
-      }
-      ensured.add(name);
+      if (!own) return Promise.resolve();
+      const known = ensured.get(name);
+      if (known) return known;
+      const made = ensure(name, own).catch((err: unknown) => {
+        ensured.delete(name); // the next caller tries again
+        throw err;
+      });
+      ensured.set(name, made);
+      return made;
     },
 
     async addLabels(issue: number, labels: string[]): Promise<void> {

@@ -1,7 +1,12 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/redact.js';
-import { createGitHubClient, endpointsFromEnv, type GitHubClient } from '../../src/github/client.js';
+import {
+  createGitHubClient,
+  endpointsFromEnv,
+  type GitHubClient,
+  isMutation,
+} from '../../src/github/client.js';
 import { GitHubError } from '../../src/github/github-error.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog, type LogEntry } from '../helpers/memory-log.js';
@@ -9,7 +14,10 @@ import { createMemoryLog, type LogEntry } from '../helpers/memory-log.js';
 const API = 'https://api.github.test';
 const TOKEN = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
 
-function client(entries: LogEntry[] = [], overrides: { maxPrimaryWaitSeconds?: number } = {}): GitHubClient {
+function client(
+  entries: LogEntry[] = [],
+  overrides: Partial<Parameters<typeof createGitHubClient>[0]> = {},
+): GitHubClient {
   return createGitHubClient({
     apiUrl: API,
     graphqlUrl: `${API}/graphql`,
@@ -232,5 +240,35 @@ describe('GitHub client', () => {
     expect(err.errorClass).toBe('network');
     expect(gh.metrics.failed).toBe(calls);
     expect(gh.metrics.charged).toBe(0);
+  });
+});
+
+describe('GitHub write pacing', () => {
+  it('tells a mutation from a query, after comments and whitespace', () => {
+    expect(isMutation('mutation SetStatus($id: ID!) { x }')).toBe(true);
+    expect(isMutation('  # move the item\n  mutation { x }')).toBe(true);
+    expect(isMutation('query Trust { x }')).toBe(false);
+    expect(isMutation('{ viewer { login } }')).toBe(false);
+    expect(isMutation('query mutationCount { x }')).toBe(false);
+  });
+
+  it('regression: GraphQL queries are not paced as writes (plugin-throttling queued them behind every mutation)', async () => {
+    const log: string[] = [];
+    const fetchImpl: typeof fetch = async (_input, init) => {
+      const body = String(init?.body ?? '');
+      const kind = body.includes('mutation') ? 'mutation' : 'query';
+      log.push(kind);
+      return new Response(JSON.stringify({ data: { ok: true } }), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      });
+    };
+    const gh = client([], { fetch: fetchImpl, writeSpacingMs: 1_000 });
+    const mutations = [1, 2, 3].map(() => gh.graphql('mutation { bump { ok } }'));
+    // Queued after the mutations, the queries still go out before the paced second mutation.
+    const queries = [1, 2, 3].map(() => gh.graphql('query { viewer { login } }'));
+    await Promise.all([...mutations, ...queries]);
+    expect(log.slice(0, 4).filter((k) => k === 'query')).toHaveLength(3);
+    expect(log.filter((k) => k === 'mutation')).toHaveLength(3);
   });
 });

@@ -127,6 +127,15 @@ describe('labels', () => {
     expect(e.emulator.requests.map((r) => r.status)).toEqual([304]);
   });
 
+  it('regression: sessions that start together create the label once (each one created it: 2.4 writes per run)', async () => {
+    const { e } = await withIssue();
+    await Promise.all([1, 2, 3, 4].map(() => e.adapter.labels.ensureLabel('issueloop:in-progress')));
+    const posts = e.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/labels'));
+    const reads = e.emulator.requests.filter((r) => r.method === 'GET' && r.path.includes('/labels/'));
+    expect(posts).toHaveLength(1);
+    expect(reads).toHaveLength(1);
+  });
+
   it('regression: expected 404 and 304 answers are not logged as errors (a run printed them on stderr)', async () => {
     const { e } = await withIssue();
     await e.adapter.labels.ensureLabel('issueloop:in-progress');

@@ -207,6 +207,28 @@ describe('rounds', () => {
     const { events } = await readLedger(ctx.ledger.file);
     const moves = events.filter((e) => e.type === 'board_move' && e.issue === hopeless).map((e) => e.phase);
     expect(moves).toEqual(['working', 'queued', 'working', 'queued', 'working', 'blocked']);
+    // The board's In Progress column is the in-progress marker: no label writes for it.
+    const labelWrites = gh.emulator.requests.filter(
+      (r) => r.method !== 'GET' && decodeURIComponent(r.path).includes('issueloop:in-progress'),
+    );
+    const labelAdds = gh.emulator.requests.filter(
+      (r) =>
+        r.method === 'POST' &&
+        /\/issues\/\d+\/labels$/.test(r.path) &&
+        JSON.stringify(r.body).includes('in-progress'),
+    );
+    expect([...labelWrites, ...labelAdds]).toEqual([]);
+  });
+
+  it('without a board the in-progress label marks the issue while its session runs, and goes after', async () => {
+    const { gh, ctx } = await setup({ empty_rounds: 1 });
+    const fixed = gh.emulator.addIssue(member('Fix the greeting typo'));
+    await runRounds(ctx, { owner: 'host:1' });
+    const adds = gh.emulator.requests.filter(
+      (r) => r.method === 'POST' && r.path.endsWith(`/issues/${fixed}/labels`),
+    );
+    expect(JSON.stringify(adds.map((r) => r.body))).toContain('issueloop:in-progress');
+    expect(gh.emulator.labelsOf(fixed)).not.toContain('issueloop:in-progress');
   });
 
   it('a failed backlog fetch is not an empty round; three in a row fail the run', async () => {

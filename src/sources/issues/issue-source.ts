@@ -1,5 +1,6 @@
 import type { ClaimView } from '../../claims/claim-store.js';
 import type { Config } from '../../config/schema.js';
+import type { Clock } from '../../core/clock.js';
 import type { Log } from '../../core/logger.js';
 import type { Redactor } from '../../core/redact.js';
 import type { GitHubAdapter } from '../../github/adapter.js';
@@ -29,7 +30,8 @@ export interface IssueSourceOptions {
   remote: RemoteRef;
   baseBranch: string;
   log: Log;
-  clock: { now(): number };
+  /** `sleep` holds back a tracking-comment edit that the next one would replace within a second. */
+  clock: Pick<Clock, 'now' | 'sleep'>;
 }
 
 /**
@@ -132,6 +134,9 @@ async function quietly(
   }
 }
 
+/** A tracking-comment edit followed by the next one within this long is left out (GitHub paces writes). */
+const COALESCE_MS = 1_000;
+
 /** The tracking comment, the labels and the board, following one issue's session. */
 function trackIssue(options: IssueSourceOptions, issue: BacklogIssue, input: TrackerInput): ItemTracker {
   const { github, config, redact } = options;
@@ -171,20 +176,37 @@ function trackIssue(options: IssueSourceOptions, issue: BacklogIssue, input: Tra
     });
   };
 
+  // With a board, its In Progress column says what the in-progress label would: the label's two paced
+  // writes per issue are saved. One left by an earlier run without a board is still removed.
+  const labelled = !github.board;
+  let verifying: AbortController | undefined;
+  const unlabel = labelled || issue.labels.includes(IN_PROGRESS_LABEL);
+
   return {
     async claimed() {
       await boardMove('working');
       await track('working');
+      if (!labelled) return;
       await quiet('in-progress label', async () => {
         await github.labels.ensureLabel(IN_PROGRESS_LABEL);
         await github.labels.addLabels(issue.number, [IN_PROGRESS_LABEL]);
       });
     },
     phase(phase) {
-      if (phase === 'verifying') void track('verifying');
+      if (phase !== 'verifying') return;
+      // Verify that ends within a second is one edit with the outcome: the comment is not touched twice.
+      verifying?.abort();
+      const wait = new AbortController();
+      verifying = wait;
+      options.clock.sleep(COALESCE_MS, wait.signal).then(
+        () => track('verifying'),
+        () => undefined,
+      );
     },
     async finished(report, after) {
-      await quiet('in-progress label', () => github.labels.removeLabel(issue.number, IN_PROGRESS_LABEL));
+      verifying?.abort();
+      if (unlabel)
+        await quiet('in-progress label', () => github.labels.removeLabel(issue.number, IN_PROGRESS_LABEL));
       const failed = isFailure(report.outcome);
       const finalRecord: TrackingRecord = {
         ...record(),
