@@ -39,7 +39,15 @@ export interface TrackingRecord {
   updated_at: string;
 }
 
-export type TrackingPhase = 'queued' | 'working' | 'verifying' | 'review' | 'done' | 'failed' | 'blocked';
+export type TrackingPhase =
+  | 'queued'
+  | 'working'
+  | 'verifying'
+  | 'review'
+  | 'done'
+  | 'failed'
+  | 'blocked'
+  | 'paused';
 
 export interface TrackingView {
   phase: TrackingPhase;
@@ -48,6 +56,8 @@ export interface TrackingView {
   costUsd?: number;
   prUrl?: string;
   lastFailure?: string;
+  /** Phase `paused`: the run's own failure that stopped the attempt (not charged to the issue). */
+  pausedBy?: string;
   /** `sandbox.mode: none`: the comment says so, in every phase. */
   unsandboxed?: boolean;
   record: TrackingRecord;
@@ -82,6 +92,7 @@ const PHASE_TEXT: Readonly<Record<TrackingPhase, string>> = {
   done: 'done',
   failed: 'attempt failed',
   blocked: 'blocked, needs a human',
+  paused: 'paused',
 };
 
 export function emptyTrackingRecord(now: string): TrackingRecord {
@@ -105,11 +116,15 @@ export function renderTrackingComment(view: TrackingView, redact: Redact): strin
   if (view.unsandboxed) {
     rows.push(['Sandbox', "**none**: the agent's commands ran unconfined (`sandbox.mode: none`)"]);
   }
+  const phase =
+    view.phase === 'paused' && view.pausedBy !== undefined
+      ? `paused: ${shown(view.pausedBy, redact)}`
+      : PHASE_TEXT[view.phase];
   const head = [
     TRACKING_MARKER,
-    `**issueloop** · ${PHASE_TEXT[view.phase]}`,
+    `**issueloop** · ${phase}`,
     '',
-    `| Phase | ${PHASE_TEXT[view.phase]} |`,
+    `| Phase | ${phase} |`,
     '| --- | --- |',
     ...rows.map(([name, value]) => `| ${name} | ${value} |`),
   ].join('\n');

@@ -1,6 +1,7 @@
 import type { SessionReport } from '../session/session-report.js';
 import { createOutagePause } from './pauses.js';
 import { createEmptyRoundMonitor } from './plan-round.js';
+import { createRunFailureMonitor } from './run-failure.js';
 import type { WorkContext } from './work-item.js';
 import type { WorkItem } from './work-source.js';
 
@@ -43,6 +44,8 @@ export interface Run<T extends WorkItem> {
   fetchFailures: number;
   empty: ReturnType<typeof createEmptyRoundMonitor>;
   storeOutage: ReturnType<typeof createOutagePause>;
+  /** Failures that are the run's (a refused credential, billing): they pause claiming, then end the run. */
+  runFailure: ReturnType<typeof createRunFailureMonitor>;
   /** The run's summary; `inRound`: the round an interrupt stopped, counted as it began. */
   summary(stop: RunStop, inRound?: number): RunSummary;
 }
@@ -58,6 +61,7 @@ export function createRun<T extends WorkItem>(ctx: WorkContext<T>, options: RunO
     fetchFailures: 0,
     empty: createEmptyRoundMonitor(ctx.config.empty_rounds),
     storeOutage: createOutagePause(ctx),
+    runFailure: createRunFailureMonitor(ctx.deps.random),
     summary: (stop, inRound) => ({
       rounds: inRound ?? run.rounds,
       reports: run.reports,

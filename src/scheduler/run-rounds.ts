@@ -39,6 +39,7 @@ export async function runRounds<T extends WorkItem>(
     record: (report) => {
       run.reports.push(report);
       run.costUsd += report.costUsd;
+      run.runFailure.record(report);
     },
   });
   try {
@@ -69,6 +70,15 @@ async function rounds<T extends WorkItem>(run: Run<T>, pool: WorkerPool): Promis
     }
     const round = run.rounds + 1;
     const log = ctx.deps.log.child({ round });
+    // A failure of the run itself (a refused credential, billing): claiming waits, then the run ends.
+    const holdMs = run.runFailure.holdMs();
+    if (holdMs > 0) {
+      log.warn(
+        { waitMs: holdMs },
+        'sessions are failing for a reason that is not the issue; claiming paused',
+      );
+      if (!(await pause(ctx, holdMs))) return { stop: 'interrupted' };
+    }
 
     const listed = await listBacklog(run, round, log);
     if ('stop' in listed) return { stop: listed.stop, inRound: round };

@@ -11,6 +11,7 @@ import { runSession } from '../session/run-session.js';
 import type { SessionInput, SessionReport } from '../session/session-report.js';
 import { keepLease } from './lease-keeper.js';
 import type { ProgressSink } from './progress.js';
+import { runLevelCause } from './run-failure.js';
 import type { WorkItem, WorkSource } from './work-source.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a context is made for one source; runRounds is generic over it.
@@ -149,11 +150,15 @@ export async function workItem<T extends WorkItem>(
   }
 
   ctx.progress?.done(item.number, report.outcome);
-  const failed = isFailure(report.outcome);
+  // A failure that is the run's (a refused credential, billing) is not charged to the item: its claim
+  // is released as an interrupted one, first in line once the run can work again.
+  const paused = runLevelCause(report);
+  const recorded = paused ? 'interrupted' : report.outcome;
+  const failed = isFailure(recorded);
   await releaseClaim(ctx, keeper.current(), log, {
-    outcome: report.outcome,
+    outcome: recorded,
     ...(failed ? { failure: { errorClass: failureClassOf(report.outcome), message: report.reason } } : {}),
-    ...(report.outcome === 'interrupted' ? { partialContext: report.partialContext } : {}),
+    ...(recorded === 'interrupted' ? { partialContext: report.partialContext } : {}),
     ...(report.hint ? { hint: report.hint } : {}),
   });
   const afterRead = await readClaim(ctx, item.number, log);
@@ -172,10 +177,11 @@ export async function workItem<T extends WorkItem>(
     toolCalls: report.toolCalls,
     filesChanged: report.filesChanged.length,
     productivity: report.productivity.score,
+    ...(paused ? { paused: paused.errorClass } : {}),
   });
   if (report.productivity.warning)
     log.warn({ score: report.productivity.score }, report.productivity.warning);
-  await tracker.finished(report, after);
+  await tracker.finished(report, after, paused);
   if (report.outcome !== 'resolved' && after?.needs_human) {
     await ctx.ledger.append('needs_human', { issue: item.number, failures: after.failure_count });
   }

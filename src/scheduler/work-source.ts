@@ -4,6 +4,7 @@ import type { Ledger } from '../session/ledger.js';
 import type { SessionPhase, SessionReport } from '../session/session-report.js';
 import type { SessionWork } from '../session/session-work.js';
 import type { RoundPlan } from './plan-round.js';
+import type { RunCause } from './run-failure.js';
 
 /** What a backlog holds: the claim key and a title for people. */
 export interface WorkItem {
@@ -34,8 +35,11 @@ export interface ItemTracker {
   /** Claimed, the session about to start. */
   claimed(): Promise<void>;
   phase(phase: SessionPhase): void;
-  /** The outcome is recorded; `after` is the store's record now (undefined when it cannot be read). */
-  finished(report: SessionReport, after: ClaimView | undefined): Promise<void>;
+  /**
+   * The outcome is recorded; `after` is the store's record now (undefined when it cannot be read);
+   * `paused`: the session stopped on the run's own failure, which the item is not charged with.
+   */
+  finished(report: SessionReport, after: ClaimView | undefined, paused?: RunCause): Promise<void>;
 }
 
 export interface TrackerInput {

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ClaimStore, Lease } from '../../src/claims/claim-store.js';
 import { StaleLeaseError } from '../../src/claims/errors.js';
 import { createMemoryClaimStore } from '../../src/claims/memory-claim-store.js';
 import { ClaimStoreUnreachableError } from '../../src/claims/redis-claim-store.js';
 import { planDryRun } from '../../src/cli/commands/dry-run.js';
+import { IssueloopError } from '../../src/core/errors.js';
 import { createSeededRandom } from '../../src/core/random.js';
 import { createRedactor } from '../../src/core/redact.js';
 import {
@@ -43,13 +44,16 @@ function agentScript(request: ParsedMessagesRequest): ScriptedReply {
   return reply.text('Nothing to change here.');
 }
 
-async function setup(config: Record<string, unknown> = {}, emulator?: GitHubEmulator) {
+async function setup(
+  config: Record<string, unknown> = {},
+  emulator?: GitHubEmulator,
+  clock = new FakeClock(),
+) {
   const gh = await emulated(repo.stateDir, {
     config: { verify: { command: 'grep -q "\'hello\'" greet.js' }, empty_rounds: 2, ...config },
     ...(emulator ? { emulator } : {}),
   });
   const anthropic = createAnthropicEmulator({ script: agentScript });
-  const clock = new FakeClock();
   const log = createMemoryLog();
   const redact = createRedactor([]);
   const deps = { clock, random: createSeededRandom(4), log };
@@ -95,8 +99,21 @@ async function setup(config: Record<string, unknown> = {}, emulator?: GitHubEmul
       deps,
       redact,
     );
-  return { gh, ctx, claims, ledger, clock, log, newSource, gatedModels };
+  /** The same models, answered by `answer` instead when it returns a response (a revoked key). */
+  const answeredModels = (answer: () => Response | undefined) =>
+    emulatedModels(
+      {
+        ...anthropic,
+        fetch: async (input, init) => answer() ?? anthropic.fetch(input, init),
+      },
+      deps,
+      redact,
+    );
+  return { gh, ctx, claims, ledger, clock, log, newSource, gatedModels, answeredModels };
 }
+
+/** A fake clock that moves only when a test advances it. */
+const manualClock = () => new FakeClock(Date.UTC(2026, 10, 21, 12, 0, 0), false);
 
 /** Resolves when `check` holds, polling every few ms, or rejects after `ms`. */
 async function until(check: () => boolean, ms = 15_000): Promise<void> {
@@ -496,10 +513,11 @@ describe('rounds', () => {
   it('regression: a free worker claims the next issue while a long session runs (a round was a barrier)', {
     timeout: 60_000,
   }, async () => {
-    const { gh, ctx, gatedModels } = await setup({ workers: 2, empty_rounds: 1 });
+    // A clock that does not move by itself: no poll rounds, only sessions ending start new ones.
+    const { gh, ctx, gatedModels } = await setup({ workers: 2, empty_rounds: 1 }, undefined, manualClock());
     const slow = gh.emulator.addIssue(member('Slow: fix the greeting typo'));
-    const quick = gh.emulator.addIssue(member('Quick one'));
-    const third = gh.emulator.addIssue(member('Quick two'));
+    const quick = gh.emulator.addIssue(member('Quick one: another typo'));
+    const third = gh.emulator.addIssue(member('Quick two: a third typo'));
     const started: string[] = [];
     let thirdStartedBeforeSlowEnded = false;
     const models = gatedModels(async (body) => {
@@ -517,14 +535,23 @@ describe('rounds', () => {
       }
     });
     const summary = await runRounds({ ...ctx, models }, { owner: 'host:1' });
-    expect(thirdStartedBeforeSlowEnded).toBe(true);
+    expect(thirdStartedBeforeSlowEnded, `sessions started: ${started.join(', ')}`).toBe(true);
     expect(summary.stop).toBe('empty_backlog');
-    expect(new Set(summary.reports.map((r) => r.issue))).toEqual(new Set([slow, quick, third]));
-    expect(summary.reports.find((r) => r.issue === slow)?.outcome).toBe('resolved');
+    expect(summary.reports.map((r) => [r.issue, r.outcome]).sort()).toEqual(
+      [slow, quick, third].map((n) => [n, 'resolved']).sort(),
+    );
   });
 
   it('regression: rounds with nothing claimed while a session runs are not empty; work added meanwhile is claimed', async () => {
-    const { gh, ctx, gatedModels } = await setup({ workers: 2, empty_rounds: 1 });
+    // Time passes (a 1 s poll interval every 20 ms), so rounds poll while the slow session runs.
+    const clock = manualClock();
+    const ticker = setInterval(() => clock.advance(1_000), 20);
+    onTestFinished(() => clearInterval(ticker));
+    const { gh, ctx, gatedModels } = await setup(
+      { workers: 2, empty_rounds: 1, poll_interval: '1s' },
+      undefined,
+      clock,
+    );
     const slow = gh.emulator.addIssue(member('Slow: fix the greeting typo'));
     let added: number | undefined;
     const models = gatedModels(async (body) => {
@@ -538,5 +565,60 @@ describe('rounds', () => {
     const summary = await runRounds({ ...ctx, models }, { owner: 'host:1' });
     expect(summary.stop).toBe('empty_backlog');
     expect(summary.reports.map((r) => r.issue).sort()).toEqual([slow, added].sort());
+  });
+
+  it('regression: a model key revoked mid-run charges no issue: claiming pauses, then the run ends naming the key', async () => {
+    const { gh, ctx, claims, clock, answeredModels } = await setup({ workers: 1, empty_rounds: 1 });
+    const first = gh.emulator.addIssue(member('Fix the greeting typo'));
+    const rest = [1, 2, 3, 4].map((n) => gh.emulator.addIssue(member(`Another typo ${n}`)));
+    let revoked = false;
+    const models = answeredModels(() =>
+      revoked
+        ? new Response(
+            JSON.stringify({
+              type: 'error',
+              error: { type: 'authentication_error', message: 'invalid x-api-key' },
+            }),
+            { status: 401, headers: { 'content-type': 'application/json' } },
+          )
+        : undefined,
+    );
+    const source = ctx.source;
+    const tracked: WorkContext['source'] = {
+      ...source,
+      track: (item, input) => {
+        const tracker = source.track(item, input);
+        return {
+          ...tracker,
+          finished: async (report, after, paused) => {
+            await tracker.finished(report, after, paused);
+            if (item.number === first) revoked = true; // the key is revoked once the first issue is done
+          },
+        };
+      },
+    };
+    const error = await runRounds({ ...ctx, models, source: tracked }, { owner: 'host:1' }).catch(
+      (err: unknown) => err as IssueloopError,
+    );
+    expect(error).toBeInstanceOf(IssueloopError);
+    expect((error as IssueloopError).code).toBe('run_failure');
+    expect((error as IssueloopError).message).toMatch(/3 sessions in a row stopped by a refused credential/);
+    expect((error as IssueloopError).message).toContain('set ANTHROPIC_API_KEY');
+    expect((await claims.get(first))?.last_outcome).toBe('resolved');
+    // No issue was charged: each attempt is released as an interrupted one, first in line next time.
+    for (const n of rest) {
+      const view = await claims.get(n);
+      expect(view?.failure_count ?? 0).toBe(0);
+      expect(view?.needs_human ?? false).toBe(false);
+    }
+    await ctx.ledger.flush();
+    const { events } = await readLedger(ctx.ledger.file);
+    expect(events.filter((e) => e.type === 'outcome' && e.paused === 'auth')).toHaveLength(3);
+    // The paused issue goes first again (as an interrupted one would); its comment says why it waits.
+    const paused = rest.filter((n) => gh.emulator.comments(n).some((c) => c.body.includes('paused: auth')));
+    expect(paused.length).toBeGreaterThanOrEqual(1);
+    expect(gh.emulator.labelsOf(rest[0] as number)).not.toContain('issueloop:needs-human');
+    // Between the failures the run held off claiming with backoff.
+    expect(clock.sleeps.filter((ms) => ms >= 1_000).length).toBeGreaterThanOrEqual(2);
   });
 });

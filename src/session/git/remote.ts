@@ -1,3 +1,4 @@
+import { createSerialQueue } from '../../core/serial-queue.js';
 import { assertGitArg, assertSha, firstLine } from './git-args.js';
 import { revParse } from './head-sha.js';
 import { type GitOptions, runGit } from './run-git.js';
@@ -64,6 +65,9 @@ export function tokenAuthEnv(url: string, token: string | undefined): Record<str
  * Fetches one branch into `refs/remotes/<remote>/<branch>` and returns its sha. Only that refspec:
  * a full fetch of a busy repository costs minutes, and tags are never needed for a worktree.
  */
+/** One fetch at a time per checkout in this process: two at once fight over the ref's lock. */
+const fetches = new Map<string, ReturnType<typeof createSerialQueue>>();
+
 export async function fetchBranch(
   checkout: string,
   remote: RemoteRef,
@@ -75,11 +79,20 @@ export async function fetchBranch(
   assertGitArg('remote', target.url);
   assertGitArg('branch', branch);
   const tracking = `refs/remotes/${target.name}/${branch}`;
-  await runGit(['fetch', '--prune', '--no-tags', target.url, `+refs/heads/${branch}:${tracking}`], {
-    ...withRemoteEnv(options, target),
-    cwd: checkout,
+  let queue = fetches.get(checkout);
+  if (!queue) {
+    queue = createSerialQueue();
+    fetches.set(checkout, queue);
+  }
+  // Sessions that start together (a round filling free workers) each fetch the base branch: one at a
+  // time, or git refuses the second with "unable to update local ref".
+  return queue(async () => {
+    await runGit(['fetch', '--prune', '--no-tags', target.url, `+refs/heads/${branch}:${tracking}`], {
+      ...withRemoteEnv(options, target),
+      cwd: checkout,
+    });
+    return revParse(checkout, tracking, options);
   });
-  return revParse(checkout, tracking, options);
 }
 
 /**

@@ -137,6 +137,46 @@ async function quietly(
 /** A tracking-comment edit followed by the next one within this long is left out (GitHub paces writes). */
 const COALESCE_MS = 1_000;
 
+/**
+ * The in-progress label. With a board, its In Progress column says the same, and the label's two
+ * paced writes per issue are saved; one left by an earlier run without a board is still taken off.
+ */
+function inProgressLabel(
+  github: IssueSourceOptions['github'],
+  issue: BacklogIssue,
+  quiet: (what: string, work: () => Promise<unknown>) => Promise<void>,
+) {
+  const labelled = !github.board;
+  const unlabel = labelled || issue.labels.includes(IN_PROGRESS_LABEL);
+  return {
+    add: () =>
+      labelled
+        ? quiet('in-progress label', async () => {
+            await github.labels.ensureLabel(IN_PROGRESS_LABEL);
+            await github.labels.addLabels(issue.number, [IN_PROGRESS_LABEL]);
+          })
+        : Promise.resolve(),
+    remove: () =>
+      unlabel
+        ? quiet('in-progress label', () => github.labels.removeLabel(issue.number, IN_PROGRESS_LABEL))
+        : Promise.resolve(),
+  };
+}
+
+/** An edit made only if no other one comes within COALESCE_MS. */
+function coalesced(clock: Pick<Clock, 'sleep'>, edit: () => Promise<unknown>) {
+  let wait: AbortController | undefined;
+  return {
+    start() {
+      wait?.abort();
+      const own = new AbortController();
+      wait = own;
+      clock.sleep(COALESCE_MS, own.signal).then(edit, () => undefined);
+    },
+    cancel: () => wait?.abort(),
+  };
+}
+
 /** The tracking comment, the labels and the board, following one issue's session. */
 function trackIssue(options: IssueSourceOptions, issue: BacklogIssue, input: TrackerInput): ItemTracker {
   const { github, config, redact } = options;
@@ -152,7 +192,13 @@ function trackIssue(options: IssueSourceOptions, issue: BacklogIssue, input: Tra
   });
   const track = (
     phase: TrackingPhase,
-    extra: { prUrl?: string; costUsd?: number; lastFailure?: string; record?: TrackingRecord } = {},
+    extra: {
+      prUrl?: string;
+      costUsd?: number;
+      lastFailure?: string;
+      pausedBy?: string;
+      record?: TrackingRecord;
+    } = {},
   ) =>
     // Without the store's record the comment's hidden history would be overwritten with a blank one.
     !input.readable()
@@ -176,46 +222,38 @@ function trackIssue(options: IssueSourceOptions, issue: BacklogIssue, input: Tra
     });
   };
 
-  // With a board, its In Progress column says what the in-progress label would: the label's two paced
-  // writes per issue are saved. One left by an earlier run without a board is still removed.
-  const labelled = !github.board;
-  let verifying: AbortController | undefined;
-  const unlabel = labelled || issue.labels.includes(IN_PROGRESS_LABEL);
+  const label = inProgressLabel(github, issue, quiet);
+  // Verify that ends within a second is one edit with the outcome: the comment is not touched twice.
+  const verifying = coalesced(options.clock, () => track('verifying'));
 
   return {
     async claimed() {
       await boardMove('working');
       await track('working');
-      if (!labelled) return;
-      await quiet('in-progress label', async () => {
-        await github.labels.ensureLabel(IN_PROGRESS_LABEL);
-        await github.labels.addLabels(issue.number, [IN_PROGRESS_LABEL]);
-      });
+      await label.add();
     },
     phase(phase) {
-      if (phase !== 'verifying') return;
-      // Verify that ends within a second is one edit with the outcome: the comment is not touched twice.
-      verifying?.abort();
-      const wait = new AbortController();
-      verifying = wait;
-      options.clock.sleep(COALESCE_MS, wait.signal).then(
-        () => track('verifying'),
-        () => undefined,
-      );
+      if (phase === 'verifying') verifying.start();
     },
-    async finished(report, after) {
-      verifying?.abort();
-      if (unlabel)
-        await quiet('in-progress label', () => github.labels.removeLabel(issue.number, IN_PROGRESS_LABEL));
+    async finished(report, after, paused) {
+      verifying.cancel();
+      await label.remove();
       const failed = isFailure(report.outcome);
       const finalRecord: TrackingRecord = {
         ...record(),
         failure_count: after?.failure_count ?? 0,
         failure_reasons: (after?.failure_reasons ?? []).map((f) => ({ ...f })),
-        last_outcome: report.outcome,
+        last_outcome: paused ? 'interrupted' : report.outcome,
       };
       const cost = { costUsd: report.costUsd, record: finalRecord };
-      if (report.outcome === 'resolved') {
+      if (paused) {
+        // Not the issue's failure: back in the queue, saying why the run stopped working it.
+        await boardMove('queued');
+        await track('paused', {
+          ...cost,
+          pausedBy: `${paused.errorClass} (${redact(paused.message)}); ${paused.fix}`,
+        });
+      } else if (report.outcome === 'resolved') {
         await boardMove('review');
         await track('review', { ...cost, ...(report.pr ? { prUrl: report.pr.url } : {}) });
       } else if (after?.needs_human) {

@@ -43,6 +43,17 @@ describe('fetchBranch and defaultRemoteBranch', () => {
     expect(fx.git(fx.checkout, 'rev-parse', 'refs/remotes/origin/main')).toBe(pushed);
   });
 
+  it('regression: sessions that start together all fetch the new base ("unable to update local ref" failed one)', async () => {
+    for (let i = 0; i < 3; i += 1) {
+      const pushed = fx.commitFiles(fx.seed, { [`later-${i}.txt`]: `${i}\n` }, `later ${i}`);
+      fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
+      const fetched = await Promise.all(
+        [1, 2, 3, 4].map(() => fetchBranch(fx.checkout, 'origin', 'main', { env: fx.env })),
+      );
+      expect(fetched).toEqual([pushed, pushed, pushed, pushed]);
+    }
+  });
+
   it('classifies a branch missing on the remote as not_found', async () => {
     await expect(fetchBranch(fx.checkout, 'origin', 'no-such-branch', { env: fx.env })).rejects.toMatchObject(
       {
