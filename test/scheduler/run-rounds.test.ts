@@ -237,6 +237,34 @@ describe('rounds', () => {
     expect([...labelWrites, ...labelAdds]).toEqual([]);
   });
 
+  it('a resolved issue costs at most 6 paced GitHub writes with a board (REST writes and GraphQL mutations)', async () => {
+    const emulator = createGitHubEmulator({ baseUrl: BASE });
+    const project = emulator.addProject({
+      title: 'Backlog',
+      statusOptions: ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'],
+    });
+    const { gh, ctx } = await setup(
+      {
+        empty_rounds: 1,
+        verify: { command: 'true' },
+        project: { owner: 'octo-org', number: project.number },
+      },
+      emulator,
+      // Verify passes well within the second that the comment's "verifying" edit waits.
+      manualClock(),
+    );
+    gh.emulator.addIssue(member('Fix the greeting typo'));
+    const summary = await runRounds(ctx, { owner: 'host:1' });
+    expect(summary.reports.map((r) => r.outcome)).toEqual(['resolved']);
+    const paced = gh.emulator.requests.filter((r) =>
+      r.path.startsWith('/graphql')
+        ? /^\s*mutation\b/.test(String((r.body as { query?: unknown } | undefined)?.query ?? ''))
+        : r.method !== 'GET',
+    );
+    // Comment created and edited once (verify.s own edit coalesced), PR, board item added and moved twice.
+    expect(paced.length).toBeLessThanOrEqual(6);
+  });
+
   it('without a board the in-progress label marks the issue while its session runs, and goes after', async () => {
     const { gh, ctx } = await setup({ empty_rounds: 1 });
     const fixed = gh.emulator.addIssue(member('Fix the greeting typo'));
