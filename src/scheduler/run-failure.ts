@@ -7,70 +7,108 @@ import type { SessionReport } from '../session/session-report.js';
 export const MAX_RUN_FAILURES = 3;
 
 /**
- * A failure that is the run's, not the issue's: a credential that was refused (revoked, mistyped) or
- * an account that cannot pay. Every session would fail the same way, so no issue is charged with it.
+ * A failure that is the run's, not the issue's: a credential that was refused (revoked, mistyped), an
+ * account that cannot pay, or a model API or GitHub that sessions one after another cannot reach.
+ * Every session would fail the same way, so no issue is charged with it.
  */
 export interface RunCause {
-  errorClass: 'auth' | 'billing';
+  errorClass: 'auth' | 'billing' | 'network' | 'server_error';
   /** What failed, in the session's words. */
   message: string;
   /** What to set or do about it. */
   fix: string;
 }
 
-const GITHUB_SIDE = /github|git push|pull request|bad credentials|GITHUB_TOKEN/i;
+type RunClass = RunCause['errorClass'];
 
-/** The run's cause behind a session's outcome, when the outcome is one; undefined for the issue's own. */
-export function runLevelCause(report: SessionReport): RunCause | undefined {
-  const errorClass =
-    report.outcome === 'error:auth' || report.outcome === 'error:billing'
-      ? report.outcome.slice(6)
-      : undefined;
-  if (errorClass !== 'auth' && errorClass !== 'billing') return undefined;
+const GITHUB_SIDE = /github|git push|git fetch|pull request|bad credentials|GITHUB_TOKEN/i;
+/** Always the run's: one session says it for all. */
+const ALWAYS: ReadonlySet<string> = new Set(['auth', 'billing']);
+/** The run's when the session before ended the same way: one alone may be a blip. */
+const REPEATED: ReadonlySet<string> = new Set(['network', 'server_error']);
+
+function classOf(report: SessionReport): string | undefined {
+  return report.outcome.startsWith('error:') ? report.outcome.slice('error:'.length) : undefined;
+}
+
+function fixFor(errorClass: RunClass, report: SessionReport): string {
   const github = GITHUB_SIDE.test(report.reason);
-  const fix =
-    errorClass === 'billing'
-      ? 'add credits to the Anthropic account (Plans & Billing), or use another ANTHROPIC_API_KEY'
-      : github
-        ? 'set GITHUB_TOKEN (or GH_TOKEN) to a token GitHub accepts, with access to the repository'
-        : report.model.startsWith('claude-code')
-          ? 'set ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN or ANTHROPIC_AUTH_TOKEN to a credential the model API accepts'
-          : 'set ANTHROPIC_API_KEY to a key the model API accepts';
-  return { errorClass, message: report.reason, fix };
+  switch (errorClass) {
+    case 'billing':
+      return 'add credits to the Anthropic account (Plans & Billing), or use another ANTHROPIC_API_KEY';
+    case 'auth':
+      if (github)
+        return 'set GITHUB_TOKEN (or GH_TOKEN) to a token GitHub accepts, with access to the repository';
+      return report.model.startsWith('claude-code')
+        ? 'set ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN or ANTHROPIC_AUTH_TOKEN to a credential the model API accepts'
+        : 'set ANTHROPIC_API_KEY to a key the model API accepts';
+    default:
+      return github
+        ? 'check that GitHub (GITHUB_API_URL) is reachable from here, or its status'
+        : 'check that the model API (ANTHROPIC_BASE_URL) is reachable from here, or its status';
+  }
+}
+
+/** The cause of an outcome that is always the run's (a refused credential, billing); else undefined. */
+export function runLevelCause(report: SessionReport): RunCause | undefined {
+  const errorClass = classOf(report);
+  if (errorClass === undefined || !ALWAYS.has(errorClass)) return undefined;
+  return {
+    errorClass: errorClass as RunClass,
+    message: report.reason,
+    fix: fixFor(errorClass as RunClass, report),
+  };
 }
 
 /**
- * The run's view of failures that are its own: each such session pauses claiming with backoff; a
- * session that ends otherwise clears it; MAX_RUN_FAILURES in a row end the run, naming the cause.
+ * The run's judge of failures that are its own, told of every session as it ends (in the order they
+ * end): auth and billing always; a network or server failure when the session before ended the same
+ * way. Each such session pauses claiming with backoff; a session that ends otherwise clears it;
+ * MAX_RUN_FAILURES in a row end the run, naming the cause and the fix.
  */
 export function createRunFailureMonitor(random: Random) {
-  let streak = 0;
+  let lastClass: string | undefined;
+  let paused = 0;
   let waited = 0;
   let last: RunCause | undefined;
   return {
-    record(report: SessionReport): RunCause | undefined {
-      const cause = runLevelCause(report);
-      if (cause) {
-        streak += 1;
-        last = cause;
-      } else if (report.outcome !== 'interrupted') {
-        streak = 0;
+    /** The cause when this session's failure is the run's (then the item is not charged). */
+    judge(report: SessionReport): RunCause | undefined {
+      if (report.outcome === 'interrupted') return undefined;
+      const errorClass = classOf(report);
+      const repeated = errorClass !== undefined && REPEATED.has(errorClass) && errorClass === lastClass;
+      lastClass = errorClass;
+      if (errorClass === undefined || !(ALWAYS.has(errorClass) || repeated)) {
+        paused = 0;
         waited = 0;
+        return undefined;
       }
-      return cause;
+      last = {
+        errorClass: errorClass as RunClass,
+        message: report.reason,
+        fix: fixFor(errorClass as RunClass, report),
+      };
+      paused += 1;
+      return last;
     },
     /** How long to hold off claiming now (0: go on); throws once the failure has persisted. */
     holdMs(): number {
-      if (!last || streak === 0) return 0;
-      if (streak >= MAX_RUN_FAILURES) {
+      if (!last || paused === 0) return 0;
+      if (paused >= MAX_RUN_FAILURES) {
+        const what =
+          last.errorClass === 'auth'
+            ? 'a refused credential'
+            : last.errorClass === 'billing'
+              ? 'billing'
+              : `the same ${last.errorClass === 'network' ? 'network' : 'server'} failure`;
         throw new IssueloopError(
           'run_failure',
-          `${streak} sessions in a row stopped by ${last.errorClass === 'auth' ? 'a refused credential' : 'billing'} (${last.message}); no issue was charged with it. Fix: ${last.fix}`,
+          `${paused} sessions in a row stopped by ${what} (${last.message}); no issue was charged with it. Fix: ${last.fix}`,
         );
       }
-      if (waited >= streak) return 0;
-      waited = streak;
-      return computeBackoff(streak, {}, random);
+      if (waited >= paused) return 0;
+      waited = paused;
+      return computeBackoff(paused, {}, random);
     },
   };
 }

@@ -39,7 +39,6 @@ export async function runRounds<T extends WorkItem>(
     record: (report) => {
       run.reports.push(report);
       run.costUsd += report.costUsd;
-      run.runFailure.record(report);
     },
   });
   try {
@@ -247,7 +246,7 @@ async function claimUpTo<T extends WorkItem>(
       return { claimed, outage: err };
     }
     if (result.ok) {
-      pool.add(item.number, workItem(ctx, item, result.lease));
+      pool.add(item.number, workItem({ ...ctx, judge: run.runFailure.judge }, item, result.lease));
       claimed += 1;
     }
   }

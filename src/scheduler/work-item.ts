@@ -11,7 +11,7 @@ import { runSession } from '../session/run-session.js';
 import type { SessionInput, SessionReport } from '../session/session-report.js';
 import { keepLease } from './lease-keeper.js';
 import type { ProgressSink } from './progress.js';
-import { runLevelCause } from './run-failure.js';
+import { type RunCause, runLevelCause } from './run-failure.js';
 import type { WorkItem, WorkSource } from './work-source.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a context is made for one source; runRounds is generic over it.
@@ -26,6 +26,11 @@ export interface WorkContext<T extends WorkItem = any>
   /** The run's interrupt: aborts every session. */
   signal: AbortSignal;
   progress?: ProgressSink;
+  /**
+   * The run's judge of failures that are its own (runRounds passes its monitor): a cause means the item
+   * is not charged. Without one, only what is always the run's (a refused credential, billing) is.
+   */
+  judge?: (report: SessionReport) => RunCause | undefined;
 }
 
 /** Attempts at recording an outcome while the claim store is unreachable, with backoff between them. */
@@ -152,7 +157,7 @@ export async function workItem<T extends WorkItem>(
   ctx.progress?.done(item.number, report.outcome);
   // A failure that is the run's (a refused credential, billing) is not charged to the item: its claim
   // is released as an interrupted one, first in line once the run can work again.
-  const paused = runLevelCause(report);
+  const paused = ctx.judge ? ctx.judge(report) : runLevelCause(report);
   const recorded = paused ? 'interrupted' : report.outcome;
   const failed = isFailure(recorded);
   await releaseClaim(ctx, keeper.current(), log, {

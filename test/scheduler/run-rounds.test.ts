@@ -100,11 +100,15 @@ async function setup(
       redact,
     );
   /** The same models, answered by `answer` instead when it returns a response (a revoked key). */
-  const answeredModels = (answer: () => Response | undefined) =>
+  const answeredModels = (answer: () => Response | Error | undefined) =>
     emulatedModels(
       {
         ...anthropic,
-        fetch: async (input, init) => answer() ?? anthropic.fetch(input, init),
+        fetch: async (input, init) => {
+          const answered = answer();
+          if (answered instanceof Error) throw answered;
+          return answered ?? anthropic.fetch(input, init);
+        },
       },
       deps,
       redact,
@@ -648,5 +652,25 @@ describe('rounds', () => {
     expect(gh.emulator.labelsOf(rest[0] as number)).not.toContain('issueloop:needs-human');
     // Between the failures the run held off claiming with backoff.
     expect(clock.sleeps.filter((ms) => ms >= 1_000).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a model API that no session can reach: the first failure is charged, the rest pause, then the run ends naming it', async () => {
+    const { gh, ctx, claims, answeredModels } = await setup({ workers: 1, empty_rounds: 1 });
+    const issues = [1, 2, 3, 4].map((n) => gh.emulator.addIssue(member(`Typo number ${n}`)));
+    const models = answeredModels(
+      () =>
+        new TypeError('fetch failed', {
+          cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }),
+        }),
+    );
+    const error = await runRounds({ ...ctx, models }, { owner: 'host:1' }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(IssueloopError);
+    expect((error as IssueloopError).message).toMatch(
+      /3 sessions in a row stopped by the same network failure/,
+    );
+    expect((error as IssueloopError).message).toContain('ANTHROPIC_BASE_URL');
+    const failures = await Promise.all(issues.map(async (n) => (await claims.get(n))?.failure_count ?? 0));
+    // One session alone may be the issue's blip: it is charged; the ones after it are the run's.
+    expect(failures.reduce((a, b) => a + b, 0)).toBe(1);
   });
 });
