@@ -119,9 +119,10 @@ async function rounds<T extends WorkItem>(run: Run<T>, pool: WorkerPool): Promis
     run.storeOutage.reset();
     const stop = stopReason(run, claimed + pool.size);
     if (stop) return { stop };
-    // The next round: when a session ends, or after poll_interval with a worker free.
+    // The next round: at once when what it claimed has ended already, when a session ends, or after
+    // poll_interval with a worker free.
     if (pool.size === 0) {
-      if (!(await pause(ctx, ctx.config.poll_interval))) return { stop: 'interrupted' };
+      if (claimed === 0 && !(await pause(ctx, ctx.config.poll_interval))) return { stop: 'interrupted' };
     } else {
       await pool.next(pool.size < ctx.config.workers ? ctx.config.poll_interval : undefined);
     }

@@ -56,7 +56,7 @@ export function createWorkerPool(options: {
     },
     async next(pollMs) {
       rethrow();
-      if (ended === seen) {
+      if (ended === seen && !options.signal.aborted) {
         const stop = new AbortController();
         const onAbort = () => stop.abort();
         options.signal.addEventListener('abort', onAbort, { once: true });
