@@ -129,7 +129,9 @@ export function claudeArgs(options: ClaudeCodeRunOptions): string[] {
   if (options.allowedTools?.length) args.push('--allowedTools', options.allowedTools.join(','));
   if (options.maxTurns !== undefined)
     args.push('--max-turns', String(Math.max(1, Math.floor(options.maxTurns))));
-  if (options.maxBudgetUsd !== undefined) args.push('--max-budget-usd', options.maxBudgetUsd.toFixed(4));
+  // The CLI refuses a budget of 0 ("must be a number greater than 0"): nothing left is its least.
+  if (options.maxBudgetUsd !== undefined)
+    args.push('--max-budget-usd', Math.max(options.maxBudgetUsd, 0.0001).toFixed(4));
   if (options.session) args.push(options.session.resume ? '--resume' : '--session-id', options.session.id);
   if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt);
   return args;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callTimeoutMs } from '../../../src/engines/claude-code/claude-code-engine.js';
-import { runClaudeCode } from '../../../src/engines/claude-code/claude-code-run.js';
+import { claudeArgs, runClaudeCode } from '../../../src/engines/claude-code/claude-code-run.js';
 import { MIN_FALLBACK_MS } from '../../../src/engines/fallback/fallback-engine.js';
 import { FAKE_CLAUDE, fakeClaude, recordedResult, resultJson } from './fake-claude.js';
 
@@ -60,6 +60,22 @@ describe('runClaudeCode against a fake claude on the same command line', () => {
       '1.5000',
       '--resume',
       'abc-123',
+    ]);
+  });
+
+  it('regression: no money left is the least budget the CLI takes, not 0 (which it refuses as an argument error)', () => {
+    const args = claudeArgs({
+      bin: 'claude',
+      cwd: '/',
+      model: 'sonnet',
+      prompt: '',
+      env: {},
+      timeoutMs: 1,
+      maxBudgetUsd: 0,
+    });
+    expect(args.slice(args.indexOf('--max-budget-usd'), args.indexOf('--max-budget-usd') + 2)).toEqual([
+      '--max-budget-usd',
+      '0.0001',
     ]);
   });
 
