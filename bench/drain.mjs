@@ -13,23 +13,14 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { EMULATED_GITHUB, requireDist, silentLog } from './lib.mjs';
+import { EMULATED_GITHUB, emulatedGitHubClient, issueRunContext, requireDist } from './lib.mjs';
 
 requireDist('drain', 'scheduler/run-rounds.js');
-const { createMemoryClaimStore } = await import('../dist/claims/memory-claim-store.js');
 const { ConfigSchema } = await import('../dist/config/schema.js');
 const { systemClock } = await import('../dist/core/clock.js');
-const { createSeededRandom } = await import('../dist/core/random.js');
-const { createRedactor } = await import('../dist/core/redact.js');
-const { openGitHubAdapter } = await import('../dist/github/adapter.js');
-const { createGitHubClient } = await import('../dist/github/client.js');
-const { openModels } = await import('../dist/run/open-run.js');
-const { openSandbox } = await import('../dist/run/open-sandbox.js');
 const { createAnthropicEmulator, reply } = await import('../dist/sandbox/anthropic/index.js');
 const { createGitHubEmulator } = await import('../dist/sandbox/github/index.js');
-const { createIssueSource } = await import('../dist/sources/issues/issue-source.js');
 const { runRounds } = await import('../dist/scheduler/run-rounds.js');
-const { openLedger } = await import('../dist/session/ledger.js');
 const { createScratchRepo, scratchGitEnv } = await import('../dist/sandbox/scratch-repo.js');
 
 const ISSUES = Number(process.env.DRAIN_ISSUES ?? 12);
@@ -107,51 +98,18 @@ async function drain(root, env, barrier) {
     project: { owner: 'octo-org', number: project.number },
   });
   const stateDir = join(root, `state-${barrier ? 'barrier' : 'pool'}`);
-  const redact = createRedactor([]);
-  const deps = { clock: systemClock, random: createSeededRandom(7), log: silentLog };
-  const client = createGitHubClient({
-    apiUrl: EMULATED_GITHUB,
-    graphqlUrl: `${EMULATED_GITHUB}/graphql`,
-    token: 'ghp_emulator',
-    repo: { owner: 'octo-org', name: 'widgets' },
-    userAgent: 'issueloop/bench',
-    fetch: emulator.fetch,
-    log: silentLog,
-    clock: systemClock,
-    redact,
-    retryUnitMs: 0,
-    writeSpacingMs: SPACING_MS,
-  });
+  const client = await emulatedGitHubClient(emulator, { clock: systemClock, writeSpacingMs: SPACING_MS });
   const anthropic = createAnthropicEmulator({ script: sessionScript });
-  const github = await openGitHubAdapter(client, config, { stateDir });
-  const ctx = {
+  const ctx = await issueRunContext({
     config,
-    source: createIssueSource({
-      github,
-      config,
-      redact,
-      checkout: repo.checkout,
-      remote: 'origin',
-      baseBranch: 'main',
-      log: silentLog,
-      clock: systemClock,
-    }),
-    claims: createMemoryClaimStore({ clock: systemClock, maxFailures: config.claims.max_failures }),
-    deps,
-    ledger: await openLedger({ stateDir, runId: 'bench-drain', clock: systemClock, redact }),
-    signal: new AbortController().signal,
+    client,
+    stateDir,
     checkout: repo.checkout,
-    worktreesDir: join(stateDir, 'worktrees'),
-    repo: 'octo-org/widgets',
-    models: openModels(
-      { config, deps, redact, fetch: delayed(anthropic) },
-      anthropic.apiKey,
-      anthropic.baseUrl,
-    ),
     env,
-    redact,
-    sandbox: await openSandbox(config, env, silentLog),
-  };
+    runId: 'bench-drain',
+    modelFetch: delayed(anthropic),
+    anthropic,
+  });
   const started = performance.now();
   const summary = await runRounds(ctx, { owner: 'bench:1', barrier });
   const ms = performance.now() - started;

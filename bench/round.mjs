@@ -16,23 +16,16 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { EMULATED_GITHUB, emulatedGitHubClient, requireDist, silentLog } from './lib.mjs';
+import { EMULATED_GITHUB, emulatedGitHubClient, issueRunContext, requireDist } from './lib.mjs';
 
 requireDist('round', 'scheduler/run-rounds.js');
-const { createMemoryClaimStore } = await import('../dist/claims/memory-claim-store.js');
 const { ConfigSchema } = await import('../dist/config/schema.js');
 const { systemClock } = await import('../dist/core/clock.js');
-const { createSeededRandom } = await import('../dist/core/random.js');
 const { createRedactor } = await import('../dist/core/redact.js');
-const { openGitHubAdapter } = await import('../dist/github/adapter.js');
-const { openModels } = await import('../dist/run/open-run.js');
-const { openSandbox } = await import('../dist/run/open-sandbox.js');
 const { createAnthropicEmulator, reply } = await import('../dist/sandbox/anthropic/index.js');
 const { createGitHubEmulator } = await import('../dist/sandbox/github/index.js');
-const { createIssueSource } = await import('../dist/sources/issues/issue-source.js');
 const { runRounds } = await import('../dist/scheduler/run-rounds.js');
 const git = await import('../dist/session/git/index.js');
-const { openLedger } = await import('../dist/session/ledger.js');
 const { createScratchRepo, scratchGitEnv } = await import('../dist/sandbox/scratch-repo.js');
 
 const ISSUES = 20;
@@ -99,35 +92,18 @@ async function measureRun(root, repo, env) {
     poll_interval: '1s',
   });
   const stateDir = join(root, 'state');
-  const redact = createRedactor([]);
-  const deps = { clock: systemClock, random: createSeededRandom(7), log: silentLog };
-  const client = await emulatedGitHubClient(emulator, { clock: systemClock, redact });
+  const client = await emulatedGitHubClient(emulator, { clock: systemClock });
   const anthropic = createAnthropicEmulator({ script: sessionScript });
-  const ctx = {
+  const ctx = await issueRunContext({
     config,
-    source: createIssueSource({
-      github: await openGitHubAdapter(client, config, { stateDir }),
-      config,
-      redact,
-      checkout: repo.checkout,
-      remote: 'origin',
-      baseBranch: 'main',
-      log: silentLog,
-      clock: systemClock,
-    }),
-    claims: createMemoryClaimStore({ clock: systemClock, maxFailures: config.claims.max_failures }),
-    deps,
-    ledger: await openLedger({ stateDir, runId: 'bench-round', clock: systemClock, redact }),
-    signal: new AbortController().signal,
+    client,
+    stateDir,
     checkout: repo.checkout,
-    worktreesDir: join(stateDir, 'worktrees'),
-    repo: 'octo-org/widgets',
-    models: openModels({ config, deps, redact, fetch: anthropic.fetch }, anthropic.apiKey, anthropic.baseUrl),
     env,
-    redact,
-    // As a run has it: the agent's commands (and verify) under bubblewrap (sandbox.mode: os).
-    sandbox: await openSandbox(config, env, silentLog),
-  };
+    runId: 'bench-round',
+    modelFetch: anthropic.fetch,
+    anthropic,
+  });
   const started = performance.now();
   const summary = await runRounds(ctx, { owner: 'bench:1' });
   const ms = performance.now() - started;
