@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type ClaudeCodeRunOptions, runClaudeCode } from '../../src/engines/claude-code/claude-code-run.js';
 import { createClaudeCodeConversation } from '../../src/engines/claude-code/conversation.js';
 import {
@@ -11,22 +11,14 @@ import {
 import { COMPACTION_REQUEST } from '../../src/engines/engine.js';
 import { type ApiErrorType, ERROR_STATUS, reply, scriptQueue } from '../../src/sandbox/anthropic/index.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
-import { CLAUDE_CODE_VERSION, claudeHarness, realClaude, record, sessionFileText } from './real-claude.js';
+import { CLAUDE_CODE_VERSION, claudeHarness, contractSuite, record, sessionFileText } from './real-claude.js';
 
 /**
  * The Claude Code engine against the real `claude` CLI (the pinned release .ci/run installs), pointed
  * at the project's scripted Anthropic server on loopback: what the fake `claude` of the engine's
  * other tests imitates is checked here against the real thing, and recorded from it.
  */
-const found = realClaude();
-const real = 'bin' in found ? found.bin : undefined;
-if (!real) {
-  // Visible, not silent: the run's output says why the contract suite did not run.
-  console.warn(
-    `NOTICE: the Claude Code contract suite is skipped: ${'missing' in found ? found.missing : ''}`,
-  );
-}
-const contract = real ? describe : describe.skip;
+const { real, contract } = contractSuite('the Claude Code contract suite');
 
 type Harness = Awaited<ReturnType<typeof claudeHarness>>;
 

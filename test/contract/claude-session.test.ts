@@ -1,39 +1,15 @@
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { createSeededRandom } from '../../src/core/random.js';
-import { createRedactor } from '../../src/core/redact.js';
-import type { BacklogIssue } from '../../src/github/issue-shape.js';
-import {
-  createAnthropicEmulator,
-  reply,
-  type Script,
-  scriptQueue,
-} from '../../src/sandbox/anthropic/index.js';
-import { openLedger } from '../../src/session/ledger.js';
-import { runSession } from '../../src/session/run-session.js';
-import { issueWork } from '../../src/sources/issues/issue-work.js';
-import { emulated } from '../github/emulated.js';
-import { emulatedModels } from '../helpers/emulated-models.js';
-import { FakeClock } from '../helpers/fake-clock.js';
-import { createMemoryLog } from '../helpers/memory-log.js';
-import { testSandboxHost } from '../helpers/sandbox.js';
+import { expect, it } from 'vitest';
+import { reply, type Script, scriptQueue } from '../../src/sandbox/anthropic/index.js';
+import { claudeCodeIssueSession } from '../engines/claude-code/claude-code-issue.js';
 import { GREETING_TYPO, useSessionRepo } from '../session/git/git-fixture.js';
-import { CLAUDE_CODE_VERSION, claudeHarness, realClaude } from './real-claude.js';
+import { CLAUDE_CODE_VERSION, claudeHarness, contractSuite } from './real-claude.js';
 
 /**
  * One whole issue session on the real `claude` in issueloop's own sandbox (bubblewrap, its throwaway
  * configuration, the scrubbed environment): the CLI edits the worktree with its own Bash tool, and the
  * harness verifies, commits and opens the draft PR on the GitHub emulator.
  */
-const found = realClaude();
-const real = 'bin' in found ? found.bin : undefined;
-if (!real) {
-  console.warn(
-    `NOTICE: the Claude Code session contract is skipped: ${'missing' in found ? found.missing : ''}`,
-  );
-}
-const contract = real ? describe : describe.skip;
-const TOKEN = 'ghp_realClaudeSession0123456789abcdefghij';
+const { real, contract } = contractSuite('the Claude Code session contract');
 const repo = useSessionRepo(GREETING_TYPO);
 
 /** One issue session: claude on `script`, the native engine (when it takes over) on `native`. */
@@ -43,48 +19,13 @@ async function realSession(
   native: Script = () => reply.text('(the native engine was not expected)'),
 ) {
   const h = await claudeHarness({ script, retries: 0 });
-  const gh = await emulated(repo.stateDir, {
-    config: {
-      verify: { command: 'grep -q "\'hello\'" greet.js' },
-      engine: 'claude-code',
-      claude_code: { bin: real, model: 'claude-sonnet-5-5', ...claudeCode },
-    },
+  return claudeCodeIssueSession({
+    repo,
+    bin: real as string,
+    claudeCode: { model: 'claude-sonnet-5-5', ...claudeCode },
+    env: h.env,
+    native,
   });
-  const number = gh.emulator.addIssue({
-    title: 'Greeting typo',
-    body: 'greet() says helo',
-    author: 'octocat',
-    authorAssociation: 'MEMBER',
-    labels: ['issueloop'],
-  });
-  const clock = new FakeClock();
-  const redact = createRedactor([TOKEN]);
-  const deps = { clock, random: createSeededRandom(3), log: createMemoryLog() };
-  const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'real', clock, redact });
-  const report = await runSession({
-    work: issueWork((await gh.adapter.issues.get(number)) as BacklogIssue, {
-      github: gh.adapter,
-      checkout: repo.fx.checkout,
-      remote: 'origin',
-      baseBranch: 'main',
-      config: gh.config,
-      redact,
-    }),
-    attempt: 1,
-    checkout: repo.fx.checkout,
-    worktreesDir: join(repo.stateDir, 'worktrees'),
-    repo: 'octo-org/widgets',
-    config: gh.config,
-    models: emulatedModels(createAnthropicEmulator({ script: native }), deps, redact),
-    env: { ...repo.fx.env, ...h.env, GITHUB_TOKEN: TOKEN },
-    sandbox: await testSandboxHost(),
-    redact,
-    deps,
-    ledger,
-    signal: new AbortController().signal,
-  });
-  await ledger.flush();
-  return { report, gh };
 }
 
 contract(

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { afterEach, describe } from 'vitest';
 import { createAnthropicEmulator, type Script } from '../../src/sandbox/anthropic/index.js';
 import { CLAUDE_CODE_VERSION } from '../helpers/claude-code-version.js';
 
@@ -35,6 +35,17 @@ export function realClaude(): { bin: string } | { missing: string } {
     return { missing: `${bin} --version failed: ${(err as Error).message}` };
   }
   return { bin };
+}
+
+/**
+ * The real `claude` for a contract suite with `describe`, or `describe.skip` after a printed notice
+ * saying why: visible, not silent, where the package could not be installed.
+ */
+export function contractSuite(what: string): { real: string | undefined; contract: typeof describe } {
+  const found = realClaude();
+  if ('bin' in found) return { real: found.bin, contract: describe };
+  console.warn(`NOTICE: ${what} is skipped: ${found.missing}`);
+  return { real: undefined, contract: describe.skip as typeof describe };
 }
 
 const dirs: string[] = [];

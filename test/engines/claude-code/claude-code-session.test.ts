@@ -1,25 +1,11 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSeededRandom } from '../../../src/core/random.js';
-import { createRedactor } from '../../../src/core/redact.js';
-import type { BacklogIssue } from '../../../src/github/issue-shape.js';
-import {
-  createAnthropicEmulator,
-  type ParsedMessagesRequest,
-  reply,
-} from '../../../src/sandbox/anthropic/index.js';
-import { openLedger, readLedger } from '../../../src/session/ledger.js';
-import { runSession } from '../../../src/session/run-session.js';
-import { issueWork } from '../../../src/sources/issues/issue-work.js';
-import { emulated } from '../../github/emulated.js';
-import { emulatedModels } from '../../helpers/emulated-models.js';
-import { FakeClock } from '../../helpers/fake-clock.js';
-import { createMemoryLog } from '../../helpers/memory-log.js';
-import { testSandboxHost } from '../../helpers/sandbox.js';
+import { type ParsedMessagesRequest, reply } from '../../../src/sandbox/anthropic/index.js';
+import { readLedger } from '../../../src/session/ledger.js';
 import { GREETING_TYPO, useSessionRepo } from '../../session/git/git-fixture.js';
+import { claudeCodeIssueSession, SESSION_TOKEN } from './claude-code-issue.js';
 import { FAKE_CLAUDE, fakeClaude, recordedResult, resultJson } from './fake-claude.js';
 
-const TOKEN = 'ghp_claudeCodeSession0123456789abcdefghij';
+const _TOKEN = SESSION_TOKEN;
 const repo = useSessionRepo(GREETING_TYPO);
 
 const FIXED = "export const greet = () => 'hello';\n";
@@ -35,24 +21,18 @@ async function session(
     /** More of the caller's environment (a model credential). */
     env?: Record<string, string>;
     /** The native engine's model runtime, from the real one (to fail or interrupt its start). */
-    models?: (
-      real: ReturnType<typeof emulatedModels>,
-      controller: AbortController,
-    ) => ReturnType<typeof emulatedModels>;
+    models?: Parameters<typeof claudeCodeIssueSession>[0]['models'];
   } = {},
 ) {
   const fake = await fakeClaude(scenario);
-  const gh = await emulated(repo.stateDir, {
-    config: {
-      verify: { command: 'grep -q "\'hello\'" greet.js' },
-      engine: 'claude-code',
-      claude_code: { bin: FAKE_CLAUDE, model: 'sonnet', ...claudeCode },
-      ...extra,
-    },
-  });
   const nativeRequests: ParsedMessagesRequest[] = [];
-  const anthropic = createAnthropicEmulator({
-    script: (request) => {
+  const ran = await claudeCodeIssueSession({
+    repo,
+    bin: FAKE_CLAUDE,
+    claudeCode,
+    config: extra,
+    env: { ...fake.env, ...native.env },
+    native: (request) => {
       nativeRequests.push(request);
       if (native.answer) return native.answer();
       if (request.messages.length > 1) return reply.text('Wired it up.');
@@ -63,44 +43,9 @@ async function session(
         },
       ]);
     },
+    ...(native.models ? { models: native.models } : {}),
   });
-  const clock = new FakeClock();
-  const redact = createRedactor([TOKEN]);
-  const deps = { clock, random: createSeededRandom(3), log: createMemoryLog() };
-  const number = gh.emulator.addIssue({
-    title: 'Greeting typo',
-    body: 'greet() says helo',
-    author: 'octocat',
-    authorAssociation: 'MEMBER',
-    labels: ['issueloop'],
-  });
-  const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'cc', clock, redact });
-  const controller = new AbortController();
-  const models = emulatedModels(anthropic, deps, redact);
-  const report = await runSession({
-    work: issueWork((await gh.adapter.issues.get(number)) as BacklogIssue, {
-      github: gh.adapter,
-      checkout: repo.fx.checkout,
-      remote: 'origin',
-      baseBranch: 'main',
-      config: gh.config,
-      redact,
-    }),
-    attempt: 1,
-    checkout: repo.fx.checkout,
-    worktreesDir: join(repo.stateDir, 'worktrees'),
-    repo: 'octo-org/widgets',
-    config: gh.config,
-    models: native.models ? native.models(models, controller) : models,
-    env: { ...repo.fx.env, ...fake.env, GITHUB_TOKEN: TOKEN, ...native.env },
-    sandbox: await testSandboxHost(),
-    redact,
-    deps,
-    ledger,
-    signal: controller.signal,
-  });
-  await ledger.flush();
-  return { report, fake, gh, nativeRequests, ledger, number };
+  return { ...ran, fake, nativeRequests };
 }
 
 describe('a session on the Claude Code engine', () => {
