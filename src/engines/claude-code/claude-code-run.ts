@@ -3,6 +3,7 @@ import { type CommandSandbox, UNSANDBOXED } from '../../agent/exec/sandbox.js';
 import { spawnSandboxed } from '../../agent/exec/spawn-sandboxed.js';
 import { type ClassifiedError, classifyError } from '../../core/classify/classify-error.js';
 import { stopGroup } from '../../core/process-group.js';
+import { isSessionId } from './session-history.js';
 import {
   type ClaudeCodeUsage,
   contextOf,
@@ -202,10 +203,9 @@ function judge(
   const contextWindow = json ? contextWindowOf(json, options.model) : undefined;
   const limit = typeof json?.subtype === 'string' ? LIMITS[json.subtype] : undefined;
   // The id is known before the call when issueloop gave it: a killed call still names its session file.
-  const sessionId =
-    (typeof json?.session_id === 'string' ? json.session_id : undefined) ??
-    stream.sessionId ??
-    options.session?.id;
+  // What the process printed is only taken when it is an id: it goes back on a command line (`--resume`).
+  const printed = [json?.session_id, stream.sessionId].find(isSessionId);
+  const sessionId = printed ?? options.session?.id;
   const base: ClaudeCodeCall = {
     ...(sessionId ? { sessionId } : {}),
     text: typeof json?.result === 'string' ? json.result : '',

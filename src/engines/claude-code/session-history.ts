@@ -194,6 +194,11 @@ export function claudeProjectName(cwd: string): string {
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
+/** A session id issueloop will pass back to the CLI (`--resume <id>`) or look up as a file name. */
+export function isSessionId(value: unknown): value is string {
+  return typeof value === 'string' && SESSION_ID.test(value);
+}
+
 /**
  * The session file of `sessionId` for a worktree, or undefined when the id or the resolved path
  * would leave `<claudeHome>/projects/` (a crafted id, a symlink out).
@@ -203,7 +208,7 @@ export async function sessionFilePath(
   cwd: string,
   sessionId: string,
 ): Promise<string | undefined> {
-  if (!SESSION_ID.test(sessionId)) return undefined;
+  if (!isSessionId(sessionId)) return undefined;
   const projects = join(claudeHome, 'projects');
   const name = `${sessionId}.jsonl`;
   const expected = join(projects, claudeProjectName(cwd), name);

@@ -134,6 +134,14 @@ describe('runClaudeCode against a fake claude on the same command line', () => {
     expect(result.text).toMatch(/turn limit/);
   });
 
+  it('a session id the process printed that is not an id (a flag, a path) is not taken: the given one stays', async () => {
+    for (const printed of ['--fork-session', '../../x', '']) {
+      const fake = await fakeClaude([{ stdout: resultJson({ session_id: printed }) }]);
+      const result = await run(fake, { session: { id: 'given-2', resume: false } });
+      expect(result.sessionId).toBe('given-2');
+    }
+  });
+
   it('regression: a call killed before it printed anything still names the session it was given', async () => {
     const fake = await fakeClaude([{ stdout: resultJson(), hangMs: 60_000 }]);
     const result = await run(fake, { session: { id: 'given-1', resume: false }, timeoutMs: 500 });
