@@ -49,17 +49,6 @@ function fixFor(errorClass: RunClass, report: SessionReport): string {
   }
 }
 
-/** The cause of an outcome that is always the run's (a refused credential, billing); else undefined. */
-export function runLevelCause(report: SessionReport): RunCause | undefined {
-  const errorClass = classOf(report);
-  if (errorClass === undefined || !ALWAYS.has(errorClass)) return undefined;
-  return {
-    errorClass: errorClass as RunClass,
-    message: report.reason,
-    fix: fixFor(errorClass as RunClass, report),
-  };
-}
-
 /**
  * The run's judge of failures that are its own, told of every session as it ends (in the order they
  * end): auth and billing always; a network or server failure when the session before ended the same

@@ -11,7 +11,7 @@ import { runSession } from '../session/run-session.js';
 import type { SessionInput, SessionReport } from '../session/session-report.js';
 import { keepLease } from './lease-keeper.js';
 import type { ProgressSink } from './progress.js';
-import { type RunCause, runLevelCause } from './run-failure.js';
+import type { RunCause } from './run-failure.js';
 import type { WorkItem, WorkSource } from './work-source.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a context is made for one source; runRounds is generic over it.
@@ -28,7 +28,7 @@ export interface WorkContext<T extends WorkItem = any>
   progress?: ProgressSink;
   /**
    * The run's judge of failures that are its own (runRounds passes its monitor): a cause means the item
-   * is not charged. Without one, only what is always the run's (a refused credential, billing) is.
+   * is not charged. Without one, every failure is the item's.
    */
   judge?: (report: SessionReport) => RunCause | undefined;
 }
@@ -157,7 +157,7 @@ export async function workItem<T extends WorkItem>(
   ctx.progress?.done(item.number, report.outcome);
   // A failure that is the run's (a refused credential, billing) is not charged to the item: its claim
   // is released as an interrupted one, first in line once the run can work again.
-  const paused = ctx.judge ? ctx.judge(report) : runLevelCause(report);
+  const paused = ctx.judge?.(report);
   const recorded = paused ? 'interrupted' : report.outcome;
   const failed = isFailure(recorded);
   await releaseClaim(ctx, keeper.current(), log, {
