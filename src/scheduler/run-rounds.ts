@@ -26,7 +26,8 @@ export type { RunOptions, RunStop, RunSummary } from './run-record.js';
  * round). After each round the source tidies up (GitHub: pending board moves, the ETag cache). A
  * round counts (toward `--max-rounds`, `--once`) only once it has read the backlog and planned: a
  * backlog fetch that failed, or a claim store that was away before anything was claimed, is retried
- * as the same round. Whatever ends the run, the sessions it started finish and record first.
+ * as the same round. Whatever ends the run, the sessions it started finish and record first, and
+ * the source's writes about them (the board, the tracking comment) are made.
  */
 export async function runRounds<T extends WorkItem>(
   ctx: WorkContext<T>,
@@ -44,10 +45,12 @@ export async function runRounds<T extends WorkItem>(
   try {
     const end = await rounds(run, pool);
     await pool.drain();
+    await ctx.source.settle();
     return run.summary(end.stop, end.inRound);
   } catch (err) {
     // Sessions already started still finish and record their outcome before the run fails.
     await pool.drain().catch(() => undefined);
+    await ctx.source.settle();
     throw err;
   }
 }

@@ -129,7 +129,11 @@ export async function workItem<T extends WorkItem>(
   await ctx.ledger.append('claim', { issue: item.number, attempt, token: lease.token });
   ctx.progress?.started?.(item.number, item.title);
   ctx.progress?.phase(item.number, 'claimed');
-  await tracker.claimed();
+  // Not awaited here: with four claims, their paced board and comment writes would hold the fourth
+  // session back by a dozen seconds. The outcome is tracked after them.
+  const claimTracking = tracker.claimed().catch((err: unknown) => {
+    log.warn({ err: ctx.redact((err as Error).message) }, 'tracking the claim failed; continuing');
+  });
 
   let report: SessionReport;
   try {
@@ -186,6 +190,7 @@ export async function workItem<T extends WorkItem>(
   });
   if (report.productivity.warning)
     log.warn({ score: report.productivity.score }, report.productivity.warning);
+  await claimTracking;
   await tracker.finished(report, after, paused);
   if (report.outcome !== 'resolved' && after?.needs_human) {
     await ctx.ledger.append('needs_human', { issue: item.number, failures: after.failure_count });

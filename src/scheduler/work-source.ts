@@ -32,12 +32,17 @@ export interface RoundInfo {
 
 /** Where an item's session stands, for whoever reports it (board, labels, tracking comment). */
 export interface ItemTracker {
-  /** Claimed, the session about to start. */
+  /**
+   * Claimed, the session starting: its writes (GitHub paces them a second apart) go on while the
+   * session works, and the tracker's later writes wait for them.
+   */
   claimed(): Promise<void>;
   phase(phase: SessionPhase): void;
   /**
    * The outcome is recorded; `after` is the store's record now (undefined when it cannot be read);
    * `paused`: the session stopped on the run's own failure, which the item is not charged with.
+   * Resolves when the worker may take its next item: writes that need not hold it (GitHub's paced
+   * board and comment writes) go on after, and the source's `settle()` waits for them.
    */
   finished(report: SessionReport, after: ClaimView | undefined, paused?: RunCause): Promise<void>;
 }
@@ -67,4 +72,6 @@ export interface WorkSource<T extends WorkItem> {
   track(item: T, input: TrackerInput): ItemTracker;
   /** Between rounds: pending board moves, caches. Never throws. */
   afterRound(log: Log): Promise<void>;
+  /** Until every write a tracker left going has ended (the run waits for it at its end). Never throws. */
+  settle(): Promise<void>;
 }

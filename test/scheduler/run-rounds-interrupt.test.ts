@@ -23,6 +23,7 @@ function ctxWith(hooks: {
         claimable: () => true,
       }),
       afterRound: async () => undefined,
+      settle: async () => undefined,
     },
     claims: {
       list: () => (hooks.claimsList ? hooks.claimsList(controller) : Promise.resolve([])),

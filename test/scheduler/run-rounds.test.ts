@@ -574,6 +574,54 @@ describe('rounds', () => {
     );
   });
 
+  it("a worker is not held by GitHub's paced writes: a session starts before its claim's comment, the next issue before the last outcome's edit", {
+    timeout: 60_000,
+  }, async () => {
+    const emulator = createGitHubEmulator({ baseUrl: BASE });
+    const serve = emulator.fetch;
+    const called: string[] = [];
+    const seen = { sessionBeforeComment: false, nextBeforeOutcome: false, outcomeEditHeld: false };
+    let first = 0;
+    emulator.fetch = async (input, init) => {
+      const path = new URL(String(input)).pathname;
+      // The first issue's claim comment waits for its session's first model call...
+      if (init?.method === 'POST' && path.endsWith(`/issues/${first}/comments`)) {
+        await until(() => called.includes('First'), 10_000).then(
+          () => {
+            seen.sessionBeforeComment = true;
+          },
+          () => undefined,
+        );
+      }
+      // ...and its outcome's edit for the second issue's session.
+      if (init?.method === 'PATCH' && path.includes('/issues/comments/') && !seen.outcomeEditHeld) {
+        seen.outcomeEditHeld = true;
+        await until(() => called.includes('Second'), 10_000).then(
+          () => {
+            seen.nextBeforeOutcome = true;
+          },
+          () => undefined,
+        );
+      }
+      return serve(input, init);
+    };
+    const { gh, ctx, gatedModels } = await setup({ workers: 1, empty_rounds: 1 }, emulator, manualClock());
+    first = gh.emulator.addIssue(member('First: fix the greeting typo'));
+    const second = gh.emulator.addIssue(member('Second: another typo'));
+    const models = gatedModels(async (body) => {
+      for (const title of ['First', 'Second']) if (body.includes(title)) called.push(title);
+    });
+    const summary = await runRounds({ ...ctx, models }, { owner: 'host:1' });
+    expect(seen).toEqual({ sessionBeforeComment: true, nextBeforeOutcome: true, outcomeEditHeld: true });
+    expect(summary.reports.map((r) => [r.issue, r.outcome])).toEqual([
+      [first, 'resolved'],
+      [second, 'resolved'],
+    ]);
+    // The run ended only once the held edit was made: the comment shows the pull request.
+    const comment = gh.emulator.comments(first).find((c) => c.body.includes('issueloop:tracking'));
+    expect(comment?.body).toContain('Pull request');
+  });
+
   it('regression: rounds with nothing claimed while a session runs are not empty; work added meanwhile is claimed', async () => {
     // Time passes (a 1 s poll interval every 20 ms), so rounds poll while the slow session runs.
     const clock = manualClock();

@@ -208,5 +208,7 @@ export function createTaskSource(options: TaskSourceOptions): WorkSource<TaskIte
     },
 
     afterRound: async () => undefined,
+    // A task's outcome is written before its worker goes on: the group's next task reads it.
+    settle: async () => undefined,
   };
 }

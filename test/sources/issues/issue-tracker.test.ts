@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../../src/core/redact.js';
 import type { BacklogIssue } from '../../../src/github/issue-shape.js';
+import { createGitHubEmulator } from '../../../src/sandbox/github/index.js';
 import type { SessionReport } from '../../../src/session/session-report.js';
 import { createIssueSource } from '../../../src/sources/issues/issue-source.js';
-import { emulated } from '../../github/emulated.js';
+import { BASE, emulated } from '../../github/emulated.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { createMemoryLog } from '../../helpers/memory-log.js';
 
@@ -18,9 +19,26 @@ afterEach(async () => {
   await rm(stateDir, { recursive: true, force: true });
 });
 
-/** One issue's tracker on the GitHub emulator, on a clock that only moves when told. */
-async function tracked() {
-  const gh = await emulated(stateDir);
+/**
+ * One issue's tracker on the GitHub emulator, on a clock that only moves when told. The first write
+ * of a `held` method waits until `release()`.
+ */
+async function tracked(held?: string) {
+  const emulator = createGitHubEmulator({ baseUrl: BASE });
+  const serve = emulator.fetch;
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let holding = true;
+  emulator.fetch = async (input, init) => {
+    if (holding && init?.method === held) {
+      holding = false;
+      await gate;
+    }
+    return serve(input, init);
+  };
+  const gh = await emulated(stateDir, { emulator });
   const number = gh.emulator.addIssue({
     title: 'Fix it',
     body: 'please',
@@ -50,32 +68,82 @@ async function tracked() {
   const edits = () =>
     gh.emulator.requests.filter((r) => r.method === 'PATCH' && r.path.includes('/comments/'));
   const report = { issue: number, outcome: 'no_changes', reason: 'nothing', costUsd: 0 } as SessionReport;
-  return { gh, clock, tracker, edits, report };
+  const track = (attempt: number) =>
+    source.track(issue, {
+      attempt,
+      before: undefined,
+      readable: () => true,
+      log: createMemoryLog(),
+      ledger: { append: async () => undefined } as never,
+    });
+  return { gh, clock, source, tracker, track, edits, report, release };
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 describe('the tracking comment of an issue', () => {
   it('regression: a verify that ends within a second is one edit with the outcome, not two paced writes', async () => {
-    const { tracker, edits, report } = await tracked();
+    const { source, tracker, edits, report } = await tracked();
     await tracker.claimed();
     tracker.phase('verifying');
     await tick();
     expect(edits()).toHaveLength(0);
     await tracker.finished(report, undefined);
-    await tick();
+    await source.settle();
     expect(edits()).toHaveLength(1);
     expect(JSON.stringify(edits()[0]?.body)).not.toContain('verifying');
   });
 
   it('a verify that runs longer shows on the comment once the second has passed', async () => {
-    const { clock, tracker, edits, report } = await tracked();
+    const { clock, source, tracker, edits, report } = await tracked();
     await tracker.claimed();
     tracker.phase('verifying');
     clock.advance(1_000);
     await tick();
     expect(edits()).toHaveLength(1);
     await tracker.finished(report, undefined);
+    await source.settle();
     expect(edits()).toHaveLength(2);
+  });
+});
+
+describe('the writes that follow an outcome', () => {
+  it('do not hold the worker: finished returns before them, and settle waits for them', async () => {
+    const { source, tracker, edits, report, release } = await tracked('PATCH');
+    await tracker.claimed();
+    await tracker.finished(report, undefined);
+    let settled = false;
+    const settling = source.settle().then(() => {
+      settled = true;
+    });
+    await tick();
+    expect(settled).toBe(false);
+    expect(edits()).toHaveLength(0);
+    release();
+    await settling;
+    expect(edits()).toHaveLength(1);
+    expect(JSON.stringify(edits()[0]?.body)).toContain('nothing');
+  });
+
+  it("land before the issue's next claim writes: the comment ends on the later attempt", async () => {
+    const { gh, source, track, report, release } = await tracked('PATCH');
+    const first = track(1);
+    await first.claimed();
+    await first.finished(report, undefined);
+    // The issue is claimed again while the first outcome's edit is held back.
+    const second = track(2);
+    const claimed = second.claimed();
+    await tick();
+    release();
+    await claimed;
+    await source.settle();
+    const comments = gh.emulator.requests.filter((r) => r.path.includes('/comments'));
+    const bodies = comments
+      .filter((r) => r.method !== 'GET')
+      .map((r) => String((r.body as { body?: string } | undefined)?.body));
+    expect(comments.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(bodies).toHaveLength(3);
+    expect(bodies[1]).toContain('nothing');
+    expect(bodies[2]).toContain('| Attempt | 2 |');
   });
 });
