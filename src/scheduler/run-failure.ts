@@ -7,12 +7,12 @@ import type { SessionReport } from '../session/session-report.js';
 export const MAX_RUN_FAILURES = 3;
 
 /**
- * A failure that is the run's, not the issue's: a credential that was refused (revoked, mistyped), an
- * account that cannot pay, or a model API or GitHub that sessions one after another cannot reach.
- * Every session would fail the same way, so no issue is charged with it.
+ * A failure that is the run's, not the issue's: a credential that was refused (revoked, mistyped) or
+ * may not do what the run needs, an account that cannot pay, or a model API or GitHub that sessions
+ * one after another cannot reach. Every session would fail the same way, so no issue is charged with it.
  */
 export interface RunCause {
-  errorClass: 'auth' | 'billing' | 'network' | 'server_error';
+  errorClass: 'auth' | 'billing' | 'permission' | 'network' | 'server_error';
   /** What failed, in the session's words. */
   message: string;
   /** What to set or do about it. */
@@ -22,13 +22,33 @@ export interface RunCause {
 type RunClass = RunCause['errorClass'];
 
 const GITHUB_SIDE = /github|git push|git fetch|pull request|bad credentials|GITHUB_TOKEN/i;
-/** Always the run's: one session says it for all. */
-const ALWAYS: ReadonlySet<string> = new Set(['auth', 'billing']);
-/** The run's when the session before ended the same way: one alone may be a blip. */
-const REPEATED: ReadonlySet<string> = new Set(['network', 'server_error']);
+/** A file or process on this machine that may not be touched: about the issue's work, not the run. */
+const LOCAL_PERMISSION = /\b(EACCES|EPERM)\b|permission denied/i;
 
 function classOf(report: SessionReport): string | undefined {
   return report.outcome.startsWith('error:') ? report.outcome.slice('error:'.length) : undefined;
+}
+
+/**
+ * When a failure of this class is the run's: `always` (one session says it for all: a refused
+ * credential, billing, the model credential's permission), `repeated` (when the session before ended
+ * the same way, since one alone may be a blip: network, server errors, GitHub refusing the token a
+ * write), or never (the issue's).
+ */
+function scopeOf(errorClass: string, report: SessionReport): 'always' | 'repeated' | undefined {
+  switch (errorClass) {
+    case 'auth':
+    case 'billing':
+      return 'always';
+    case 'network':
+    case 'server_error':
+      return 'repeated';
+    case 'permission':
+      if (LOCAL_PERMISSION.test(report.reason)) return undefined;
+      return GITHUB_SIDE.test(report.reason) ? 'repeated' : 'always';
+    default:
+      return undefined;
+  }
 }
 
 function fixFor(errorClass: RunClass, report: SessionReport): string {
@@ -36,6 +56,10 @@ function fixFor(errorClass: RunClass, report: SessionReport): string {
   switch (errorClass) {
     case 'billing':
       return 'add credits to the Anthropic account (Plans & Billing), or use another ANTHROPIC_API_KEY';
+    case 'permission':
+      if (github)
+        return 'give GITHUB_TOKEN (or GH_TOKEN) contents, issues and pull-requests write access to the repository';
+      return `use a model credential whose workspace may use ${report.model} (ANTHROPIC_API_KEY), or set model.primary to a model it may use`;
     case 'auth':
       if (github)
         return 'set GITHUB_TOKEN (or GH_TOKEN) to a token GitHub accepts, with access to the repository';
@@ -49,11 +73,18 @@ function fixFor(errorClass: RunClass, report: SessionReport): string {
   }
 }
 
+const STOPPED_BY: Readonly<Record<RunClass, string>> = {
+  auth: 'a refused credential',
+  billing: 'billing',
+  permission: 'a credential without permission',
+  network: 'the same network failure',
+  server_error: 'the same server failure',
+};
+
 /**
  * The run's judge of failures that are its own, told of every session as it ends (in the order they
- * end): auth and billing always; a network or server failure when the session before ended the same
- * way. Each such session pauses claiming with backoff; a session that ends otherwise clears it;
- * MAX_RUN_FAILURES in a row end the run, naming the cause and the fix.
+ * end), by `scopeOf`. Each such session pauses claiming with backoff; a session that ends otherwise
+ * clears it; MAX_RUN_FAILURES in a row end the run, naming the cause and the fix.
  */
 export function createRunFailureMonitor(random: Random) {
   let lastClass: string | undefined;
@@ -65,9 +96,10 @@ export function createRunFailureMonitor(random: Random) {
     judge(report: SessionReport): RunCause | undefined {
       if (report.outcome === 'interrupted') return undefined;
       const errorClass = classOf(report);
-      const repeated = errorClass !== undefined && REPEATED.has(errorClass) && errorClass === lastClass;
+      const scope = errorClass === undefined ? undefined : scopeOf(errorClass, report);
+      const repeated = scope === 'repeated' && errorClass === lastClass;
       lastClass = errorClass;
-      if (errorClass === undefined || !(ALWAYS.has(errorClass) || repeated)) {
+      if (errorClass === undefined || !(scope === 'always' || repeated)) {
         paused = 0;
         waited = 0;
         return undefined;
@@ -84,15 +116,9 @@ export function createRunFailureMonitor(random: Random) {
     holdMs(): number {
       if (!last || paused === 0) return 0;
       if (paused >= MAX_RUN_FAILURES) {
-        const what =
-          last.errorClass === 'auth'
-            ? 'a refused credential'
-            : last.errorClass === 'billing'
-              ? 'billing'
-              : `the same ${last.errorClass === 'network' ? 'network' : 'server'} failure`;
         throw new IssueloopError(
           'run_failure',
-          `${paused} sessions in a row stopped by ${what} (${last.message}); no issue was charged with it. Fix: ${last.fix}`,
+          `${paused} sessions in a row stopped by ${STOPPED_BY[last.errorClass]} (${last.message}); no issue was charged with it. Fix: ${last.fix}`,
         );
       }
       if (waited >= paused) return 0;

@@ -702,6 +702,33 @@ describe('rounds', () => {
     expect(clock.sleeps.filter((ms) => ms >= 1_000).length).toBeGreaterThanOrEqual(2);
   });
 
+  it('a model key without permission for the model charges no issue; the run ends naming the model and the key', async () => {
+    const { gh, ctx, claims, answeredModels } = await setup({ workers: 1, empty_rounds: 1 });
+    const issues = [1, 2, 3, 4].map((n) => gh.emulator.addIssue(member(`Typo number ${n}`)));
+    const models = answeredModels(
+      () =>
+        new Response(
+          JSON.stringify({
+            type: 'error',
+            error: {
+              type: 'permission_error',
+              message: 'Your API key does not have permission to use the specified resource.',
+            },
+          }),
+          { status: 403, headers: { 'content-type': 'application/json' } },
+        ),
+    );
+    const error = await runRounds({ ...ctx, models }, { owner: 'host:1' }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(IssueloopError);
+    expect((error as IssueloopError).message).toMatch(
+      /3 sessions in a row stopped by a credential without permission/,
+    );
+    expect((error as IssueloopError).message).toContain('ANTHROPIC_API_KEY');
+    expect((error as IssueloopError).message).toContain(gh.config.model.primary);
+    const failures = await Promise.all(issues.map(async (n) => (await claims.get(n))?.failure_count ?? 0));
+    expect(failures).toEqual([0, 0, 0, 0]);
+  });
+
   it('a model API that no session can reach: the first failure is charged, the rest pause, then the run ends naming it', async () => {
     const { gh, ctx, claims, answeredModels } = await setup({ workers: 1, empty_rounds: 1 });
     const issues = [1, 2, 3, 4].map((n) => gh.emulator.addIssue(member(`Typo number ${n}`)));
