@@ -1,8 +1,8 @@
 // How fast a mixed backlog drains, measured in one run, side by side:
-//   12 issues, 4 workers; one slow session (4 model calls of 4 s) for every three quick ones (4 calls
-//   of 1 s), the issue's 40 s / 10 s mix scaled down; the in-process GitHub emulator with a Projects
-//   board and writes paced 50 ms apart (GitHub asks 1 s, against sessions of minutes); real git on a
-//   bare origin; a memory claim store.
+//   12 issues, 4 workers; one slow session (4 model calls of 10 s) for every three quick ones (4 calls
+//   of 2.5 s): 40 s and 10 s of model time, the mix the scheduler's issue measured; the in-process
+//   GitHub emulator with a Projects board and writes paced 50 ms apart (GitHub asks 1 s, against
+//   sessions of minutes); real git on a bare origin; a memory claim store. About three minutes.
 //   1. work-conserving rounds (the scheduler): a free worker claims as soon as a session ends;
 //   2. rounds as barriers (`barrier: true`, the scheduler before): every round waits for its slowest.
 // Prints each makespan, the bound max(model time / workers, paced writes × spacing) and their ratio
@@ -26,8 +26,11 @@ const { createScratchRepo, scratchGitEnv } = await import('../dist/sandbox/scrat
 const ISSUES = Number(process.env.DRAIN_ISSUES ?? 12);
 const WORKERS = 4;
 const CALLS = 4;
-const SLOW_CALL_MS = 4000;
-const QUICK_CALL_MS = 1000;
+// 1: the issue's 40 s and 10 s sessions; DRAIN_SCALE=0.4 drains in a third of the time, where the
+// harness's own time per session (git, GitHub writes: about 0.3 s) weighs 2.5 times as much.
+const SCALE = Number(process.env.DRAIN_SCALE ?? 1);
+const SLOW_CALL_MS = 10_000 * SCALE;
+const QUICK_CALL_MS = 2_500 * SCALE;
 const SPACING_MS = 50;
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const slow = (i) => i % 4 === 0;
@@ -45,9 +48,10 @@ function sessionScript(request) {
   return reply.text(`Added ${file}.`);
 }
 
-/** The model's think time: the issue's title says whether its session is slow. */
+/** The model's think time, on messages only: the issue's title says whether its session is slow. */
 function delayed(anthropic) {
   return async (input, init) => {
+    if (!String(input).endsWith('/v1/messages')) return anthropic.fetch(input, init);
     const body = String(init?.body ?? '');
     const ms = body.includes('(slow)') ? SLOW_CALL_MS : QUICK_CALL_MS;
     await new Promise((resolve) => setTimeout(resolve, ms));
