@@ -5,10 +5,13 @@ import { createRateLimiter } from './rate-limit.js';
 import type { IssueRecord } from './records.js';
 import type { EmulatorRequest } from './request-log.js';
 import { accountRoutes } from './routes-account.js';
+import { checkRoutes } from './routes-checks.js';
 import { commentRoutes, createComment } from './routes-comments.js';
 import { issueRoutes } from './routes-issues.js';
 import { labelRoutes } from './routes-labels.js';
 import { pullRoutes } from './routes-pulls.js';
+import { reviewRoutes } from './routes-reviews.js';
+import { lifecycleSeeding } from './seed-lifecycle.js';
 import { commentJson, htmlBaseFor, issueJson, pullJson, type Urls } from './serialize.js';
 import { createStore, type Store } from './store.js';
 import { createEmulatorFetch, listenOnLoopback } from './transport.js';
@@ -83,9 +86,11 @@ function seeding(store: Store): Seeding {
 }
 
 /**
- * An in-process GitHub for one repository: the REST routes and the GraphQL subset (Projects v2, who last edited an issue) that
- * issueloop uses, with GitHub's shapes, ETags, pagination, rate limits and error bodies. Everything
- * is deterministic given `now`, so tests can assert exact request logs.
+ * An in-process GitHub for one repository: the REST routes and the GraphQL subset (Projects v2, who
+ * last edited an issue, pull requests and their review threads) that issueloop uses, a pull
+ * request's life included (real commits from `origin`, checks, statuses, reviews, merging), with
+ * GitHub's shapes, ETags, pagination, rate limits and error bodies. Everything is deterministic
+ * given `now` (and `origin`'s commits), so tests can assert exact request logs.
  */
 export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHubEmulator {
   const base = new URL(options.baseUrl ?? 'https://api.github.test');
@@ -98,6 +103,7 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
     repo: options.repo ?? 'widgets',
     private: options.private ?? false,
     now,
+    ...(options.origin === undefined ? {} : { origin: options.origin }),
   });
   const rate = createRateLimiter(
     { core: options.rateLimit?.core ?? DEFAULT_LIMIT, graphql: options.rateLimit?.graphql ?? DEFAULT_LIMIT },
@@ -110,7 +116,15 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
     rate,
     anonymousRate: createRateLimiter({ core: 60, graphql: 0 }, now),
     faults,
-    routes: [...accountRoutes, ...issueRoutes, ...commentRoutes, ...labelRoutes, ...pullRoutes],
+    routes: [
+      ...accountRoutes,
+      ...issueRoutes,
+      ...commentRoutes,
+      ...labelRoutes,
+      ...pullRoutes,
+      ...reviewRoutes,
+      ...checkRoutes,
+    ],
     log,
     basePath,
   });
@@ -129,6 +143,7 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
     listen: () => listenOnLoopback(handle, basePath),
 
     ...seeding(store),
+    ...lifecycleSeeding(store, DEFAULT_LOGIN),
 
     requests: log,
     chargedCount: () => log.filter((r) => r.charged).length,

@@ -72,7 +72,7 @@ function staticErrors(errors: readonly GraphQLError[]): Reply {
 }
 
 /**
- * Runs one GraphQL request against the Projects subset. Like GitHub, every outcome is HTTP 200:
+ * Runs one GraphQL request against the Projects and pull-request subset. Like GitHub, every outcome is HTTP 200:
  * documents that fail to parse or validate get `errors` without `data`, resolver failures get
  * partial `data` next to `errors`.
  */
@@ -92,7 +92,7 @@ export async function runGraphql(body: unknown, ctx: GraphqlContext): Promise<Re
 
   const operation = getOperationAST(document, request.operationName);
   if (operation) {
-    const problem = checkScopes(schema, document, operation, ctx.token);
+    const problem = checkScopes(schema, document, operation, ctx.token, ctx.store.repo.private);
     if (problem) {
       return { status: 200, body: { errors: [{ type: 'INSUFFICIENT_SCOPES', ...problem }] } };
     }

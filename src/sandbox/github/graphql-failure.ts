@@ -1,4 +1,4 @@
-import type { TokenRecord } from './records.js';
+import { type IssueRecord, ROLE_RANK, type TokenRecord } from './records.js';
 import type { Store } from './store.js';
 
 /** A resolver failure in GitHub's error shape: the message plus the top-level `type` (when GitHub sets one). */
@@ -28,6 +28,33 @@ export function requireProjectAccess(ctx: GraphqlContext): void {
   if (ctx.token.kind === 'installation') {
     throw new GraphqlFailure('Resource not accessible by integration', 'FORBIDDEN');
   }
+}
+
+/**
+ * Whether the token sees the repository: anyone sees a public one; a private one needs a role, and a
+ * classic token the `repo` scope (the emulated app is installed on it). GitHub answers NOT_FOUND otherwise.
+ */
+export function canReadRepository(ctx: GraphqlContext): boolean {
+  const { store, token } = ctx;
+  if (!store.repo.private || token.kind === 'installation') return true;
+  if (token.kind === 'classic' && !token.scopes.includes('repo')) return false;
+  return store.roleOf(token.login) !== 'none';
+}
+
+/** Who may resolve a PR's review threads: its author and anyone with write access (the emulated app too). */
+export function canResolveThreads(ctx: GraphqlContext, pull: IssueRecord): boolean {
+  const { store, token } = ctx;
+  if (token.kind === 'installation') return true;
+  if (pull.author.toLowerCase() === token.login.toLowerCase()) return true;
+  return ROLE_RANK[store.roleOf(token.login)] >= ROLE_RANK.write;
+}
+
+/** GitHub's refusal of a mutation the viewer has no permission for. */
+export function mutationForbidden(ctx: GraphqlContext, mutation: string): GraphqlFailure {
+  return new GraphqlFailure(
+    `${ctx.token.login} does not have the correct permissions to execute \`${mutation}\``,
+    'FORBIDDEN',
+  );
 }
 
 interface PageArgs {

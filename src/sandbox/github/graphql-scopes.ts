@@ -25,10 +25,22 @@ function touchesProjects(node: FieldNode, typeInfo: TypeInfo): boolean {
   return parent.startsWith('ProjectV2') && parent !== 'ProjectV2Owner';
 }
 
-function firstProjectField(
+/** The mutations that write to the repository's pull requests. */
+const REPO_WRITES = new Set([
+  'resolveReviewThread',
+  'unresolveReviewThread',
+  'addPullRequestReviewThreadReply',
+]);
+
+function writesRepository(node: FieldNode, typeInfo: TypeInfo): boolean {
+  return typeInfo.getParentType()?.name === 'Mutation' && REPO_WRITES.has(node.name.value);
+}
+
+function firstField(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
+  wanted: (node: FieldNode, typeInfo: TypeInfo) => boolean,
 ) {
   const typeInfo = new TypeInfo(schema);
   let found: FieldNode | undefined;
@@ -39,7 +51,7 @@ function firstProjectField(
       root,
       visitWithTypeInfo(typeInfo, {
         Field(node) {
-          if (!found && touchesProjects(node, typeInfo)) found = node;
+          if (!found && wanted(node, typeInfo)) found = node;
         },
       }),
     );
@@ -50,26 +62,7 @@ function firstProjectField(
 
 const scopeList = (scopes: readonly string[]) => `[${scopes.map((s) => `'${s}'`).join(', ')}]`;
 
-/**
- * GitHub checks OAuth scopes before executing anything: a classic token needs `read:project` (or
- * `project`) to read boards and `project` to change them. Other token kinds carry permissions, not
- * scopes, and are judged while resolving.
- */
-export function checkScopes(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  token: TokenRecord,
-): ScopeProblem | undefined {
-  if (token.kind !== 'classic') return undefined;
-  const write = operation.operation === 'mutation';
-  const satisfied = write
-    ? token.scopes.includes('project')
-    : token.scopes.includes('project') || token.scopes.includes('read:project');
-  if (satisfied) return undefined;
-  const field = firstProjectField(schema, document, operation);
-  if (!field) return undefined;
-  const required = write ? ['project'] : ['read:project'];
+function problem(field: FieldNode, required: string[], token: TokenRecord): ScopeProblem {
   const location = field.loc
     ? [{ line: field.loc.startToken.line, column: field.loc.startToken.column }]
     : [];
@@ -81,4 +74,30 @@ export function checkScopes(
       `but your token has only been granted the: ${scopeList(token.scopes)} scopes. ` +
       "Please modify your token's scopes at: https://github.com/settings/tokens.",
   };
+}
+
+/**
+ * GitHub checks OAuth scopes before executing anything: a classic token needs `read:project` (or
+ * `project`) to read boards and `project` to change them, and `public_repo` (or `repo`; only
+ * `repo` for a private repository) to write to pull requests. Reading a private repository without
+ * `repo` is not refused here: the repository is then NOT_FOUND, as on GitHub. Other token kinds
+ * carry permissions, not scopes, and are judged while resolving.
+ */
+export function checkScopes(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  token: TokenRecord,
+  repoPrivate: boolean,
+): ScopeProblem | undefined {
+  if (token.kind !== 'classic') return undefined;
+  const write = operation.operation === 'mutation';
+  const projects = write
+    ? token.scopes.includes('project')
+    : token.scopes.includes('project') || token.scopes.includes('read:project');
+  const projectField = projects ? undefined : firstField(schema, document, operation, touchesProjects);
+  if (projectField) return problem(projectField, write ? ['project'] : ['read:project'], token);
+  const repo = token.scopes.includes('repo') || (!repoPrivate && token.scopes.includes('public_repo'));
+  const repoField = repo || !write ? undefined : firstField(schema, document, operation, writesRepository);
+  return repoField ? problem(repoField, repoPrivate ? ['repo'] : ['public_repo'], token) : undefined;
 }

@@ -7,6 +7,7 @@ import type { TokenRecord } from './records.js';
 import { errorReply, notFound, REST_DOCS, type Reply } from './replies.js';
 import { type EmulatorRequest, loggedHeaders, parseBody } from './request-log.js';
 import { dispatch, type Route } from './router.js';
+import { emulatorFile } from './routes-checks.js';
 import { htmlBaseFor } from './serialize.js';
 import type { Store } from './store.js';
 
@@ -100,6 +101,26 @@ function respond(
   return { status: reply.status, headers: { ...headers, ...reply.headers }, body: text };
 }
 
+/** The request as the log keeps it: method, path and query, headers, body, GraphQL operation. */
+function logEntry(
+  request: { url: URL; headers: Headers },
+  seen: { method: string; rel: string; body: unknown; isGraphql: boolean },
+): EmulatorRequest {
+  const entry: EmulatorRequest = {
+    method: seen.method,
+    path: `${seen.rel}${request.url.search}`,
+    status: 0,
+    charged: false,
+    requestHeaders: loggedHeaders(request.headers),
+  };
+  if (seen.body !== undefined) entry.body = seen.body;
+  if (seen.isGraphql) {
+    const name = operationNameOf(seen.body);
+    if (name !== undefined) entry.operationName = name;
+  }
+  return entry;
+}
+
 export function createHandler(deps: HandlerDeps): Handler {
   const { store, rate, faults, log } = deps;
   let sequence = 0;
@@ -114,18 +135,7 @@ export function createHandler(deps: HandlerDeps): Handler {
     const body = parseBody(request.bodyText);
     const isGraphql = inside && rel === '/graphql';
     const resource: Resource = isGraphql ? 'graphql' : 'core';
-    const entry: EmulatorRequest = {
-      method,
-      path: `${rel}${request.url.search}`,
-      status: 0,
-      charged: false,
-      requestHeaders: loggedHeaders(request.headers),
-    };
-    if (body !== undefined) entry.body = body;
-    if (isGraphql) {
-      const name = operationNameOf(body);
-      if (name !== undefined) entry.operationName = name;
-    }
+    const entry = logEntry(request, { method, rel, body, isGraphql });
     log.push(entry);
     const token = tokenOf(request.headers, store);
 
@@ -136,6 +146,14 @@ export function createHandler(deps: HandlerDeps): Handler {
     if (fault) {
       const charged = fault.status !== 304 && rate.charge(resource);
       return finish(faultReply(fault.status, fault.headers, fault.body), charged);
+    }
+
+    // Pre-signed downloads (job logs) stand for GitHub's storage hosts: no token, no rate limit.
+    const file = inside && method === 'GET' ? emulatorFile({ store, url: request.url }, rel) : undefined;
+    if (file) {
+      entry.status = file.status;
+      const headers = { 'content-type': 'text/plain; charset=utf-8' };
+      return { status: file.status, headers, body: String(file.body ?? '') };
     }
 
     if (!token) {

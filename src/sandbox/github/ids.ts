@@ -25,6 +25,11 @@ const BASES: Record<string, number> = {
   project: 5_000_000,
   field: 6_000_000,
   item: 7_000_000,
+  check: 8_000_000,
+  run: 8_500_000,
+  status: 9_000_000,
+  review: 10_000_000,
+  review_comment: 11_000_000,
 };
 
 export function createIdSource(): IdSource {

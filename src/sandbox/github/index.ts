@@ -1,7 +1,11 @@
 export { createGitHubEmulator, DEFAULT_LOGIN, DEFAULT_TOKEN } from './create-emulator.js';
 export { PROJECTS_SDL, projectsSchema } from './projects-schema.js';
+export { PULLS_SDL } from './pulls-schema.js';
 export type {
   AuthorAssociation,
+  CheckConclusion,
+  CheckRunChanges,
+  CheckStatus,
   CommentJson,
   EmulatorRequest,
   EventJson,
@@ -11,13 +15,21 @@ export type {
   IssueJson,
   LabelJson,
   ListeningEmulator,
+  MergeMethod,
   ProjectSnapshot,
   PullJson,
+  PullSimpleJson,
   RepoRole,
   RestFault,
+  ReviewState,
+  SeedAnnotation,
+  SeedCheckRun,
   SeedComment,
   SeedIssue,
   SeedProject,
+  SeedReview,
+  SeedReviewComment,
+  SeedStatus,
   TokenKind,
   TokenOptions,
   UserJson,

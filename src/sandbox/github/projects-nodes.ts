@@ -1,5 +1,6 @@
 import { connection, type GraphqlContext, GraphqlFailure, requireProjectAccess } from './graphql-failure.js';
 import { findProject, projectUrl } from './projects-state.js';
+import { type NodeLinks, pullFields } from './pulls-nodes.js';
 import type { FieldRecord, IssueRecord, ItemRecord, ProjectRecord, UserRecord } from './records.js';
 
 /**
@@ -132,5 +133,16 @@ export function contentNode(ctx: GraphqlContext, issue: IssueRecord) {
     state: issue.state === 'open' ? 'OPEN' : 'CLOSED',
     lastEditedAt: issue.lastEditedAt ?? null,
     editor: () => (editor ? actorNode(ctx, editor) : null),
+    // A pull request's own fields (pulls-nodes.ts), its `state` (MERGED too) among them.
+    ...(issue.pull ? pullFields(ctx, issue, nodeLinks(ctx)) : {}),
+  };
+}
+
+/** What pulls-nodes.ts needs of this module's nodes. */
+export function nodeLinks(ctx: GraphqlContext): NodeLinks {
+  return {
+    actor: (user) => actorNode(ctx, user),
+    owner: (user) => ownerNode(ctx, user),
+    content: (issue) => contentNode(ctx, issue),
   };
 }

@@ -1,10 +1,11 @@
 import {
+  canReadRepository,
   type GraphqlContext,
   GraphqlFailure,
   nodeNotFound,
   requireProjectAccess,
 } from './graphql-failure.js';
-import { contentNode, fieldNode, itemNode, ownerNode, projectNode } from './projects-nodes.js';
+import { contentNode, fieldNode, itemNode, nodeLinks, ownerNode, projectNode } from './projects-nodes.js';
 import {
   addItem,
   createProject,
@@ -14,6 +15,9 @@ import {
   projectById,
   replaceOptions,
 } from './projects-state.js';
+import { reviewCommentNode, threadNode } from './pulls-nodes.js';
+import { pullsRootValue, repositoryNode } from './pulls-resolvers.js';
+import { threadByNodeId } from './reviews-state.js';
 
 interface Input<T> {
   input: T & { clientMutationId?: string | null };
@@ -21,11 +25,23 @@ interface Input<T> {
 
 const OPTION_MISMATCH = 'The single select option Id does not belong to the field';
 
+/** The repository, its review threads and review comments, for `node(id:)`; undefined for any other id. */
+function lookupPullNode(ctx: GraphqlContext, id: string): unknown {
+  if (!canReadRepository(ctx)) return undefined;
+  if (id === ctx.store.repo.nodeId) return repositoryNode(ctx);
+  const thread = threadByNodeId(ctx.store, id);
+  if (thread) return threadNode(ctx, thread, nodeLinks(ctx));
+  const comment = ctx.store.lifecycle.reviewComments.find((c) => c.nodeId === id);
+  return comment ? reviewCommentNode(ctx, comment, nodeLinks(ctx)) : undefined;
+}
+
 function lookupNode(ctx: GraphqlContext, id: string): unknown {
   const user = ctx.store.userByNodeId(id);
   if (user && user.type !== 'Bot') return ownerNode(ctx, user);
   const issue = ctx.store.issueByNodeId(id);
   if (issue) return contentNode(ctx, issue);
+  const pullNode = lookupPullNode(ctx, id);
+  if (pullNode) return pullNode;
   const project = ctx.store.projects.find((p) => p.id === id);
   const field = fieldById(ctx.store, id);
   const item = itemById(ctx.store, id);
@@ -44,6 +60,7 @@ export function createRootValue(ctx: GraphqlContext) {
     return user?.type === type ? ownerNode(ctx, user) : undefined;
   };
   return {
+    ...pullsRootValue(ctx),
     node: ({ id }: { id: string }) => lookupNode(ctx, id),
     // Like GitHub: an id that resolves to nothing is null in the list, with a NOT_FOUND error at its path.
     nodes: ({ ids }: { ids: string[] }) =>

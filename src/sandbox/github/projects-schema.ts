@@ -1,4 +1,5 @@
 import { buildSchema, type GraphQLSchema } from 'graphql';
+import { PULLS_SDL } from './pulls-schema.js';
 
 /**
  * The part of GitHub's GraphQL schema the emulator serves: Projects v2 boards, their owners and the
@@ -252,7 +253,8 @@ type Mutation {
 
 let cached: GraphQLSchema | undefined;
 
+/** The whole schema the emulator serves: the Projects subset and, extending it, the pull-request part. */
 export function projectsSchema(): GraphQLSchema {
-  cached ??= buildSchema(PROJECTS_SDL);
+  cached ??= buildSchema(PROJECTS_SDL + PULLS_SDL);
   return cached;
 }

@@ -1,4 +1,11 @@
-import type { AuthorAssociation, RepoRole, TokenKind } from './types.js';
+import type {
+  AuthorAssociation,
+  CheckConclusion,
+  CheckStatus,
+  RepoRole,
+  ReviewState,
+  TokenKind,
+} from './types.js';
 
 /** The emulator's internal state, kept apart from the JSON shapes the API hands out. */
 
@@ -29,6 +36,9 @@ export interface PullRecord {
   headLabel: string;
   baseRef: string;
   draft: boolean;
+  /** The commits last seen at the branches' tips; kept once the PR is closed, as GitHub keeps them. */
+  shas?: { head: string; base: string };
+  merged?: { at: string; by: string; sha: string };
 }
 
 export interface IssueRecord {
@@ -67,8 +77,10 @@ export interface EventRecord {
   id: number;
   nodeId: string;
   issueNumber: number;
-  event: 'labeled' | 'unlabeled' | 'closed' | 'reopened' | 'renamed';
+  event: 'labeled' | 'unlabeled' | 'closed' | 'reopened' | 'renamed' | 'merged';
   actor: string;
+  /** `merged`, and `closed` when a merge closed the issue: the merge commit. */
+  commitId?: string;
   label?: { name: string; color: string };
   rename?: { from: string; to: string };
   createdAt: string;
@@ -108,6 +120,79 @@ export interface ProjectRecord {
   updatedAt: string;
   fields: FieldRecord[];
   items: ItemRecord[];
+}
+
+export interface AnnotationRecord {
+  path: string;
+  startLine: number;
+  endLine: number;
+  level: 'notice' | 'warning' | 'failure';
+  message: string;
+  title: string | null;
+}
+
+/** A check run of the GitHub Actions app; its id is also its job's id, as on GitHub. */
+export interface CheckRunRecord {
+  id: number;
+  nodeId: string;
+  /** The workflow run (and check suite) it belongs to. */
+  runId: number;
+  headSha: string;
+  name: string;
+  status: CheckStatus;
+  conclusion: CheckConclusion | null;
+  startedAt: string;
+  completedAt: string | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+  annotations: AnnotationRecord[];
+  /** The job's log; a check run without one has no downloadable log. */
+  log?: string;
+}
+
+export interface StatusRecord {
+  id: number;
+  nodeId: string;
+  sha: string;
+  context: string;
+  state: 'error' | 'failure' | 'pending' | 'success';
+  description: string | null;
+  targetUrl: string | null;
+  creator: string;
+  createdAt: string;
+}
+
+export interface ReviewRecord {
+  id: number;
+  nodeId: string;
+  pullNumber: number;
+  author: string;
+  authorAssociation: AuthorAssociation;
+  state: ReviewState;
+  body: string;
+  submittedAt: string;
+  commitId: string;
+}
+
+/** A line comment of a review; a thread is a top-level one and the replies to it. */
+export interface ReviewCommentRecord {
+  id: number;
+  nodeId: string;
+  pullNumber: number;
+  reviewId: number;
+  /** Replies only: the thread's top-level comment. */
+  inReplyTo?: number;
+  path: string;
+  line: number;
+  side: 'LEFT' | 'RIGHT';
+  body: string;
+  author: string;
+  authorAssociation: AuthorAssociation;
+  commitId: string;
+  diffHunk: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Top-level comments only: who resolved the thread, while it is resolved. */
+  resolvedBy?: string;
 }
 
 export const ROLE_RANK: Record<RepoRole, number> = {

@@ -43,7 +43,13 @@ export interface IssueJson {
   body: string | null;
   /** Pull requests only. */
   draft?: boolean;
-  pull_request?: { url: string; html_url: string; diff_url: string; patch_url: string; merged_at: null };
+  pull_request?: {
+    url: string;
+    html_url: string;
+    diff_url: string;
+    patch_url: string;
+    merged_at: string | null;
+  };
 }
 
 export interface PullRefJson {
@@ -52,7 +58,8 @@ export interface PullRefJson {
   sha: string;
 }
 
-export interface PullJson {
+/** A PR as lists show it (GitHub's pull-request-simple): no mergeability, no `merged`. */
+export interface PullSimpleJson {
   url: string;
   id: number;
   node_id: string;
@@ -68,11 +75,22 @@ export interface PullJson {
   created_at: string;
   updated_at: string;
   closed_at: string | null;
-  merged_at: null;
+  merged_at: string | null;
+  /** The merge commit once merged; null before (the emulator makes no test merges). */
+  merge_commit_sha: string | null;
   draft: boolean;
   head: PullRefJson;
   base: PullRefJson;
   author_association: string;
+}
+
+/** A single PR (get, create, update): with what GitHub computes about merging it. */
+export interface PullJson extends PullSimpleJson {
+  merged: boolean;
+  /** Null while GitHub computes it (right after creation) and once the PR is closed. */
+  mergeable: boolean | null;
+  mergeable_state: 'dirty' | 'draft' | 'unstable' | 'clean' | 'unknown';
+  merged_by: UserJson | null;
 }
 
 export interface CommentJson {
@@ -94,8 +112,8 @@ export interface EventJson {
   url: string;
   actor: UserJson;
   event: string;
-  commit_id: null;
-  commit_url: null;
+  commit_id: string | null;
+  commit_url: string | null;
   created_at: string;
   label?: { name: string; color: string };
   /** `renamed` events: the title before and after. */

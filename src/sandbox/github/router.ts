@@ -17,8 +17,11 @@ export interface RouteContext {
 }
 
 export interface Route {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** Segments starting with `:` capture one URL-decoded segment. */
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /**
+   * Segments starting with `:` capture one URL-decoded segment; one segment starting with `*`
+   * captures one or more, joined by `/` (a branch such as `issueloop/issue-1`, sent unencoded).
+   */
   pattern: string;
   handle(ctx: RouteContext): Reply;
 }
@@ -26,12 +29,15 @@ export interface Route {
 function match(pattern: string, path: string): Record<string, string> | undefined {
   const want = pattern.split('/');
   const got = path.split('/');
-  if (want.length !== got.length) return undefined;
+  const star = want.findIndex((part) => part.startsWith('*'));
+  const extra = got.length - want.length;
+  if (star < 0 ? extra !== 0 : extra < 0) return undefined;
   const params: Record<string, string> = {};
   for (const [i, part] of want.entries()) {
-    const actual = got[i] ?? '';
-    if (part.startsWith(':')) {
-      if (actual === '') return undefined;
+    const at = star >= 0 && i > star ? i + extra : i;
+    const actual = i === star ? got.slice(i, i + extra + 1).join('/') : (got[at] ?? '');
+    if (part.startsWith(':') || part.startsWith('*')) {
+      if (actual === '' || actual.split('/').includes('')) return undefined;
       try {
         params[part.slice(1)] = decodeURIComponent(actual);
       } catch {

@@ -1,6 +1,9 @@
+import { closePull, mergePull } from './pull-merge.js';
+import { branchSha } from './pull-refs.js';
 import type { IssueRecord } from './records.js';
 import {
   created,
+  errorReply,
   missingField,
   notFound,
   objectBody,
@@ -11,14 +14,15 @@ import {
 } from './replies.js';
 import type { Route, RouteContext } from './router.js';
 import { findIssue, pagedReply, sortIssues, stateFilter } from './routes-issues.js';
-import { pullJson } from './serialize.js';
+import { pullJson, pullSimpleJson } from './serialize.js';
+import type { MergeMethod } from './types.js';
 
 /** `owner:branch` for a bare branch name, as GitHub labels heads in the base repository. */
 function headLabel(ctx: RouteContext, head: string): string {
   return head.includes(':') ? head : `${ctx.store.owner.login}:${head}`;
 }
 
-function findPull(ctx: RouteContext): IssueRecord | undefined {
+export function findPull(ctx: RouteContext): IssueRecord | undefined {
   const issue = findIssue(ctx);
   return issue?.pull ? issue : undefined;
 }
@@ -36,7 +40,22 @@ function listPulls(ctx: RouteContext): Reply {
       (wantedHead === undefined || issue.pull.headLabel.toLowerCase() === wantedHead) &&
       (base === null || issue.pull.baseRef === base),
   );
-  return pagedReply(ctx, sortIssues(list, ctx), (issue) => pullJson(ctx.store, issue, ctx.urls));
+  return pagedReply(ctx, sortIssues(list, ctx), (issue) => pullSimpleJson(ctx.store, issue, ctx.urls));
+}
+
+/** With `origin`, GitHub's 422 for a head or base branch the repository does not have. */
+function missingBranch(ctx: RouteContext, head: string, base: string): Reply | undefined {
+  if (!ctx.store.lifecycle.origin) return undefined;
+  const own = head.includes(':')
+    ? head.split(':')[0]?.toLowerCase() === ctx.store.owner.login.toLowerCase()
+    : true;
+  const branch = head.slice(head.indexOf(':') + 1);
+  const invalid = [
+    ...(own && branchSha(ctx.store, branch) === undefined ? ['head'] : []),
+    ...(branchSha(ctx.store, base) === undefined ? ['base'] : []),
+  ];
+  if (invalid.length === 0) return undefined;
+  return validationFailed(invalid.map((field) => ({ resource: 'PullRequest', field, code: 'invalid' })));
 }
 
 function createPull(ctx: RouteContext): Reply {
@@ -47,6 +66,8 @@ function createPull(ctx: RouteContext): Reply {
   if (title === undefined || title.trim() === '') return missingField('PullRequest', 'title');
   if (head === undefined) return missingField('PullRequest', 'head');
   if (base === undefined) return missingField('PullRequest', 'base');
+  const unknown = missingBranch(ctx, head, base);
+  if (unknown) return unknown;
   const label = headLabel(ctx, head);
   const duplicate = [...ctx.store.issues.values()].some(
     (issue) => issue.state === 'open' && issue.pull?.headLabel.toLowerCase() === label.toLowerCase(),
@@ -67,7 +88,8 @@ function createPull(ctx: RouteContext): Reply {
       draft: body.draft === true,
     },
   });
-  return created(pullJson(ctx.store, issue, ctx.urls));
+  // GitHub starts computing mergeability only now: the creation's answer does not have it yet.
+  return created(pullJson(ctx.store, issue, ctx.urls, { mergeable: null, state: 'unknown' }));
 }
 
 function updatePull(ctx: RouteContext): Reply {
@@ -75,7 +97,9 @@ function updatePull(ctx: RouteContext): Reply {
   if (!issue?.pull) return notFound();
   const body = objectBody(ctx.body);
   const state = stringField(body, 'state');
-  if (state !== undefined && state !== 'open' && state !== 'closed') {
+  // A merged PR stays closed, as on GitHub.
+  const reopensMerged = state === 'open' && issue.pull.merged !== undefined;
+  if ((state !== undefined && state !== 'open' && state !== 'closed') || reopensMerged) {
     return validationFailed([{ resource: 'PullRequest', code: 'invalid', field: 'state' }]);
   }
   const before = JSON.stringify([issue.title, issue.body, issue.pull.baseRef]);
@@ -85,8 +109,34 @@ function updatePull(ctx: RouteContext): Reply {
   if (JSON.stringify([issue.title, issue.body, issue.pull.baseRef]) !== before) {
     issue.updatedAt = ctx.store.timestamp();
   }
-  if (state !== undefined) ctx.store.setIssueState(issue, state, ctx.token.login);
+  if (state === 'closed') closePull(ctx.store, issue, ctx.token.login);
+  else if (state !== undefined) ctx.store.setIssueState(issue, state, ctx.token.login);
   return ok(pullJson(ctx.store, issue, ctx.urls));
+}
+
+const MERGE_METHODS: readonly string[] = ['merge', 'squash', 'rebase'] satisfies MergeMethod[];
+
+/** `PUT /pulls/{n}/merge`: GitHub's 405 for a draft or a PR that cannot merge, 409 for a moved head. */
+function mergeRoute(ctx: RouteContext): Reply {
+  const issue = findPull(ctx);
+  if (!issue?.pull) return notFound();
+  const body = objectBody(ctx.body);
+  const method = stringField(body, 'merge_method') ?? 'merge';
+  if (!MERGE_METHODS.includes(method)) {
+    return validationFailed([{ resource: 'PullRequest', code: 'invalid', field: 'merge_method' }]);
+  }
+  if (issue.state === 'open' && issue.pull.draft) return errorReply(405, 'Pull Request is still a draft');
+  const title = stringField(body, 'commit_title');
+  const message = stringField(body, 'commit_message');
+  const sha = stringField(body, 'sha');
+  const outcome = mergePull(ctx.store, issue, ctx.token.login, {
+    method: method as MergeMethod,
+    ...(sha === undefined ? {} : { sha }),
+    ...(title === undefined ? {} : { title }),
+    ...(message === undefined ? {} : { message }),
+  });
+  if (!outcome.ok) return errorReply(outcome.status, outcome.message);
+  return ok({ sha: outcome.sha, merged: true, message: 'Pull Request successfully merged' });
 }
 
 export const pullRoutes: readonly Route[] = [
@@ -101,4 +151,11 @@ export const pullRoutes: readonly Route[] = [
     },
   },
   { method: 'PATCH', pattern: '/repos/:owner/:repo/pulls/:number', handle: updatePull },
+  { method: 'PUT', pattern: '/repos/:owner/:repo/pulls/:number/merge', handle: mergeRoute },
+  {
+    // GitHub's "check if a pull request has been merged": 204 if so, else 404.
+    method: 'GET',
+    pattern: '/repos/:owner/:repo/pulls/:number/merge',
+    handle: (ctx) => (findPull(ctx)?.pull?.merged ? { status: 204 } : notFound()),
+  },
 ];

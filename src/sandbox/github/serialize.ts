@@ -1,6 +1,15 @@
-import { sha1 } from './ids.js';
+import { type Mergeability, mergeability } from './pull-merge.js';
+import { pullShas, requirePull } from './pull-refs.js';
 import type { CommentRecord, EventRecord, IssueRecord, LabelRecord, UserRecord } from './records.js';
-import type { CommentJson, EventJson, IssueJson, LabelJson, PullJson, UserJson } from './rest-shapes.js';
+import type {
+  CommentJson,
+  EventJson,
+  IssueJson,
+  LabelJson,
+  PullJson,
+  PullSimpleJson,
+  UserJson,
+} from './rest-shapes.js';
 import type { Store } from './store.js';
 
 /** Where the JSON's own URLs point: the API base the request came in on, and the web host. */
@@ -15,11 +24,11 @@ export function htmlBaseFor(apiBase: string): string {
   return `${url.protocol}//${url.host.replace(/^api\./, '')}`;
 }
 
-function repoApi(store: Store, urls: Urls): string {
+export function repoApi(store: Store, urls: Urls): string {
   return `${urls.api}/repos/${store.owner.login}/${store.repo.name}`;
 }
 
-function repoHtml(store: Store, urls: Urls): string {
+export function repoHtml(store: Store, urls: Urls): string {
   return `${urls.html}/${store.owner.login}/${store.repo.name}`;
 }
 
@@ -35,7 +44,7 @@ export function userJson(user: UserRecord, urls: Urls): UserJson {
   };
 }
 
-function userOf(store: Store, login: string, urls: Urls): UserJson {
+export function userOf(store: Store, login: string, urls: Urls): UserJson {
   return userJson(store.ensureUser(login), urls);
 }
 
@@ -84,22 +93,26 @@ export function issueJson(store: Store, issue: IssueRecord, urls: Urls): IssueJs
     body: issue.body,
   };
   if (issue.pull) {
+    // First, so that a head seen to have moved shows in `updated_at` below.
+    pullShas(store, issue);
+    json.updated_at = issue.updatedAt;
     json.draft = issue.pull.draft;
     json.pull_request = {
       url: `${repoApi(store, urls)}/pulls/${issue.number}`,
       html_url: `${repoHtml(store, urls)}/pull/${issue.number}`,
       diff_url: `${repoHtml(store, urls)}/pull/${issue.number}.diff`,
       patch_url: `${repoHtml(store, urls)}/pull/${issue.number}.patch`,
-      merged_at: null,
+      merged_at: issue.pull.merged?.at ?? null,
     };
   }
   return json;
 }
 
-export function pullJson(store: Store, issue: IssueRecord, urls: Urls): PullJson {
-  const pull = issue.pull;
-  if (!pull) throw new Error(`emulator: #${issue.number} is not a pull request`);
-  const ref = (name: string, label: string) => ({ label, ref: name, sha: sha1(`ref:${label}`) });
+/** A PR as `GET /pulls` lists it. */
+export function pullSimpleJson(store: Store, issue: IssueRecord, urls: Urls): PullSimpleJson {
+  const pull = requirePull(issue);
+  const shas = pullShas(store, issue);
+  const ref = (name: string, label: string, sha: string) => ({ label, ref: name, sha });
   return {
     url: `${repoApi(store, urls)}/pulls/${issue.number}`,
     id: pull.id,
@@ -116,11 +129,29 @@ export function pullJson(store: Store, issue: IssueRecord, urls: Urls): PullJson
     created_at: issue.createdAt,
     updated_at: issue.updatedAt,
     closed_at: issue.closedAt,
-    merged_at: null,
+    merged_at: pull.merged?.at ?? null,
+    merge_commit_sha: pull.merged?.sha ?? null,
     draft: pull.draft,
-    head: ref(pull.headRef, pull.headLabel),
-    base: ref(pull.baseRef, `${store.owner.login}:${pull.baseRef}`),
+    head: ref(pull.headRef, pull.headLabel, shas.head),
+    base: ref(pull.baseRef, `${store.owner.login}:${pull.baseRef}`, shas.base),
     author_association: issue.authorAssociation,
+  };
+}
+
+/**
+ * A single PR, with its mergeability computed now (`merge` overrides it: right after creation
+ * GitHub has not computed it yet).
+ */
+export function pullJson(store: Store, issue: IssueRecord, urls: Urls, merge?: Mergeability): PullJson {
+  const simple = pullSimpleJson(store, issue, urls);
+  const { mergeable, state } = merge ?? mergeability(store, issue);
+  const merged = requirePull(issue).merged;
+  return {
+    ...simple,
+    merged: merged !== undefined,
+    mergeable,
+    mergeable_state: state,
+    merged_by: merged ? userOf(store, merged.by, urls) : null,
   };
 }
 
@@ -146,8 +177,8 @@ export function eventJson(store: Store, event: EventRecord, urls: Urls): EventJs
     url: `${repoApi(store, urls)}/issues/events/${event.id}`,
     actor: userOf(store, event.actor, urls),
     event: event.event,
-    commit_id: null,
-    commit_url: null,
+    commit_id: event.commitId ?? null,
+    commit_url: event.commitId ? `${repoApi(store, urls)}/commits/${event.commitId}` : null,
     created_at: event.createdAt,
     ...(event.label ? { label: event.label } : {}),
     ...(event.rename ? { rename: event.rename } : {}),

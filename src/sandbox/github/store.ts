@@ -1,4 +1,5 @@
 import { createIdSource, type IdSource, isoSeconds } from './ids.js';
+import { createLifecycle, type Lifecycle } from './lifecycle-state.js';
 import type {
   CommentRecord,
   EventRecord,
@@ -17,6 +18,8 @@ export interface StoreOptions {
   repo: string;
   private: boolean;
   now: () => number;
+  /** The bare repository standing for GitHub's copy, if any. */
+  origin?: string;
 }
 
 /** Everything the emulated repository holds, with the few rules every route shares. */
@@ -29,6 +32,7 @@ export interface Store {
   readonly comments: CommentRecord[];
   readonly events: EventRecord[];
   readonly projects: ProjectRecord[];
+  readonly lifecycle: Lifecycle;
   now(): number;
   timestamp(): string;
   findUser(login: string): UserRecord | undefined;
@@ -127,6 +131,7 @@ export function createStore(options: StoreOptions): Store {
     comments: [],
     events,
     projects: [],
+    lifecycle: createLifecycle(options.origin),
     now: options.now,
     timestamp,
     findUser: (login) => users.get(login.toLowerCase()),

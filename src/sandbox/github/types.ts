@@ -2,7 +2,15 @@ import type { EmulatorRequest } from './request-log.js';
 import type { CommentJson, IssueJson, PullJson } from './rest-shapes.js';
 
 export type { EmulatorRequest } from './request-log.js';
-export type { CommentJson, EventJson, IssueJson, LabelJson, PullJson, UserJson } from './rest-shapes.js';
+export type {
+  CommentJson,
+  EventJson,
+  IssueJson,
+  LabelJson,
+  PullJson,
+  PullSimpleJson,
+  UserJson,
+} from './rest-shapes.js';
 
 export type TokenKind = 'classic' | 'fine-grained' | 'installation';
 export type RepoRole = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
@@ -25,6 +33,11 @@ export interface GitHubEmulatorOptions {
   /** Hourly limits per resource. */
   rateLimit?: { core?: number; graphql?: number };
   private?: boolean;
+  /**
+   * A bare git repository standing for GitHub's copy: pull requests then carry the real commits of
+   * its branches, their mergeability is computed with `git merge-tree`, and merging really merges.
+   */
+  origin?: string;
 }
 
 export interface TokenOptions {
@@ -59,6 +72,71 @@ export interface SeedProject {
   statusOptions?: string[];
   /** Login of the owning organization or user; the repository owner by default. */
   owner?: string;
+}
+
+export type CheckStatus = 'queued' | 'in_progress' | 'completed';
+export type CheckConclusion =
+  | 'success'
+  | 'failure'
+  | 'neutral'
+  | 'cancelled'
+  | 'timed_out'
+  | 'action_required'
+  | 'skipped';
+export type ReviewState = 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED';
+export type MergeMethod = 'merge' | 'squash' | 'rebase';
+
+export interface SeedAnnotation {
+  path: string;
+  start_line: number;
+  end_line: number;
+  annotation_level: 'notice' | 'warning' | 'failure';
+  message: string;
+  title?: string;
+}
+
+/** A GitHub Actions check run; `ref` (a branch) or `sha` says which commit it ran on. */
+export interface SeedCheckRun {
+  /** A branch: the run is on its current head commit (from `origin`, or the stand-in sha). */
+  ref?: string;
+  sha?: string;
+  name: string;
+  status: CheckStatus;
+  /** Required when completed, as on GitHub; a conclusion alone means completed. */
+  conclusion?: CheckConclusion;
+  output?: { title: string; summary: string; text?: string };
+  annotations?: SeedAnnotation[];
+  /** The job's log, served by `GET /actions/jobs/{id}/logs` (the check run id is the job id). */
+  log?: string;
+}
+
+/** As GitHub's update-a-check-run: annotations are appended, a conclusion completes the run. */
+export type CheckRunChanges = Partial<Omit<SeedCheckRun, 'ref' | 'sha'>>;
+
+export interface SeedStatus {
+  context: string;
+  state: 'error' | 'failure' | 'pending' | 'success';
+  description?: string;
+  target_url?: string;
+  /** Who posted it; the default token's user otherwise. */
+  creator?: string;
+}
+
+export interface SeedReviewComment {
+  path: string;
+  /** A line of the file: of the head's version on the RIGHT side (the default), the base's on the LEFT. */
+  line: number;
+  body: string;
+  side?: 'LEFT' | 'RIGHT';
+}
+
+export interface SeedReview {
+  author: string;
+  state: ReviewState;
+  body?: string;
+  authorAssociation?: AuthorAssociation;
+  /** Each one opens a review thread. */
+  comments?: SeedReviewComment[];
 }
 
 export interface ProjectSnapshot {
@@ -117,6 +195,19 @@ export interface GitHubEmulator {
   editIssue(number: number, changes: { title?: string; body?: string }, actor: string): void;
   addComment(number: number, comment: SeedComment): number;
   addProject(project: SeedProject): { id: string; number: number };
+  /**
+   * Merges as `actor` would through the web (a draft is merged as if marked ready first): the PR is
+   * closed and merged, `Closes #N` issues are closed. With `origin`, the base branch really moves;
+   * a conflict throws. Returns the merge commit's sha.
+   */
+  mergePull(number: number, actor: string, options?: { method?: MergeMethod }): string;
+  closePull(number: number, actor: string): void;
+  addCheckRun(run: SeedCheckRun): { id: number; jobId: number };
+  updateCheckRun(id: number, changes: CheckRunChanges): void;
+  addStatus(refOrSha: string, status: SeedStatus): void;
+  addReview(pull: number, review: SeedReview): { reviewId: number; commentIds: number[] };
+  /** A reply in the thread of `inReplyTo` (a reply to a reply joins the same thread). */
+  addReviewReply(pull: number, inReplyTo: number, reply: SeedComment): number;
 
   /** The live log; `resetRequests()` empties it in place. */
   readonly requests: EmulatorRequest[];

@@ -1,0 +1,22 @@
+import { type GitOrigin, openOrigin } from './git-origin.js';
+import type { CheckRunRecord, ReviewCommentRecord, ReviewRecord, StatusRecord } from './records.js';
+
+/** What a pull request's life adds to the repository: its commits, checks, statuses and reviews. */
+export interface Lifecycle {
+  /** The bare repository standing for GitHub's copy, when the test gave one. */
+  readonly origin: GitOrigin | undefined;
+  readonly checkRuns: CheckRunRecord[];
+  readonly statuses: StatusRecord[];
+  readonly reviews: ReviewRecord[];
+  readonly reviewComments: ReviewCommentRecord[];
+}
+
+export function createLifecycle(origin: string | undefined): Lifecycle {
+  return {
+    origin: origin === undefined ? undefined : openOrigin(origin),
+    checkRuns: [],
+    statuses: [],
+    reviews: [],
+    reviewComments: [],
+  };
+}
