@@ -149,6 +149,16 @@ const PullRequestSchema = z.strictObject({
   base: z.string().min(1).optional(),
   labels: z.array(label).default([]),
   reviewers: z.array(login).default([]),
+  /**
+   * A pull request closed without merging: its issue goes back to the queue (a new attempt) or to
+   * a human (the needs-human label).
+   */
+  on_closed: z.enum(['queue', 'needs_human']).default('queue'),
+  /**
+   * Follow-up sessions on one PR whose checks failed; when they are used up and the checks still
+   * fail, the issue goes to a human.
+   */
+  max_followups: z.int().nonnegative().default(3),
   author: z
     .strictObject({
       name: z.string().min(1).default('issueloop'),

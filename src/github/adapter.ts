@@ -6,6 +6,7 @@ import type { GitHubClient } from './client.js';
 import { type EtagCache, openFileEtagCache } from './etag-cache.js';
 import { createIssueOperations, type IssueOperations } from './issues.js';
 import { createLabelOperations, type LabelOperations } from './labels.js';
+import { createPullWatch, type PullWatch } from './pr-watch.js';
 import { createPullRequestOperations, type PullRequestOperations } from './pulls.js';
 import { createTracking, type TrackingComments } from './tracking.js';
 import { createTrustGate, type TrustGate } from './trust.js';
@@ -24,6 +25,8 @@ export interface GitHubAdapter {
   issues: IssueOperations;
   tracking: TrackingComments;
   pulls: PullRequestOperations;
+  /** issueloop's own pull requests as they stand (conditional reads). */
+  pullWatch: PullWatch;
   /** Absent when no `project:` is configured. */
   board?: Board;
   flush(): Promise<void>;
@@ -59,6 +62,7 @@ export async function openGitHubAdapter(
     issues: createIssueOperations(client),
     tracking: createTracking(client, cache),
     pulls: createPullRequestOperations(client, cache),
+    pullWatch: createPullWatch(client, cache),
     flush: () => cache.flush(),
   };
   if (board) adapter.board = board;

@@ -12,6 +12,8 @@ import { clip, oneLine } from './text-limits.js';
 
 /** Marks a pull request body as issueloop's. */
 export const PR_MARKER = '<!-- issueloop:pr -->';
+/** How many follow-up sessions pushed to this PR, kept in its body for any runner to read. */
+const FOLLOWUPS_MARKER = /<!-- issueloop:followups (\d+) -->/;
 /** GitHub rejects pull request bodies of more than 65,536 characters. */
 export const MAX_PR_BODY_LENGTH = 65_536;
 const MAX_TITLE = 256;
@@ -35,6 +37,8 @@ export interface PullRequestReport {
     durationMs?: number;
   };
   costUsd: number;
+  /** Follow-up sessions that pushed to the PR so far (failing CI fixed, …); 0 or absent for the first. */
+  followups?: number;
   model?: string;
   modelCalls?: number;
   toolCalls?: number;
@@ -112,6 +116,9 @@ function composeBody(report: PullRequestReport, redact: Redact, summary: string,
     '---',
     '',
     footer(report, redact),
+    ...(isCount(report.followups) && report.followups > 0
+      ? [`<!-- issueloop:followups ${report.followups} -->`]
+      : []),
     PR_MARKER,
   ].join('\n');
 }
@@ -134,6 +141,12 @@ function verification(verify: PullRequestReport['verify'], redact: Redact, tail:
   return [...lines, '', `${open}<summary>Output (end)</summary>`, '', fence, tail, fence, '', '</details>'];
 }
 
+/** The follow-up count a PR body carries (0 without the marker). */
+export function followupsOf(body: string | null | undefined): number {
+  const match = FOLLOWUPS_MARKER.exec(body ?? '');
+  return match ? Number(match[1]) : 0;
+}
+
 function footer(report: PullRequestReport, redact: Redact): string {
   const cost =
     Number.isFinite(report.costUsd) && report.costUsd >= 0 ? `$${report.costUsd.toFixed(2)}` : 'unknown';
@@ -142,6 +155,7 @@ function footer(report: PullRequestReport, redact: Redact): string {
     parts.push(`model ${codeSpan(clip(oneLine(redact(report.model)), MAX_MODEL))}`);
   if (isCount(report.modelCalls)) parts.push(`${report.modelCalls} model calls`);
   if (isCount(report.toolCalls)) parts.push(`${report.toolCalls} tool calls`);
+  if (isCount(report.followups) && report.followups > 0) parts.push(`follow-up ${report.followups}`);
   return parts.join(' · ');
 }
 

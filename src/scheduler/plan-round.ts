@@ -5,6 +5,7 @@ export type SkipReason =
   | { kind: 'leased'; owner: string; until: string }
   | { kind: 'needs_human'; failures: number }
   | { kind: 'in_review' }
+  | { kind: 'merged' }
   | { kind: 'untrusted'; why: string }
   | { kind: 'completed' }
   | { kind: 'waiting'; on: string };
@@ -23,6 +24,8 @@ export function describeSkip(reason: SkipReason): string {
       return `needs a human after ${reason.failures} ${reason.failures === 1 ? 'failure' : 'failures'}`;
     case 'in_review':
       return 'resolved: its pull request awaits review';
+    case 'merged':
+      return 'merged: its pull request is in';
     case 'untrusted':
       return `untrusted: ${reason.why}`;
     case 'completed':

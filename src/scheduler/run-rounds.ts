@@ -82,6 +82,13 @@ async function rounds<T extends WorkItem>(run: Run<T>, pool: WorkerPool): Promis
       if (!(await pause(ctx, holdMs))) return { stop: 'interrupted' };
     }
 
+    await ctx.source.sweep?.({
+      round,
+      log,
+      claims: ctx.claims,
+      owner: run.options.owner,
+      ledger: ctx.ledger,
+    });
     const listed = await listBacklog(run, round, log);
     if ('stop' in listed) return { stop: listed.stop, inRound: round };
     if ('waitMs' in listed) {

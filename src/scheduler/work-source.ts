@@ -30,6 +30,15 @@ export interface RoundInfo {
   ledger: Ledger;
 }
 
+export interface SweepRound {
+  round: number;
+  log: Log;
+  /** The run's claim store and claim owner: what the sweep books, it claims first. */
+  claims: ClaimStore;
+  owner: string;
+  ledger: Ledger;
+}
+
 /** Where an item's session stands, for whoever reports it (board, labels, tracking comment). */
 export interface ItemTracker {
   /**
@@ -70,6 +79,11 @@ export interface WorkSource<T extends WorkItem> {
   plan(items: readonly T[], claims: ReadonlyMap<number, ClaimView>, round: RoundInfo): Promise<SourcePlan<T>>;
   session(item: T): SessionWork;
   track(item: T, input: TrackerInput): ItemTracker;
+  /**
+   * Before a round lists its backlog: what happened to finished work since (GitHub: issueloop's pull
+   * requests merged or closed are booked). Never throws.
+   */
+  sweep?(round: SweepRound): Promise<void>;
   /** Between rounds: pending board moves, caches. Never throws. */
   afterRound(log: Log): Promise<void>;
   /** Until every write a tracker left going has ended (the run waits for it at its end). Never throws. */

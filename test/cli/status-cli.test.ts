@@ -67,6 +67,30 @@ describe('issueloop status', () => {
     expect(report.needsHuman.map((n: { issue: number }) => n.issue)).toEqual([5]);
   });
 
+  it("shows issueloop's pull requests as the last run saw them: what an open one needs, merged ones", async () => {
+    const { cwd } = await checkout();
+    const runs = join(cwd, '.issueloop', 'runs');
+    await mkdir(runs, { recursive: true });
+    const pr = (n: number) => `https://github.com/o/r/pull/${n}`;
+    await writeFile(
+      join(runs, '20261122T000000Z-0003.jsonl'),
+      line({ type: 'run_start' }) +
+        line({ type: 'pull_request', issue: 4, pr: pr(9), state: 'open', detail: 'checks running: test' }) +
+        line({ type: 'pull_request', issue: 4, pr: pr(9), state: 'open', detail: 'checks failed (test)' }) +
+        line({ type: 'pull_request', issue: 2, pr: pr(8), state: 'merged' }) +
+        line({ type: 'run_end', stop: 'empty_backlog' }),
+    );
+    const result = await runBuiltCli(['status'], { cwd });
+    expect(result.stdout).toContain(
+      `pull requests:\n  #2 merged ${pr(8)}\n  #4 open: checks failed (test) ${pr(9)}`,
+    );
+    const json = JSON.parse((await runBuiltCli(['status', '--json'], { cwd })).stdout);
+    expect(json.lastRun.pulls).toEqual([
+      { issue: 2, pr: pr(8), state: 'merged', detail: 'merged' },
+      { issue: 4, pr: pr(9), state: 'open', detail: 'checks failed (test)' },
+    ]);
+  });
+
   it('says so when there has been no run yet', async () => {
     const { cwd } = await checkout();
     const result = await runBuiltCli(['status'], { cwd });

@@ -82,6 +82,16 @@ describe('round plan', () => {
   });
 });
 
+describe('issues whose pull request was merged or closed', () => {
+  it('a merged one is never worked again, even open and labelled; a closed one is queued again', () => {
+    const result = plan(2, [claim(1, { last_outcome: 'merged' }), claim(2, { last_outcome: 'pr_closed' })]);
+    expect(result.candidates.map((i) => i.number)).toEqual([2]);
+    expect(result.skipped.map((s) => [s.issue.number, describeSkip(s.reason)])).toEqual([
+      [1, 'merged: its pull request is in'],
+    ]);
+  });
+});
+
 describe('empty-round monitor', () => {
   it('stops after N consecutive empty rounds; any claimable round resets the streak', () => {
     const monitor = createEmptyRoundMonitor(3);

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ClaimStore, Lease } from '../../src/claims/claim-store.js';
 import { StaleLeaseError } from '../../src/claims/errors.js';
@@ -6,127 +5,15 @@ import { createMemoryClaimStore } from '../../src/claims/memory-claim-store.js';
 import { ClaimStoreUnreachableError } from '../../src/claims/redis-claim-store.js';
 import { planDryRun } from '../../src/cli/commands/dry-run.js';
 import { IssueloopError } from '../../src/core/errors.js';
-import { createSeededRandom } from '../../src/core/random.js';
-import { createRedactor } from '../../src/core/redact.js';
-import {
-  createAnthropicEmulator,
-  type ParsedMessagesRequest,
-  reply,
-  type ScriptedReply,
-} from '../../src/sandbox/anthropic/index.js';
-import { createGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/github/index.js';
+import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { type WorkContext, workItem } from '../../src/scheduler/work-item.js';
 import { openLedger, readLedger } from '../../src/session/ledger.js';
-import { createIssueSource } from '../../src/sources/issues/issue-source.js';
-import { BASE, emulated } from '../github/emulated.js';
-import { emulatedModels } from '../helpers/emulated-models.js';
-import { FakeClock } from '../helpers/fake-clock.js';
-import { createMemoryLog } from '../helpers/memory-log.js';
-import { testSandboxHost } from '../helpers/sandbox.js';
+import { BASE } from '../github/emulated.js';
 import { addTrackingComment, failureHistory } from '../helpers/tracking-history.js';
-import { GREETING_TYPO, useSessionRepo } from '../session/git/git-fixture.js';
+import { manualClock, member, roundsFixture, until } from './rounds-fixture.js';
 
-const repo = useSessionRepo(GREETING_TYPO);
-
-/** The scripted agent: fixes the typo for issues titled "typo", does nothing for anything else. */
-function agentScript(request: ParsedMessagesRequest): ScriptedReply {
-  const first = JSON.stringify(request.messages[0]?.content ?? '');
-  if (request.messages.length > 1) return reply.text('Done.');
-  if (first.includes('typo')) {
-    return reply.toolUse([
-      {
-        name: 'str_replace_based_edit_tool',
-        input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
-      },
-    ]);
-  }
-  return reply.text('Nothing to change here.');
-}
-
-async function setup(
-  config: Record<string, unknown> = {},
-  emulator?: GitHubEmulator,
-  clock = new FakeClock(),
-) {
-  const gh = await emulated(repo.stateDir, {
-    config: { verify: { command: 'grep -q "\'hello\'" greet.js' }, empty_rounds: 2, ...config },
-    ...(emulator ? { emulator } : {}),
-  });
-  const anthropic = createAnthropicEmulator({ script: agentScript });
-  const log = createMemoryLog();
-  const redact = createRedactor([]);
-  const deps = { clock, random: createSeededRandom(4), log };
-  const claims = createMemoryClaimStore({ clock, maxFailures: gh.config.claims.max_failures });
-  const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'r', clock, redact });
-  /** A run's view of GitHub; a new runner has its own (nothing read yet). */
-  const newSource = () =>
-    createIssueSource({
-      github: gh.adapter,
-      config: gh.config,
-      redact,
-      checkout: repo.fx.checkout,
-      remote: 'origin',
-      baseBranch: 'main',
-      log,
-      clock,
-    });
-  const ctx: WorkContext = {
-    config: gh.config,
-    source: newSource(),
-    claims,
-    deps,
-    ledger,
-    signal: new AbortController().signal,
-    checkout: repo.fx.checkout,
-    worktreesDir: join(repo.stateDir, 'worktrees'),
-    repo: 'octo-org/widgets',
-    models: emulatedModels(anthropic, deps, redact),
-    env: repo.fx.env,
-    redact,
-    sandbox: await testSandboxHost(),
-  };
-  /** The same models, with each request first passed through `gate` (to hold a session's model call). */
-  const gatedModels = (gate: (body: string) => Promise<void>) =>
-    emulatedModels(
-      {
-        ...anthropic,
-        fetch: async (input, init) => {
-          await gate(String(init?.body ?? ''));
-          return anthropic.fetch(input, init);
-        },
-      },
-      deps,
-      redact,
-    );
-  /** The same models, answered by `answer` instead when it returns a response (a revoked key). */
-  const answeredModels = (answer: () => Response | Error | undefined) =>
-    emulatedModels(
-      {
-        ...anthropic,
-        fetch: async (input, init) => {
-          const answered = answer();
-          if (answered instanceof Error) throw answered;
-          return answered ?? anthropic.fetch(input, init);
-        },
-      },
-      deps,
-      redact,
-    );
-  return { gh, ctx, claims, ledger, clock, log, newSource, gatedModels, answeredModels };
-}
-
-/** A fake clock that moves only when a test advances it. */
-const manualClock = () => new FakeClock(Date.UTC(2026, 10, 21, 12, 0, 0), false);
-
-/** Resolves when `check` holds, polling every few ms, or rejects after `ms`. */
-async function until(check: () => boolean, ms = 15_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > ms) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+const { repo, setup } = roundsFixture();
 
 const unreachable = () =>
   new ClaimStoreUnreachableError(
@@ -143,14 +30,6 @@ function withOutages(store: ClaimStore, down: () => boolean): ClaimStore {
     claim: (...args) => (down() ? Promise.reject(unreachable()) : store.claim(...args)),
   };
 }
-
-const member = (title: string) => ({
-  title,
-  body: 'please',
-  author: 'octocat',
-  authorAssociation: 'MEMBER' as const,
-  labels: ['issueloop'],
-});
 
 describe('rounds', () => {
   it('drains the backlog: resolves what it can, skips the untrusted, stops after empty_rounds', async () => {

@@ -21,6 +21,8 @@ export interface StatusReport {
     }>;
     /** Lines of the ledger that did not parse (a crash mid-write). */
     skippedLines: number;
+    /** issueloop's pull requests as the run last saw them: open (with what each needs), merged, closed. */
+    pulls: Array<{ issue: number; pr: string; state: string; detail: string }>;
   };
   leases: Array<{ issue: number; owner: string; expiresAt: string }>;
   needsHuman: Array<{ issue: number; failures: number; lastReason?: string }>;
@@ -43,6 +45,17 @@ function lastRunOf(file: string, events: readonly LedgerEvent[], skipped: number
       reason: str(event.reason) ?? '',
     });
   }
+  const pulls = new Map<number, NonNullable<StatusReport['lastRun']>['pulls'][number]>();
+  for (const event of events) {
+    if (event.type !== 'pull_request' || typeof event.issue !== 'number') continue;
+    const state = str(event.state) ?? 'open';
+    pulls.set(event.issue, {
+      issue: event.issue,
+      pr: str(event.pr) ?? '',
+      state,
+      detail: str(event.detail) ?? (state === 'merged' ? 'merged' : 'closed without merging'),
+    });
+  }
   const start = events.find((e) => e.type === 'run_start');
   const end = events.findLast((e) => e.type === 'run_end');
   const issues = [...outcomes.values()].sort((a, b) => a.issue - b.issue);
@@ -56,6 +69,7 @@ function lastRunOf(file: string, events: readonly LedgerEvent[], skipped: number
     costUsd: issues.reduce((total, i) => total + i.costUsd, 0),
     issues,
     skippedLines: skipped,
+    pulls: [...pulls.values()].sort((a, b) => a.issue - b.issue),
   };
 }
 
@@ -101,6 +115,10 @@ export function renderStatus(report: StatusReport, now: number): string {
       );
     }
     if (run.skippedLines > 0) lines.push(`  (${run.skippedLines} unreadable ledger line(s) skipped)`);
+    if (run.pulls.length > 0) lines.push('', 'pull requests:');
+    for (const p of run.pulls) {
+      lines.push(`  #${p.issue} ${p.state === 'open' ? `open: ${p.detail}` : p.detail} ${p.pr}`.trimEnd());
+    }
   }
   lines.push('', report.leases.length === 0 ? 'no live leases' : 'live leases:');
   for (const l of report.leases) {

@@ -1,34 +1,26 @@
 import type { ClaimView } from '../../claims/claim-store.js';
-import type { Config } from '../../config/schema.js';
-import type { Clock } from '../../core/clock.js';
 import type { Log } from '../../core/logger.js';
 import type { Redactor } from '../../core/redact.js';
 import type { GitHubAdapter } from '../../github/adapter.js';
 import type { Backlog } from '../../github/backlog.js';
+import { type FailureDetail, readFailureDetails } from '../../github/ci-failures.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import type { TrustDecision } from '../../github/trust.js';
-import type { WorkSource } from '../../scheduler/work-source.js';
-import type { RemoteRef } from '../../session/git/remote.js';
+import type { SweepRound, WorkSource } from '../../scheduler/work-source.js';
+import type { CiFollowUp } from './ci-followup.js';
 import { importCandidateHistory } from './history.js';
 import { issueWrites, trackIssue } from './issue-tracker.js';
 import { issueWork } from './issue-work.js';
+import { describeDecision, type OpenPullState } from './open-pulls.js';
+import type { IssueSourceOptions } from './options.js';
 import { planRound } from './plan-issues.js';
+import { MERGED, sweepPulls } from './pull-sweep.js';
 
-export interface IssueSourceOptions {
-  github: GitHubAdapter;
-  config: Config;
-  redact: Redactor;
-  checkout: string;
-  /** Resolved once at the start of the run (name, URL, the push's credentials). */
-  remote: RemoteRef;
-  baseBranch: string;
-  log: Log;
-  /** `sleep` holds back a tracking-comment edit that the next one would replace within a second. */
-  clock: Pick<Clock, 'now' | 'sleep'>;
-}
+export type { IssueSourceOptions } from './options.js';
 
 /**
- * Trust for the issues a round could claim (leased, needs-human and resolved ones cost nothing): the
+ * Trust for the issues a round could claim (leased, needs-human, merged and resolved ones cost nothing,
+ * unless a resolved one's PR needs a follow-up: its issue may have been edited since): the
  * label gate per issue, then one GraphQL query for the body edits of those a label vouched for.
  */
 export async function readTrust(
@@ -36,11 +28,13 @@ export async function readTrust(
   backlog: Backlog,
   claims: ReadonlyMap<number, ClaimView>,
   now: number,
+  followUps: ReadonlySet<number> = new Set(),
 ): Promise<Map<number, TrustDecision>> {
   const open = backlog.issues.filter((issue) => {
     const claim = claims.get(issue.number);
     // Leased and needs-human issues are skipped anyway: their trust costs requests for nothing.
-    if (claim?.needs_human || claim?.last_outcome === 'resolved') return false;
+    if (claim?.needs_human || claim?.last_outcome === MERGED) return false;
+    if (claim?.last_outcome === 'resolved' && !followUps.has(issue.number)) return false;
     return !(claim?.lease && Date.parse(claim.lease.expires_at) > now);
   });
   return ctx.github.trustGate().checkAll(open);
@@ -58,6 +52,12 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
   /** The untrusted reasons already in the ledger, so a reason is recorded once, not every round. */
   const untrustedLogged = new Map<number, string>();
   const writes = issueWrites();
+  /** What each open PR needed when last recorded: a state goes in the ledger when it changes. */
+  const seenPullStates = new Map<number, string>();
+  /** Resolved issues whose PR's checks failed, with what failed: the next sessions' work. */
+  const followUps = new Map<number, CiFollowUp>();
+  /** What failed on a head commit, read once per commit. */
+  const failuresBySha = new Map<string, FailureDetail[]>();
 
   return {
     list: async () => (await github.listBacklog()).issues,
@@ -65,13 +65,14 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
     async plan(issues, initial, round) {
       const backlog = { issues: [...issues] } as Backlog;
       let claims = initial;
-      const trust = await readTrust(options, backlog, claims, round.now);
+      const pending = new Set(followUps.keys());
+      const trust = await readTrust(options, backlog, claims, round.now, pending);
       for (const [issue, decision] of trust) {
         if (decision.trusted || untrustedLogged.get(issue) === decision.reason) continue;
         untrustedLogged.set(issue, decision.reason);
         await round.ledger.append('untrusted', { round: round.round, issue, reason: decision.reason });
       }
-      let plan = planRound({ issues, claims, trust, now: round.now });
+      let plan = planRound({ issues, claims, trust, now: round.now, followUps: pending });
       const unread = new Set<number>();
       // Imported history can only add records, so the trust read above still covers every candidate.
       for (;;) {
@@ -89,7 +90,7 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
         if (found.imported.length > 0) {
           await round.ledger.append('history_import', { round: round.round, issues: found.imported });
           claims = new Map((await round.store.list()).map((view) => [view.issue, view]));
-          plan = planRound({ issues, claims, trust, now: round.now });
+          plan = planRound({ issues, claims, trust, now: round.now, followUps: pending });
         }
       }
       const known = claims;
@@ -101,9 +102,34 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
       };
     },
 
-    session: (issue) => issueWork(issue, options),
+    session: (issue) => issueWork(issue, options, followUps.get(issue.number)),
 
     track: (issue, input) => trackIssue(options, issue, input, writes.inOrder),
+
+    async sweep(round) {
+      try {
+        const swept = await sweepPulls({
+          ...options,
+          claims: round.claims,
+          ledger: round.ledger,
+          log: round.log,
+          owner: round.owner,
+          now: () => options.clock.now(),
+        });
+        await recordPullStates(swept.open, seenPullStates, round);
+        await collectFollowUps(github.client, swept.open, {
+          followUps,
+          failuresBySha,
+          log: round.log,
+          redact: options.redact,
+        });
+      } catch (err) {
+        round.log.warn(
+          { err: options.redact((err as Error).message) },
+          'the pull request sweep failed; next round',
+        );
+      }
+    },
 
     async afterRound(log) {
       await github.board?.retryPending().catch(() => undefined);
@@ -114,4 +140,62 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
 
     settle: () => writes.settle(),
   };
+}
+
+/** An open PR's state in the ledger and the log, when it differs from what was last recorded. */
+async function recordPullStates(
+  states: readonly OpenPullState[],
+  seen: Map<number, string>,
+  round: Pick<SweepRound, 'ledger' | 'log'>,
+): Promise<void> {
+  for (const state of states) {
+    const { pull, checks, decision } = state;
+    const detail = describeDecision(state);
+    if (seen.get(pull.issue) === detail) continue;
+    seen.set(pull.issue, detail);
+    await round.ledger.append('pull_request', {
+      issue: pull.issue,
+      pr: pull.url,
+      state: 'open',
+      decision: decision.kind,
+      checks: checks.state,
+      mergeable: pull.mergeable,
+      detail,
+    });
+    round.log.info({ issue: pull.issue, pr: pull.url }, `#${pull.issue}'s pull request: ${detail}`);
+  }
+}
+
+/**
+ * The follow-ups the next rounds may claim: each open PR whose checks failed, with what failed (its
+ * annotations and log, read once per head commit). A PR that no longer needs one drops out.
+ */
+async function collectFollowUps(
+  client: GitHubAdapter['client'],
+  states: readonly OpenPullState[],
+  into: {
+    followUps: Map<number, CiFollowUp>;
+    failuresBySha: Map<string, FailureDetail[]>;
+    log: Log;
+    redact: Redactor;
+  },
+): Promise<void> {
+  into.followUps.clear();
+  for (const { pull, decision } of states) {
+    if (decision.kind !== 'ci_failed') continue;
+    let failures = into.failuresBySha.get(pull.headSha);
+    if (failures === undefined) {
+      try {
+        failures = await readFailureDetails(client, decision.failed);
+      } catch (err) {
+        into.log.warn(
+          { err: (err as Error).message, pr: pull.number },
+          'could not read what failed; next round',
+        );
+        continue;
+      }
+      into.failuresBySha.set(pull.headSha, failures);
+    }
+    into.followUps.set(pull.issue, { pull, failures });
+  }
 }

@@ -13,7 +13,7 @@ import type { RunCause } from '../../scheduler/run-failure.js';
 import type { ItemTracker, TrackerInput } from '../../scheduler/work-source.js';
 import { isFailure } from '../../session/outcome.js';
 import type { SessionReport } from '../../session/session-report.js';
-import type { IssueSourceOptions } from './issue-source.js';
+import type { IssueSourceOptions } from './options.js';
 
 /**
  * One issue's tracking writes, in the order they were asked for, across its claims in a run: the

@@ -8,6 +8,7 @@ import { sanitizeIssueText } from '../../github/sanitize.js';
 import { fetchBranch } from '../../session/git/index.js';
 import type { RemoteRef } from '../../session/git/remote.js';
 import type { SessionWork } from '../../session/session-work.js';
+import { type CiFollowUp, renderCiFailures } from './ci-followup.js';
 import { publish } from './publish.js';
 
 export interface IssueWorkOptions {
@@ -23,10 +24,16 @@ export interface IssueWorkOptions {
 /**
  * A GitHub issue as a session's work: branch `issueloop/issue-<n>` from the freshly fetched base, the
  * first message `Issue #<n>: <title>` then the sanitised body, and delivery as a pushed branch with a
- * draft PR that closes the issue, read back from GitHub.
+ * draft PR that closes the issue, read back from GitHub. A follow-up (its PR's checks failed)
+ * continues the PR's branch, its first message adds what failed, and it pushes to the same PR.
  */
-export function issueWork(issue: BacklogIssue, options: IssueWorkOptions): SessionWork {
+export function issueWork(
+  issue: BacklogIssue,
+  options: IssueWorkOptions,
+  followUp?: CiFollowUp,
+): SessionWork {
   const { config } = options;
+  const followups = followUp ? followUp.pull.followups + 1 : undefined;
   return {
     key: issue.number,
     subject: 'issue',
@@ -34,15 +41,24 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions): Sessi
     worktreeName: `issue-${issue.number}`,
     task: `Issue #${issue.number}: ${issue.title}`,
     rawBody: issue.body,
-    firstMessage: (resume) =>
-      renderFirstMessage({
+    firstMessage: (resume) => {
+      const message = renderFirstMessage({
         number: issue.number,
         title: issue.title,
         body: sanitizeIssueText(issue.body).text,
         interruptedContext: resume?.interruptedContext,
         hint: resume?.hint,
-      }),
-    startPoint: (git) => fetchBranch(options.checkout, options.remote, options.baseBranch, git),
+      });
+      return followUp ? `${message}\n\n${renderCiFailures(followUp)}` : message;
+    },
+    // A follow-up continues the PR's branch; a first attempt starts from the freshly fetched base.
+    startPoint: (git) =>
+      fetchBranch(
+        options.checkout,
+        options.remote,
+        followUp ? issueBranch(issue.number) : options.baseBranch,
+        git,
+      ),
     async deliver(input, git) {
       const published = await publish(
         {
@@ -53,12 +69,16 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions): Sessi
           author: config.pr.author,
           ...(config.pr.base ? { base: config.pr.base } : {}),
           draft: config.pr.draft,
+          ...(followups !== undefined ? { followups } : {}),
         },
         options.github,
         options.redact,
         git,
       );
-      return { ...published, reason: `draft PR #${published.pr.number}` };
+      const reason = followUp
+        ? `pushed to PR #${published.pr.number} (follow-up ${followups}: failing checks)`
+        : `draft PR #${published.pr.number}`;
+      return { ...published, reason };
     },
   };
 }

@@ -2,6 +2,7 @@ import type { ClaimView } from '../../claims/claim-store.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import type { TrustDecision } from '../../github/trust.js';
 import { DEPRIORITISE_AFTER_FAILURES, type RoundPlan } from '../../scheduler/plan-round.js';
+import { MERGED } from './pull-sweep.js';
 
 function wasInterrupted(claim: ClaimView | undefined): boolean {
   return claim?.last_outcome === 'interrupted' && claim.interrupted_at !== null;
@@ -9,7 +10,8 @@ function wasInterrupted(claim: ClaimView | undefined): boolean {
 
 /**
  * One round's plan, a pure function of what the round read: drop what is leased (live leases only:
- * an expired one is free), needs a human, awaits review of its PR or is untrusted; order the rest — interrupted issues
+ * an expired one is free), needs a human, awaits review of its PR (unless the PR needs a follow-up),
+ * was merged or is untrusted; order the rest — interrupted issues
  * first (an interruption is not a failure, and its context is fresh), then the backlog's own order
  * (priority labels, then oldest), with issues that failed 3+ times last.
  */
@@ -18,6 +20,8 @@ export function planRound(input: {
   claims: ReadonlyMap<number, ClaimView>;
   trust: ReadonlyMap<number, TrustDecision>;
   now: number;
+  /** Resolved issues whose PR needs a follow-up session (its checks failed). */
+  followUps?: ReadonlySet<number>;
 }): RoundPlan<BacklogIssue> {
   const skipped: RoundPlan<BacklogIssue>['skipped'] = [];
   const ready: Array<{ issue: BacklogIssue; rank: number; index: number }> = [];
@@ -36,8 +40,13 @@ export function planRound(input: {
     }
     // Resolved issues stay open and labelled until their PR merges; working them again would only
     // replace a PR that waits for a reviewer. `issueloop claims reset-failures` or `reset` reopens them.
-    if (claim?.last_outcome === 'resolved') {
+    if (claim?.last_outcome === 'resolved' && !input.followUps?.has(issue.number)) {
       skipped.push({ issue, reason: { kind: 'in_review' } });
+      return;
+    }
+    // Its pull request merged: the issue is done, even if it was left open or labelled again.
+    if (claim?.last_outcome === MERGED) {
+      skipped.push({ issue, reason: { kind: 'merged' } });
       return;
     }
     const trust = input.trust.get(issue.number);

@@ -14,6 +14,8 @@ export interface PublishInput extends DeliveryInput {
   author: { name: string; email: string };
   base?: string;
   draft: boolean;
+  /** A follow-up's number on this PR (its body keeps the count). */
+  followups?: number;
 }
 
 export interface Published {
@@ -66,6 +68,7 @@ export async function publish(
           }
         : {}),
       costUsd: input.costUsd,
+      ...(input.followups !== undefined ? { followups: input.followups } : {}),
       model: input.model,
       modelCalls: input.modelCalls,
       toolCalls: input.toolCalls,

@@ -1,0 +1,237 @@
+import { type GitHubClient, repoPath } from './client.js';
+import { getAllPages, getConditional } from './conditional-get.js';
+import type { EtagCache } from './etag-cache.js';
+import { followupsOf } from './pr-body.js';
+
+/**
+ * What issueloop reads of its own pull requests each round, every request conditional (a 304 costs
+ * no rate limit): the open ones and the recently closed ones, one PR's mergeability, and the checks
+ * and commit statuses of a head commit. A round in which nothing changed costs no charged request.
+ */
+
+const OWN_BRANCH = /^issueloop\/issue-(\d+)$/;
+
+/** A pull request from an `issueloop/issue-<n>` branch of the repository itself. */
+export interface OwnPull {
+  number: number;
+  /** The issue the branch is for. */
+  issue: number;
+  url: string;
+  nodeId: string;
+  state: 'open' | 'closed';
+  merged: boolean;
+  draft: boolean;
+  headRef: string;
+  headSha: string;
+  baseRef: string;
+  updatedAt: string;
+}
+
+/** The single-PR read: GitHub computes mergeability only there (null while it is computing). */
+export interface PullDetail extends OwnPull {
+  mergeable: boolean | null;
+  mergeableState: string;
+  /** Follow-up sessions that pushed to it so far (the body's marker). */
+  followups: number;
+}
+
+export interface FailedCheck {
+  /** A check run (GitHub Actions and apps) or a commit status (older integrations). */
+  kind: 'check_run' | 'status';
+  /** The check run's id, which is also its Actions job id. */
+  id?: number;
+  name: string;
+  conclusion: string;
+  /** The check's own title and summary, or the status's description. */
+  summary: string;
+  detailsUrl?: string;
+}
+
+/** Every check run and status of a head commit: `pending` until all have completed. */
+export interface CheckSummary {
+  state: 'none' | 'pending' | 'failed' | 'passed';
+  failed: FailedCheck[];
+  pending: string[];
+  total: number;
+}
+
+interface RawPull {
+  number: number;
+  html_url: string;
+  node_id: string;
+  state: string;
+  merged?: boolean;
+  merged_at?: string | null;
+  draft?: boolean;
+  updated_at: string;
+  head: { ref: string; sha: string; label?: string; repo?: { full_name?: string } | null };
+  base: { ref: string; repo?: { full_name?: string } | null };
+  mergeable?: boolean | null;
+  mergeable_state?: string;
+  body?: string | null;
+}
+
+function toOwnPull(raw: RawPull, owner: string, fullName: string): OwnPull | undefined {
+  const match = OWN_BRANCH.exec(raw.head.ref);
+  if (!match) return undefined;
+  // A fork's branch of the same name is not ours.
+  const headRepo = raw.head.repo?.full_name;
+  if (headRepo !== undefined && headRepo.toLowerCase() !== fullName.toLowerCase()) return undefined;
+  if (raw.head.label !== undefined && !raw.head.label.toLowerCase().startsWith(`${owner.toLowerCase()}:`))
+    return undefined;
+  return {
+    number: raw.number,
+    issue: Number(match[1]),
+    url: raw.html_url,
+    nodeId: raw.node_id,
+    state: raw.state === 'open' ? 'open' : 'closed',
+    merged: raw.merged === true || (raw.merged_at ?? null) !== null,
+    draft: raw.draft === true,
+    headRef: raw.head.ref,
+    headSha: raw.head.sha,
+    baseRef: raw.base.ref,
+    updatedAt: raw.updated_at,
+  };
+}
+
+/** Check-run conclusions that fail a PR; success, neutral and skipped pass. */
+const FAILING = new Set(['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure', 'stale']);
+
+interface RawCheckRun {
+  id: number;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  details_url?: string | null;
+  output?: { title?: string | null; summary?: string | null } | null;
+}
+
+interface RawStatus {
+  context: string;
+  state: string;
+  description?: string | null;
+  target_url?: string | null;
+}
+
+/**
+ * The checks of a head commit as one verdict. GitHub's combined status says `pending` when there
+ * are no statuses at all, so statuses are judged one by one here.
+ */
+export function summarizeChecks(runs: readonly RawCheckRun[], statuses: readonly RawStatus[]): CheckSummary {
+  const failed: FailedCheck[] = [];
+  const pending: string[] = [];
+  for (const run of runs) {
+    if (run.status !== 'completed') pending.push(run.name);
+    else if (run.conclusion !== null && FAILING.has(run.conclusion)) {
+      const summary = [run.output?.title, run.output?.summary].filter(Boolean).join(': ');
+      failed.push({
+        kind: 'check_run',
+        id: run.id,
+        name: run.name,
+        conclusion: run.conclusion,
+        summary,
+        ...(run.details_url ? { detailsUrl: run.details_url } : {}),
+      });
+    }
+  }
+  for (const status of statuses) {
+    if (status.state === 'pending') pending.push(status.context);
+    else if (status.state === 'failure' || status.state === 'error') {
+      failed.push({
+        kind: 'status',
+        name: status.context,
+        conclusion: status.state,
+        summary: status.description ?? '',
+        ...(status.target_url ? { detailsUrl: status.target_url } : {}),
+      });
+    }
+  }
+  const total = runs.length + statuses.length;
+  const state =
+    total === 0 ? 'none' : pending.length > 0 ? 'pending' : failed.length > 0 ? 'failed' : 'passed';
+  return { state, failed, pending, total };
+}
+
+/** GitHub keeps one status per context, newest first: the newest of each context counts. */
+function latestPerContext(statuses: readonly RawStatus[]): RawStatus[] {
+  const seen = new Set<string>();
+  return statuses.filter((status) => {
+    if (seen.has(status.context)) return false;
+    seen.add(status.context);
+    return true;
+  });
+}
+
+export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
+  const repo = repoPath(gh.repo);
+  const fullName = `${gh.repo.owner}/${gh.repo.name}`;
+  const own = (raw: unknown): OwnPull[] =>
+    (raw as RawPull[]).flatMap((pull) => toOwnPull(pull, gh.repo.owner, fullName) ?? []);
+
+  return {
+    /**
+     * issueloop's open PRs (every page) and those closed or merged lately (the most recently updated
+     * page of closed ones): each page a conditional request.
+     */
+    async ownPulls(): Promise<OwnPull[]> {
+      const open = await getAllPages(
+        gh,
+        cache,
+        `${repo}/pulls?state=open&per_page=100`,
+        own,
+        'list own pull requests',
+      );
+      const closed = await getConditional(
+        gh,
+        cache,
+        `${repo}/pulls?state=closed&sort=updated&direction=desc&per_page=100`,
+        own,
+        'list own closed pull requests',
+      );
+      return [...open.items, ...closed.data];
+    },
+
+    /** One PR with its mergeability (conditional). */
+    async detail(number: number): Promise<PullDetail> {
+      const page = await getConditional(
+        gh,
+        cache,
+        `${repo}/pulls/${number}`,
+        (raw) => {
+          const pull = raw as RawPull;
+          const base = toOwnPull(pull, gh.repo.owner, fullName);
+          if (!base) throw new Error(`pull request #${number} is not on an issueloop/issue-<n> branch`);
+          return {
+            ...base,
+            mergeable: pull.mergeable ?? null,
+            mergeableState: pull.mergeable_state ?? 'unknown',
+            followups: followupsOf(pull.body),
+          };
+        },
+        `read pull request #${number}`,
+      );
+      return page.data;
+    },
+
+    /** The check runs and commit statuses of `sha` (two conditional requests). */
+    async checks(sha: string): Promise<CheckSummary> {
+      const runs = await getConditional(
+        gh,
+        cache,
+        `${repo}/commits/${sha}/check-runs?per_page=100`,
+        (raw) => (raw as { check_runs?: RawCheckRun[] }).check_runs ?? [],
+        `read the checks of ${sha.slice(0, 7)}`,
+      );
+      const statuses = await getConditional(
+        gh,
+        cache,
+        `${repo}/commits/${sha}/status`,
+        (raw) => latestPerContext((raw as { statuses?: RawStatus[] }).statuses ?? []),
+        `read the statuses of ${sha.slice(0, 7)}`,
+      );
+      return summarizeChecks(runs.data, statuses.data);
+    },
+  };
+}
+
+export type PullWatch = ReturnType<typeof createPullWatch>;

@@ -1,0 +1,20 @@
+import type { Config } from '../../config/schema.js';
+import type { Clock } from '../../core/clock.js';
+import type { Log } from '../../core/logger.js';
+import type { Redactor } from '../../core/redact.js';
+import type { GitHubAdapter } from '../../github/adapter.js';
+import type { RemoteRef } from '../../session/git/remote.js';
+
+/** What the issue source and its trackers are built from (one per run). */
+export interface IssueSourceOptions {
+  github: GitHubAdapter;
+  config: Config;
+  redact: Redactor;
+  checkout: string;
+  /** Resolved once at the start of the run (name, URL, the push's credentials). */
+  remote: RemoteRef;
+  baseBranch: string;
+  log: Log;
+  /** `sleep` holds back a tracking-comment edit that the next one would replace within a second. */
+  clock: Pick<Clock, 'now' | 'sleep'>;
+}

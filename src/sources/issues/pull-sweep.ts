@@ -1,0 +1,236 @@
+import type { ClaimStore, ClaimView } from '../../claims/claim-store.js';
+import type { Config } from '../../config/schema.js';
+import type { Log } from '../../core/logger.js';
+import type { Redactor } from '../../core/redact.js';
+import type { GitHubAdapter } from '../../github/adapter.js';
+import type { BoardPhase } from '../../github/board/board-state.js';
+import type { IssueState } from '../../github/issues.js';
+import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../github/labels.js';
+import type { OwnPull } from '../../github/pr-watch.js';
+import {
+  emptyTrackingRecord,
+  type TrackingPhase,
+  type TrackingRecord,
+} from '../../github/tracking-comment.js';
+import type { Ledger } from '../../session/ledger.js';
+import { type OpenPullState, readOpenPulls } from './open-pulls.js';
+
+/** The claim outcome of an issue whose pull request merged: it is never worked again. */
+export const MERGED = 'merged';
+/** The claim outcome of an issue whose pull request was closed without merging. */
+export const PR_CLOSED = 'pr_closed';
+/** The claim outcome of an issue whose PR's checks still fail after `pr.max_followups` follow-ups. */
+export const FOLLOWUPS_EXHAUSTED = 'followups_exhausted';
+
+/** A bookkeeping claim is held for seconds; this TTL only bounds a crash in the middle of it. */
+const SWEEP_TTL_MS = 5 * 60_000;
+
+export interface SweepInput {
+  github: Pick<GitHubAdapter, 'pulls' | 'pullWatch' | 'tracking' | 'labels' | 'board' | 'issues'>;
+  claims: Pick<ClaimStore, 'get' | 'claim' | 'release'>;
+  config: Pick<Config, 'label' | 'pr' | 'model'>;
+  ledger: Pick<Ledger, 'append'>;
+  log: Log;
+  redact: Redactor;
+  /** The run's claim owner. */
+  owner: string;
+  now: () => number;
+}
+
+export interface SweepResult {
+  merged: number[];
+  closed: number[];
+  /** The open PRs of issues that await review, as read this round. */
+  open: OpenPullState[];
+}
+
+/**
+ * A round's sweep of issueloop's pull requests that were merged or closed since the issue was
+ * resolved (its claim still says `resolved`): merged → the board's Done, the trigger and in-progress
+ * labels off, the tracking comment's final state, the claim record closed as `merged`; closed without
+ * merging → back to the queue or to a human (`pr.on_closed`), the reason on the comment. Each issue is
+ * claimed for it, so two runners never book the same PR twice. The open ones are read (`readOpenPulls`)
+ * for what they need next. GitHub's errors are logged, never thrown: the next round tries again.
+ */
+export async function sweepPulls(input: SweepInput): Promise<SweepResult> {
+  const result: SweepResult = { merged: [], closed: [], open: [] };
+  let pulls: OwnPull[];
+  try {
+    pulls = await input.github.pullWatch.ownPulls();
+  } catch (err) {
+    input.log.warn({ err: input.redact((err as Error).message) }, 'could not list own pull requests');
+    return result;
+  }
+  const awaiting: OwnPull[] = [];
+  for (const pull of currentPulls(pulls)) {
+    const view = await input.claims.get(pull.issue);
+    if (view?.last_outcome !== 'resolved') continue;
+    if (pull.state === 'open') {
+      awaiting.push(pull);
+      continue;
+    }
+    const booked = await book(input, pull, view, pull.merged ? MERGED : PR_CLOSED, (booking) =>
+      pull.merged ? bookMerged(input, booking) : bookClosed(input, booking),
+    );
+    if (booked) (pull.merged ? result.merged : result.closed).push(pull.issue);
+  }
+  for (const state of await readOpenPulls(input.github.pullWatch, awaiting, input)) {
+    const { pull } = state;
+    const exhausted = state.decision.kind === 'ci_failed' && pull.followups >= input.config.pr.max_followups;
+    const view = exhausted ? await input.claims.get(pull.issue) : undefined;
+    if (!exhausted || !view) {
+      result.open.push(state);
+      continue;
+    }
+    await book(input, pull, view, FOLLOWUPS_EXHAUSTED, (booking) =>
+      bookExhausted(input, booking, pull.followups),
+    );
+  }
+  return result;
+}
+
+/**
+ * Claims the issue, reads it, does `work` and releases the claim with `outcome`: true when booked. A
+ * claim held elsewhere is left for later; an issue that cannot be read is released unchanged.
+ */
+async function book(
+  input: SweepInput,
+  pull: OwnPull,
+  view: ClaimView,
+  outcome: string,
+  work: (booking: Booking) => Promise<void>,
+): Promise<boolean> {
+  const claimed = await input.claims.claim(pull.issue, input.owner, SWEEP_TTL_MS);
+  if (!claimed.ok) return false;
+  try {
+    const issue = await input.github.issues.get(pull.issue);
+    await work({ pull, view, issue });
+  } catch (err) {
+    input.log.warn(
+      { err: input.redact((err as Error).message) },
+      `could not book #${pull.issue}'s pull request`,
+    );
+    await input.claims.release(claimed.lease, { outcome: 'resolved' });
+    return false;
+  }
+  await input.claims.release(claimed.lease, { outcome });
+  await input.ledger.append('pull_request', {
+    issue: pull.issue,
+    pr: pull.url,
+    state: pull.state === 'open' ? 'open' : pull.merged ? 'merged' : 'closed',
+    ...(outcome === FOLLOWUPS_EXHAUSTED
+      ? { detail: 'checks still fail after the follow-ups: needs a human' }
+      : {}),
+  });
+  return true;
+}
+
+/**
+ * Each issue's current pull request: its open one, else the one closed or merged last. A PR closed
+ * before the issue was worked again is history: booking it again would undo the new attempt.
+ */
+export function currentPulls(pulls: readonly OwnPull[]): OwnPull[] {
+  const byIssue = new Map<number, OwnPull>();
+  for (const pull of pulls) {
+    const known = byIssue.get(pull.issue);
+    const newer =
+      !known ||
+      (pull.state === 'open' && known.state !== 'open') ||
+      (pull.state === known.state && Date.parse(pull.updatedAt) > Date.parse(known.updatedAt));
+    if (newer) byIssue.set(pull.issue, pull);
+  }
+  return [...byIssue.values()];
+}
+
+interface Booking {
+  pull: OwnPull;
+  view: ClaimView;
+  issue: IssueState;
+}
+
+/** Logs and swallows one write's failure: the rest of the bookkeeping still happens. */
+async function quietly(input: SweepInput, what: string, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    input.log.warn({ err: input.redact((err as Error).message) }, `${what} failed; continuing`);
+  }
+}
+
+function finalRecord(view: ClaimView, outcome: string, at: string): TrackingRecord {
+  return {
+    ...emptyTrackingRecord(at),
+    attempts: view.attempts,
+    failure_count: view.failure_count,
+    failure_reasons: view.failure_reasons.map((f) => ({ ...f })),
+    last_outcome: outcome,
+  };
+}
+
+async function write(
+  input: SweepInput,
+  { pull, view, issue }: Booking,
+  step: { board: BoardPhase; phase: TrackingPhase; outcome: string; lastFailure?: string },
+): Promise<void> {
+  const board = input.github.board;
+  if (board) {
+    await quietly(input, `board move of #${pull.issue} to ${step.board}`, async () => {
+      await board.setStatus({ number: pull.issue, nodeId: issue.nodeId }, step.board);
+      await input.ledger.append('board_move', { issue: pull.issue, phase: step.board });
+    });
+  }
+  const at = new Date(input.now()).toISOString();
+  await quietly(input, `tracking comment of #${pull.issue}`, () =>
+    input.github.tracking.upsert(pull.issue, {
+      phase: step.phase,
+      attempt: view.attempts,
+      model: input.config.model.primary,
+      prUrl: pull.url,
+      ...(step.lastFailure ? { lastFailure: step.lastFailure } : {}),
+      record: finalRecord(view, step.outcome, at),
+    }),
+  );
+}
+
+async function bookMerged(input: SweepInput, booking: Booking): Promise<void> {
+  const { pull, issue } = booking;
+  await write(input, booking, { board: 'done', phase: 'done', outcome: MERGED });
+  const present = (label: string) => issue.labels.some((l) => l.toLowerCase() === label.toLowerCase());
+  for (const label of [input.config.label, IN_PROGRESS_LABEL].filter(present)) {
+    await quietly(input, `removing ${label} from #${pull.issue}`, () =>
+      input.github.labels.removeLabel(pull.issue, label),
+    );
+  }
+  input.log.info({ issue: pull.issue, pr: pull.url }, `#${pull.issue}: its pull request was merged`);
+}
+
+async function bookClosed(input: SweepInput, booking: Booking): Promise<void> {
+  const { pull } = booking;
+  const why = `pull request #${pull.number} was closed without merging`;
+  if (input.config.pr.on_closed === 'needs_human') {
+    await quietly(input, 'needs-human label', async () => {
+      await input.github.labels.ensureLabel(NEEDS_HUMAN_LABEL);
+      await input.github.labels.addLabels(pull.issue, [NEEDS_HUMAN_LABEL]);
+    });
+    await write(input, booking, { board: 'blocked', phase: 'blocked', outcome: PR_CLOSED, lastFailure: why });
+  } else {
+    await write(input, booking, { board: 'queued', phase: 'queued', outcome: PR_CLOSED, lastFailure: why });
+  }
+  input.log.info({ issue: pull.issue, pr: pull.url }, `#${pull.issue}: ${why}`);
+}
+
+async function bookExhausted(input: SweepInput, booking: Booking, followups: number): Promise<void> {
+  const { pull } = booking;
+  const why = `the checks of pull request #${pull.number} still fail after ${followups} follow-up ${followups === 1 ? 'session' : 'sessions'}`;
+  await quietly(input, 'needs-human label', async () => {
+    await input.github.labels.ensureLabel(NEEDS_HUMAN_LABEL);
+    await input.github.labels.addLabels(pull.issue, [NEEDS_HUMAN_LABEL]);
+  });
+  await write(input, booking, {
+    board: 'blocked',
+    phase: 'blocked',
+    outcome: FOLLOWUPS_EXHAUSTED,
+    lastFailure: why,
+  });
+  input.log.info({ issue: pull.issue, pr: pull.url }, `#${pull.issue}: ${why}`);
+}

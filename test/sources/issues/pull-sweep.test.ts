@@ -1,0 +1,156 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMemoryClaimStore } from '../../../src/claims/memory-claim-store.js';
+import { createRedactor } from '../../../src/core/redact.js';
+import { NEEDS_HUMAN_LABEL } from '../../../src/github/labels.js';
+import { createGitHubEmulator } from '../../../src/sandbox/github/index.js';
+import { MERGED, PR_CLOSED, sweepPulls } from '../../../src/sources/issues/pull-sweep.js';
+import { BASE, emulated } from '../../github/emulated.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+import { createMemoryLog } from '../../helpers/memory-log.js';
+
+let stateDir = '';
+beforeEach(async () => {
+  stateDir = await mkdtemp(join(tmpdir(), 'issueloop-sweep-'));
+});
+afterEach(async () => {
+  await rm(stateDir, { recursive: true, force: true });
+});
+
+/**
+ * An issue issueloop resolved: its claim says `resolved`, its draft PR is open on
+ * `issueloop/issue-<n>`, and it sits in the board's In Review column.
+ */
+async function resolvedIssue(config: Record<string, unknown> = {}) {
+  const emulator = createGitHubEmulator({ baseUrl: BASE });
+  const project = emulator.addProject({
+    title: 'Backlog',
+    statusOptions: ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'],
+  });
+  const gh = await emulated(stateDir, {
+    emulator,
+    config: { project: { owner: 'octo-org', number: project.number }, ...config },
+  });
+  const issue = emulator.addIssue({
+    title: 'Fix the greeting',
+    body: 'please',
+    author: 'octocat',
+    authorAssociation: 'MEMBER',
+    labels: ['issueloop'],
+  });
+  const clock = new FakeClock(Date.UTC(2026, 10, 25), false);
+  const claims = createMemoryClaimStore({ clock, maxFailures: 3 });
+  const claimed = await claims.claim(issue, 'host:1', 60_000);
+  if (!claimed.ok) throw new Error('setup: claim refused');
+  await claims.release(claimed.lease, { outcome: 'resolved' });
+  const pr = await gh.adapter.pulls.openOrUpdate({
+    branch: `issueloop/issue-${issue}`,
+    title: 'Fix the greeting',
+    body: `Closes #${issue}`,
+    base: 'main',
+  });
+  const nodeId = (await gh.adapter.issues.get(issue)).nodeId;
+  await gh.adapter.board?.setStatus({ number: issue, nodeId }, 'review');
+  const ledger: Array<[string, Record<string, unknown>]> = [];
+  const sweep = () =>
+    sweepPulls({
+      github: gh.adapter,
+      claims,
+      config: gh.config,
+      ledger: { append: async (type, fields) => void ledger.push([type, fields ?? {}]) },
+      log: createMemoryLog(),
+      redact: createRedactor([]),
+      owner: 'host:2',
+      now: () => clock.now(),
+    });
+  const status = () =>
+    emulator.project(project.number)?.items.find((item) => item.issueNumber === issue)?.status;
+  const tracking = () => emulator.comments(issue).find((c) => c.body.includes('issueloop:tracking'))?.body;
+  return { emulator, gh, issue, pr, claims, sweep, status, tracking, ledger };
+}
+
+describe("the sweep of issueloop's pull requests", () => {
+  it('a merged PR: Done on the board, labels off, the claim closed as merged, the comment final', async () => {
+    const { emulator, issue, pr, claims, sweep, status, tracking, ledger } = await resolvedIssue();
+    expect(status()).toBe('In Review');
+    emulator.mergePull(pr.number, 'maintainer');
+    const result = await sweep();
+    expect(result).toMatchObject({ merged: [issue], closed: [] });
+    expect(status()).toBe('Done');
+    expect(emulator.labelsOf(issue)).not.toContain('issueloop');
+    expect((await claims.get(issue))?.last_outcome).toBe(MERGED);
+    expect(tracking()).toContain('**issueloop** · done');
+    expect(tracking()).toContain(pr.url);
+    expect(ledger).toContainEqual(['pull_request', { issue, pr: pr.url, state: 'merged' }]);
+    // Booked once: the next sweep finds nothing to do.
+    expect(await sweep()).toMatchObject({ merged: [], closed: [] });
+  });
+
+  it('a PR closed without merging sends its issue back to the queue (pr.on_closed: queue)', async () => {
+    const { emulator, issue, pr, claims, sweep, status, tracking } = await resolvedIssue();
+    emulator.closePull(pr.number, 'maintainer');
+    expect(await sweep()).toMatchObject({ merged: [], closed: [issue] });
+    expect(status()).toBe('Todo');
+    expect((await claims.get(issue))?.last_outcome).toBe(PR_CLOSED);
+    expect(tracking()).toContain(`pull request #${pr.number} was closed without merging`);
+    expect(emulator.labelsOf(issue)).toContain('issueloop');
+  });
+
+  it('a PR closed without merging goes to a human with pr.on_closed: needs_human', async () => {
+    const { emulator, issue, pr, sweep, status, tracking } = await resolvedIssue({
+      pr: { on_closed: 'needs_human' },
+    });
+    emulator.closePull(pr.number, 'maintainer');
+    await sweep();
+    expect(status()).toBe('Needs human');
+    expect(emulator.labelsOf(issue)).toContain(NEEDS_HUMAN_LABEL);
+    expect(tracking()).toContain('blocked, needs a human');
+  });
+
+  it('an open PR, or one whose issue is not awaiting review, is left alone', async () => {
+    const { emulator, issue, pr, claims, sweep, status } = await resolvedIssue();
+    expect(await sweep()).toMatchObject({ merged: [], closed: [] });
+    // Held by another runner: not booked now, but later.
+    emulator.mergePull(pr.number, 'maintainer');
+    const held = await claims.claim(issue, 'host:3', 60_000);
+    expect(await sweep()).toMatchObject({ merged: [], closed: [] });
+    expect(status()).toBe('In Review');
+    if (held.ok) await claims.release(held.lease, { outcome: 'resolved' });
+    expect(await sweep()).toMatchObject({ merged: [issue], closed: [] });
+  });
+
+  it('an open PR is read for what it needs: checks running, then failed (each named with its summary)', async () => {
+    const { emulator, issue, sweep } = await resolvedIssue();
+    const branch = `issueloop/issue-${issue}`;
+    const run = emulator.addCheckRun({ ref: branch, name: 'test', status: 'in_progress' });
+    emulator.addStatus(branch, { context: 'ci/legacy', state: 'success' });
+    const running = (await sweep()).open;
+    expect(running.map((o) => [o.pull.issue, o.decision])).toEqual([
+      [issue, { kind: 'wait', why: 'checks running: test' }],
+    ]);
+    emulator.updateCheckRun(run.id, {
+      conclusion: 'failure',
+      output: { title: '2 tests failed', summary: 'greet.test.js' },
+    });
+    const [failed] = (await sweep()).open;
+    expect(failed?.decision.kind).toBe('ci_failed');
+    expect(failed?.checks.failed).toMatchObject([
+      { kind: 'check_run', id: run.id, name: 'test', summary: '2 tests failed: greet.test.js' },
+    ]);
+  });
+
+  it('a round in which no pull request changed costs no charged request', async () => {
+    const { emulator, pr, sweep } = await resolvedIssue();
+    await sweep();
+    emulator.resetRequests();
+    await sweep();
+    expect(emulator.requests.length).toBeGreaterThan(0);
+    expect(emulator.chargedCount()).toBe(0);
+    emulator.closePull(pr.number, 'maintainer');
+    emulator.resetRequests();
+    await sweep();
+    expect(emulator.chargedCount()).toBeGreaterThan(0);
+  });
+});
