@@ -159,6 +159,8 @@ const PullRequestSchema = z.strictObject({
    * fail, the issue goes to a human.
    */
   max_followups: z.int().nonnegative().default(3),
+  /** Resolve a review thread once a follow-up answered it (otherwise the reviewer resolves it). */
+  resolve_threads: z.boolean().default(false),
   author: z
     .strictObject({
       name: z.string().min(1).default('issueloop'),

@@ -8,6 +8,7 @@ import { createIssueOperations, type IssueOperations } from './issues.js';
 import { createLabelOperations, type LabelOperations } from './labels.js';
 import { createPullWatch, type PullWatch } from './pr-watch.js';
 import { createPullRequestOperations, type PullRequestOperations } from './pulls.js';
+import { createReviewThreads, type ReviewThreads } from './review-threads.js';
 import { createTracking, type TrackingComments } from './tracking.js';
 import { createTrustGate, type TrustGate } from './trust.js';
 
@@ -27,6 +28,8 @@ export interface GitHubAdapter {
   pulls: PullRequestOperations;
   /** issueloop's own pull requests as they stand (conditional reads). */
   pullWatch: PullWatch;
+  /** Review threads of a PR, and issueloop's replies to them (GraphQL). */
+  reviewThreads: ReviewThreads;
   /** Absent when no `project:` is configured. */
   board?: Board;
   flush(): Promise<void>;
@@ -63,6 +66,7 @@ export async function openGitHubAdapter(
     tracking: createTracking(client, cache),
     pulls: createPullRequestOperations(client, cache),
     pullWatch: createPullWatch(client, cache),
+    reviewThreads: createReviewThreads(client),
     flush: () => cache.flush(),
   };
   if (board) adapter.board = board;

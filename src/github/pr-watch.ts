@@ -33,6 +33,11 @@ export interface PullDetail extends OwnPull {
   mergeableState: string;
   /** Follow-up sessions that pushed to it so far (the body's marker). */
   followups: number;
+  /**
+   * Its review comments: with `updatedAt` (whole seconds), what says whether its threads may have
+   * changed — a comment in the same second as the last read still changes the count.
+   */
+  reviewComments: number;
 }
 
 export interface FailedCheck {
@@ -69,6 +74,7 @@ interface RawPull {
   mergeable?: boolean | null;
   mergeable_state?: string;
   body?: string | null;
+  review_comments?: number;
 }
 
 function toOwnPull(raw: RawPull, owner: string, fullName: string): OwnPull | undefined {
@@ -206,6 +212,7 @@ export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
             mergeable: pull.mergeable ?? null,
             mergeableState: pull.mergeable_state ?? 'unknown',
             followups: followupsOf(pull.body),
+            reviewComments: pull.review_comments ?? 0,
           };
         },
         `read pull request #${number}`,

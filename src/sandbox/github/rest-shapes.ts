@@ -91,6 +91,8 @@ export interface PullJson extends PullSimpleJson {
   mergeable: boolean | null;
   mergeable_state: 'dirty' | 'draft' | 'unstable' | 'clean' | 'unknown';
   merged_by: UserJson | null;
+  comments: number;
+  review_comments: number;
 }
 
 export interface CommentJson {

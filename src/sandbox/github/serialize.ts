@@ -10,6 +10,7 @@ import type {
   PullSimpleJson,
   UserJson,
 } from './rest-shapes.js';
+import { reviewCommentsOf } from './reviews-state.js';
 import type { Store } from './store.js';
 
 /** Where the JSON's own URLs point: the API base the request came in on, and the web host. */
@@ -152,6 +153,9 @@ export function pullJson(store: Store, issue: IssueRecord, urls: Urls, merge?: M
     mergeable,
     mergeable_state: state,
     merged_by: merged ? userOf(store, merged.by, urls) : null,
+    // GitHub's full PR object counts its conversation (issue comments) and its review comments.
+    comments: store.comments.filter((c) => c.issueNumber === issue.number).length,
+    review_comments: reviewCommentsOf(store, issue.number).length,
   };
 }
 

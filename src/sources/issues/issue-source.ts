@@ -1,20 +1,15 @@
 import type { ClaimView } from '../../claims/claim-store.js';
-import type { Log } from '../../core/logger.js';
-import type { Redactor } from '../../core/redact.js';
-import type { GitHubAdapter } from '../../github/adapter.js';
 import type { Backlog } from '../../github/backlog.js';
-import { type FailureDetail, readFailureDetails } from '../../github/ci-failures.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import type { TrustDecision } from '../../github/trust.js';
-import type { SweepRound, WorkSource } from '../../scheduler/work-source.js';
-import type { CiFollowUp } from './ci-followup.js';
+import type { WorkSource } from '../../scheduler/work-source.js';
 import { importCandidateHistory } from './history.js';
 import { issueWrites, trackIssue } from './issue-tracker.js';
 import { issueWork } from './issue-work.js';
-import { describeDecision, type OpenPullState } from './open-pulls.js';
 import type { IssueSourceOptions } from './options.js';
 import { planRound } from './plan-issues.js';
-import { MERGED, sweepPulls } from './pull-sweep.js';
+import { followPulls } from './pull-follow.js';
+import { MERGED } from './pull-sweep.js';
 
 export type { IssueSourceOptions } from './options.js';
 
@@ -52,12 +47,7 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
   /** The untrusted reasons already in the ledger, so a reason is recorded once, not every round. */
   const untrustedLogged = new Map<number, string>();
   const writes = issueWrites();
-  /** What each open PR needed when last recorded: a state goes in the ledger when it changes. */
-  const seenPullStates = new Map<number, string>();
-  /** Resolved issues whose PR's checks failed, with what failed: the next sessions' work. */
-  const followUps = new Map<number, CiFollowUp>();
-  /** What failed on a head commit, read once per commit. */
-  const failuresBySha = new Map<string, FailureDetail[]>();
+  const pulls = followPulls(options);
 
   return {
     list: async () => (await github.listBacklog()).issues,
@@ -65,7 +55,7 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
     async plan(issues, initial, round) {
       const backlog = { issues: [...issues] } as Backlog;
       let claims = initial;
-      const pending = new Set(followUps.keys());
+      const pending = pulls.pending();
       const trust = await readTrust(options, backlog, claims, round.now, pending);
       for (const [issue, decision] of trust) {
         if (decision.trusted || untrustedLogged.get(issue) === decision.reason) continue;
@@ -102,34 +92,11 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
       };
     },
 
-    session: (issue) => issueWork(issue, options, followUps.get(issue.number)),
+    session: (issue) => issueWork(issue, options, pulls.followUp(issue.number)),
 
     track: (issue, input) => trackIssue(options, issue, input, writes.inOrder),
 
-    async sweep(round) {
-      try {
-        const swept = await sweepPulls({
-          ...options,
-          claims: round.claims,
-          ledger: round.ledger,
-          log: round.log,
-          owner: round.owner,
-          now: () => options.clock.now(),
-        });
-        await recordPullStates(swept.open, seenPullStates, round);
-        await collectFollowUps(github.client, swept.open, {
-          followUps,
-          failuresBySha,
-          log: round.log,
-          redact: options.redact,
-        });
-      } catch (err) {
-        round.log.warn(
-          { err: options.redact((err as Error).message) },
-          'the pull request sweep failed; next round',
-        );
-      }
-    },
+    sweep: (round) => pulls.sweep(round),
 
     async afterRound(log) {
       await github.board?.retryPending().catch(() => undefined);
@@ -140,62 +107,4 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
 
     settle: () => writes.settle(),
   };
-}
-
-/** An open PR's state in the ledger and the log, when it differs from what was last recorded. */
-async function recordPullStates(
-  states: readonly OpenPullState[],
-  seen: Map<number, string>,
-  round: Pick<SweepRound, 'ledger' | 'log'>,
-): Promise<void> {
-  for (const state of states) {
-    const { pull, checks, decision } = state;
-    const detail = describeDecision(state);
-    if (seen.get(pull.issue) === detail) continue;
-    seen.set(pull.issue, detail);
-    await round.ledger.append('pull_request', {
-      issue: pull.issue,
-      pr: pull.url,
-      state: 'open',
-      decision: decision.kind,
-      checks: checks.state,
-      mergeable: pull.mergeable,
-      detail,
-    });
-    round.log.info({ issue: pull.issue, pr: pull.url }, `#${pull.issue}'s pull request: ${detail}`);
-  }
-}
-
-/**
- * The follow-ups the next rounds may claim: each open PR whose checks failed, with what failed (its
- * annotations and log, read once per head commit). A PR that no longer needs one drops out.
- */
-async function collectFollowUps(
-  client: GitHubAdapter['client'],
-  states: readonly OpenPullState[],
-  into: {
-    followUps: Map<number, CiFollowUp>;
-    failuresBySha: Map<string, FailureDetail[]>;
-    log: Log;
-    redact: Redactor;
-  },
-): Promise<void> {
-  into.followUps.clear();
-  for (const { pull, decision } of states) {
-    if (decision.kind !== 'ci_failed') continue;
-    let failures = into.failuresBySha.get(pull.headSha);
-    if (failures === undefined) {
-      try {
-        failures = await readFailureDetails(client, decision.failed);
-      } catch (err) {
-        into.log.warn(
-          { err: (err as Error).message, pr: pull.number },
-          'could not read what failed; next round',
-        );
-        continue;
-      }
-      into.failuresBySha.set(pull.headSha, failures);
-    }
-    into.followUps.set(pull.issue, { pull, failures });
-  }
 }

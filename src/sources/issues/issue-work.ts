@@ -8,11 +8,11 @@ import { sanitizeIssueText } from '../../github/sanitize.js';
 import { fetchBranch } from '../../session/git/index.js';
 import type { RemoteRef } from '../../session/git/remote.js';
 import type { SessionWork } from '../../session/session-work.js';
-import { type CiFollowUp, renderCiFailures } from './ci-followup.js';
+import { answerThreads, type FollowUp, followUpKind, renderFollowUp } from './follow-up.js';
 import { publish } from './publish.js';
 
 export interface IssueWorkOptions {
-  github: Pick<GitHubAdapter, 'pulls' | 'issues'>;
+  github: Pick<GitHubAdapter, 'pulls' | 'issues' | 'reviewThreads'>;
   checkout: string;
   /** Resolved once at the start of the run (name, URL, the push's credentials). */
   remote: RemoteRef;
@@ -24,14 +24,11 @@ export interface IssueWorkOptions {
 /**
  * A GitHub issue as a session's work: branch `issueloop/issue-<n>` from the freshly fetched base, the
  * first message `Issue #<n>: <title>` then the sanitised body, and delivery as a pushed branch with a
- * draft PR that closes the issue, read back from GitHub. A follow-up (its PR's checks failed)
- * continues the PR's branch, its first message adds what failed, and it pushes to the same PR.
+ * draft PR that closes the issue, read back from GitHub. A follow-up (its PR's checks failed, or
+ * reviewers asked for changes) continues the PR's branch, its first message adds what to do, and it
+ * pushes to the same PR, then answers the review threads it was given.
  */
-export function issueWork(
-  issue: BacklogIssue,
-  options: IssueWorkOptions,
-  followUp?: CiFollowUp,
-): SessionWork {
+export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, followUp?: FollowUp): SessionWork {
   const { config } = options;
   const followups = followUp ? followUp.pull.followups + 1 : undefined;
   return {
@@ -49,7 +46,7 @@ export function issueWork(
         interruptedContext: resume?.interruptedContext,
         hint: resume?.hint,
       });
-      return followUp ? `${message}\n\n${renderCiFailures(followUp)}` : message;
+      return followUp ? `${message}\n\n${renderFollowUp(followUp)}` : message;
     },
     // A follow-up continues the PR's branch; a first attempt starts from the freshly fetched base.
     startPoint: (git) =>
@@ -75,9 +72,17 @@ export function issueWork(
         options.redact,
         git,
       );
-      const reason = followUp
-        ? `pushed to PR #${published.pr.number} (follow-up ${followups}: failing checks)`
-        : `draft PR #${published.pr.number}`;
+      if (!followUp) return { ...published, reason: `draft PR #${published.pr.number}` };
+      let reason = `pushed to PR #${published.pr.number} (follow-up ${followups}: ${followUpKind(followUp)})`;
+      if (followUp.reviews.length > 0) {
+        const replies = await answerThreads(options.github.reviewThreads, followUp, {
+          commit: published.commit,
+          filesChanged: input.filesChanged,
+          resolve: config.pr.resolve_threads,
+          redact: options.redact,
+        });
+        reason += `; ${replies.answered} review thread(s) answered${replies.failed > 0 ? `, ${replies.failed} reply(ies) failed` : ''}`;
+      }
       return { ...published, reason };
     },
   };

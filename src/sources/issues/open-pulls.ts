@@ -2,31 +2,39 @@ import type { Log } from '../../core/logger.js';
 import type { Redactor } from '../../core/redact.js';
 import type { CheckSummary, OwnPull, PullDetail, PullWatch } from '../../github/pr-watch.js';
 import { decidePull, type PullDecision } from './pull-decide.js';
+import type { ReviewRequest } from './review-requests.js';
 
 /** One of issueloop's open pull requests as a round read it, and what it needs next. */
 export interface OpenPullState {
   pull: PullDetail;
   checks: CheckSummary;
+  /** Review threads waiting for issueloop (from people with write access). */
+  reviews: ReviewRequest[];
   decision: PullDecision;
 }
 
+/** The unanswered review requests of a PR (the caller reads threads only when the PR changed). */
+export type ReadReviews = (pull: PullDetail) => Promise<ReviewRequest[]>;
+
 /**
  * The open PRs whose issues await review: each one's mergeability and the checks of its head commit
- * (three conditional requests, all 304 while nothing changed), and the decision. A PR that cannot be
+ * (three conditional requests, all 304 while nothing changed), the review threads waiting for an
+ * answer, and the decision. A PR that cannot be
  * read now is left out of this round.
  */
 export async function readOpenPulls(
   watch: Pick<PullWatch, 'detail' | 'checks'>,
   pulls: readonly OwnPull[],
-  options: { log: Log; redact: Redactor },
+  options: { log: Log; redact: Redactor; reviews?: ReadReviews | undefined },
 ): Promise<OpenPullState[]> {
   const states: OpenPullState[] = [];
   for (const own of pulls) {
     try {
       const pull = await watch.detail(own.number);
       const checks = await watch.checks(pull.headSha);
-      // Review threads come with the follow-up source; until then nothing counts as unanswered.
-      states.push({ pull, checks, decision: decidePull(pull, checks, { unanswered: 0 }) });
+      const reviews = options.reviews ? await options.reviews(pull) : [];
+      const decision = decidePull(pull, checks, { unanswered: reviews.length });
+      states.push({ pull, checks, reviews, decision });
     } catch (err) {
       options.log.warn(
         { err: options.redact((err as Error).message), pr: own.number },

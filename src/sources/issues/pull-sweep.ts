@@ -13,13 +13,16 @@ import {
   type TrackingRecord,
 } from '../../github/tracking-comment.js';
 import type { Ledger } from '../../session/ledger.js';
-import { type OpenPullState, readOpenPulls } from './open-pulls.js';
+import { type OpenPullState, type ReadReviews, readOpenPulls } from './open-pulls.js';
 
 /** The claim outcome of an issue whose pull request merged: it is never worked again. */
 export const MERGED = 'merged';
 /** The claim outcome of an issue whose pull request was closed without merging. */
 export const PR_CLOSED = 'pr_closed';
-/** The claim outcome of an issue whose PR's checks still fail after `pr.max_followups` follow-ups. */
+/**
+ * The claim outcome of an issue whose PR still needs a follow-up (failing checks, unanswered review
+ * threads) after `pr.max_followups` of them.
+ */
 export const FOLLOWUPS_EXHAUSTED = 'followups_exhausted';
 
 /** A bookkeeping claim is held for seconds; this TTL only bounds a crash in the middle of it. */
@@ -34,6 +37,8 @@ export interface SweepInput {
   redact: Redactor;
   /** The run's claim owner. */
   owner: string;
+  /** What review threads wait for an answer on an open PR; none are read without it. */
+  reviews?: ReadReviews;
   now: () => number;
 }
 
@@ -76,14 +81,16 @@ export async function sweepPulls(input: SweepInput): Promise<SweepResult> {
   }
   for (const state of await readOpenPulls(input.github.pullWatch, awaiting, input)) {
     const { pull } = state;
-    const exhausted = state.decision.kind === 'ci_failed' && pull.followups >= input.config.pr.max_followups;
+    const kind = state.decision.kind;
+    const wanted = kind === 'ci_failed' || kind === 'changes_requested';
+    const exhausted = wanted && pull.followups >= input.config.pr.max_followups;
     const view = exhausted ? await input.claims.get(pull.issue) : undefined;
     if (!exhausted || !view) {
       result.open.push(state);
       continue;
     }
     await book(input, pull, view, FOLLOWUPS_EXHAUSTED, (booking) =>
-      bookExhausted(input, booking, pull.followups),
+      bookExhausted(input, booking, { followups: pull.followups, checks: kind === 'ci_failed' }),
     );
   }
   return result;
@@ -119,7 +126,7 @@ async function book(
     pr: pull.url,
     state: pull.state === 'open' ? 'open' : pull.merged ? 'merged' : 'closed',
     ...(outcome === FOLLOWUPS_EXHAUSTED
-      ? { detail: 'checks still fail after the follow-ups: needs a human' }
+      ? { detail: 'still needs a follow-up after pr.max_followups of them: needs a human' }
       : {}),
   });
   return true;
@@ -219,9 +226,16 @@ async function bookClosed(input: SweepInput, booking: Booking): Promise<void> {
   input.log.info({ issue: pull.issue, pr: pull.url }, `#${pull.issue}: ${why}`);
 }
 
-async function bookExhausted(input: SweepInput, booking: Booking, followups: number): Promise<void> {
+async function bookExhausted(
+  input: SweepInput,
+  booking: Booking,
+  left: { followups: number; checks: boolean },
+): Promise<void> {
   const { pull } = booking;
-  const why = `the checks of pull request #${pull.number} still fail after ${followups} follow-up ${followups === 1 ? 'session' : 'sessions'}`;
+  const sessions = `${left.followups} follow-up ${left.followups === 1 ? 'session' : 'sessions'}`;
+  const why = left.checks
+    ? `the checks of pull request #${pull.number} still fail after ${sessions}`
+    : `review threads on pull request #${pull.number} still wait for changes after ${sessions}`;
   await quietly(input, 'needs-human label', async () => {
     await input.github.labels.ensureLabel(NEEDS_HUMAN_LABEL);
     await input.github.labels.addLabels(pull.issue, [NEEDS_HUMAN_LABEL]);

@@ -1,0 +1,135 @@
+import type { Log } from '../../core/logger.js';
+import type { Redactor } from '../../core/redact.js';
+import { type FailureDetail, readFailureDetails } from '../../github/ci-failures.js';
+import type { PullDetail } from '../../github/pr-watch.js';
+import { canWrite, type TrustGate } from '../../github/trust.js';
+import type { SweepRound } from '../../scheduler/work-source.js';
+import type { FollowUp } from './follow-up.js';
+import { describeDecision, type OpenPullState } from './open-pulls.js';
+import type { IssueSourceOptions } from './options.js';
+import { sweepPulls } from './pull-sweep.js';
+import { type ReviewRequest, unansweredRequests } from './review-requests.js';
+
+/**
+ * issueloop's pull requests followed across the rounds of a run: the sweep at the start of each
+ * round, each open PR's state in the ledger when it changes, and the follow-ups the round may claim
+ * (with what failed, read once per head commit, and the review threads, read only when the PR
+ * changed).
+ */
+export function followPulls(options: IssueSourceOptions) {
+  const { github } = options;
+  /** What each open PR needed when last recorded. */
+  const seen = new Map<number, string>();
+  const followUps = new Map<number, FollowUp>();
+  const failuresBySha = new Map<string, FailureDetail[]>();
+  const reviewsByPull = new Map<number, { seen: string; requests: ReviewRequest[] }>();
+
+  /** A PR's waiting review threads; GraphQL is asked only when the PR changed since the last read. */
+  const readReviews = (gate: TrustGate) => async (pull: PullDetail) => {
+    const seenAs = `${pull.updatedAt} ${pull.reviewComments}`;
+    const cached = reviewsByPull.get(pull.number);
+    if (cached?.seen === seenAs) return cached.requests;
+    const threads = await github.reviewThreads.read(pull.number);
+    const self = await github.reviewThreads.viewer();
+    const requests = await unansweredRequests(threads, {
+      self,
+      mayWrite: async (login) => canWrite(await gate.permission(login)),
+    });
+    reviewsByPull.set(pull.number, { seen: seenAs, requests });
+    return requests;
+  };
+
+  return {
+    async sweep(round: SweepRound): Promise<void> {
+      try {
+        const swept = await sweepPulls({
+          ...options,
+          claims: round.claims,
+          ledger: round.ledger,
+          log: round.log,
+          owner: round.owner,
+          now: () => options.clock.now(),
+          reviews: readReviews(github.trustGate()),
+        });
+        await recordPullStates(swept.open, seen, round);
+        await collectFollowUps(github.client, swept.open, {
+          followUps,
+          failuresBySha,
+          log: round.log,
+          redact: options.redact,
+        });
+      } catch (err) {
+        round.log.warn(
+          { err: options.redact((err as Error).message) },
+          'the pull request sweep failed; next round',
+        );
+      }
+    },
+    /** Resolved issues whose PR needs a follow-up now. */
+    pending: (): Set<number> => new Set(followUps.keys()),
+    followUp: (issue: number): FollowUp | undefined => followUps.get(issue),
+  };
+}
+
+/** An open PR's state in the ledger and the log, when it differs from what was last recorded. */
+async function recordPullStates(
+  states: readonly OpenPullState[],
+  seen: Map<number, string>,
+  round: Pick<SweepRound, 'ledger' | 'log'>,
+): Promise<void> {
+  for (const state of states) {
+    const { pull, checks, decision } = state;
+    const detail = describeDecision(state);
+    if (seen.get(pull.issue) === detail) continue;
+    seen.set(pull.issue, detail);
+    await round.ledger.append('pull_request', {
+      issue: pull.issue,
+      pr: pull.url,
+      state: 'open',
+      decision: decision.kind,
+      checks: checks.state,
+      mergeable: pull.mergeable,
+      detail,
+    });
+    round.log.info({ issue: pull.issue, pr: pull.url }, `#${pull.issue}'s pull request: ${detail}`);
+  }
+}
+
+/**
+ * The follow-ups the next rounds may claim: each open PR whose checks failed, with what failed (its
+ * annotations and log, read once per head commit), or with review threads waiting. A PR that no
+ * longer needs one drops out.
+ */
+async function collectFollowUps(
+  client: IssueSourceOptions['github']['client'],
+  states: readonly OpenPullState[],
+  into: {
+    followUps: Map<number, FollowUp>;
+    failuresBySha: Map<string, FailureDetail[]>;
+    log: Log;
+    redact: Redactor;
+  },
+): Promise<void> {
+  into.followUps.clear();
+  for (const { pull, decision, reviews } of states) {
+    if (decision.kind === 'changes_requested') {
+      into.followUps.set(pull.issue, { pull, failures: [], reviews });
+      continue;
+    }
+    if (decision.kind !== 'ci_failed') continue;
+    let failures = into.failuresBySha.get(pull.headSha);
+    if (failures === undefined) {
+      try {
+        failures = await readFailureDetails(client, decision.failed);
+      } catch (err) {
+        into.log.warn(
+          { err: into.redact((err as Error).message), pr: pull.number },
+          'could not read what failed; next round',
+        );
+        continue;
+      }
+      into.failuresBySha.set(pull.headSha, failures);
+    }
+    into.followUps.set(pull.issue, { pull, failures, reviews: [] });
+  }
+}
