@@ -3,9 +3,10 @@ import type { ActionMode } from './inputs.js';
 
 /**
  * What a workflow run should do, decided from the event that started it and the `mode` input:
- * a maintainer's trigger label on one issue works that issue; a schedule or a manual dispatch drains
- * the backlog; anything else is a notice and a green run without work, so a workflow listening to
- * more events than it needs costs nothing.
+ * a maintainer's trigger label on one issue works that issue; CI completing, a review or the PR
+ * closing on issueloop's own branch runs that issue's round (its sweep follows the PR up); a schedule
+ * or a manual dispatch drains the backlog; anything else is a notice and a green run without work, so
+ * a workflow listening to more events than it needs costs nothing.
  */
 export interface Actor {
   login: string;
@@ -14,7 +15,17 @@ export interface Actor {
 }
 
 export type Decision =
-  | { kind: 'issue'; issue: number; title: string; actor: Actor }
+  | {
+      kind: 'issue';
+      issue: number;
+      title: string;
+      actor: Actor;
+      /**
+       * Set when the event is about issueloop's PR for the issue (CI completed, a review, the PR
+       * closed): the round's sweep decides what it needs, and the actor is not the one vouching.
+       */
+      pullEvent?: string;
+    }
   | { kind: 'drain' }
   | { kind: 'skip'; why: string };
 
@@ -59,6 +70,78 @@ function issueDecision(payload: LabeledPayload, label: string): Decision {
   };
 }
 
+const OWN_BRANCH = /^issueloop\/issue-(\d+)$/;
+
+interface PullEventPayload {
+  action?: unknown;
+  repository?: { full_name?: unknown } | null;
+  sender?: { login?: unknown; type?: unknown } | null;
+  check_suite?: { head_branch?: unknown; pull_requests?: unknown } | null;
+  workflow_run?: { head_branch?: unknown; head_repository?: { full_name?: unknown } | null } | null;
+  pull_request?: { head?: { ref?: unknown; repo?: { full_name?: unknown } | null } | null } | null;
+}
+
+/** The event, its wanted action, and where its branch (and the branch's repository) are. */
+const PULL_EVENTS: Record<
+  string,
+  { action: string; branch(p: PullEventPayload): unknown; repo(p: PullEventPayload): unknown }
+> = {
+  check_suite: {
+    action: 'completed',
+    branch: (p) => p.check_suite?.head_branch,
+    repo: (p) => p.repository?.full_name,
+  },
+  workflow_run: {
+    action: 'completed',
+    branch: (p) => p.workflow_run?.head_branch,
+    repo: (p) => p.workflow_run?.head_repository?.full_name,
+  },
+  pull_request_review: {
+    action: 'submitted',
+    branch: (p) => p.pull_request?.head?.ref,
+    repo: (p) => p.pull_request?.head?.repo?.full_name,
+  },
+  pull_request: {
+    action: 'closed',
+    branch: (p) => p.pull_request?.head?.ref,
+    repo: (p) => p.pull_request?.head?.repo?.full_name,
+  },
+};
+
+/**
+ * CI completing, a review submitted or the PR closed, on one of issueloop's own branches (of this
+ * repository, not a fork's): that issue's round, whose sweep sees what the PR needs.
+ */
+function pullDecision(name: string, payload: PullEventPayload): Decision {
+  const event = PULL_EVENTS[name];
+  if (!event) return { kind: 'skip', why: `event "${name}" starts no work` };
+  if (payload.action !== event.action) {
+    return {
+      kind: 'skip',
+      why: `${name} event "${String(payload.action)}": only "${event.action}" is followed`,
+    };
+  }
+  const branch = event.branch(payload);
+  const match = typeof branch === 'string' ? OWN_BRANCH.exec(branch) : null;
+  if (!match) return { kind: 'skip', why: `${name} on ${String(branch)}: not an issueloop/issue-<n> branch` };
+  const repo = event.repo(payload);
+  const home = payload.repository?.full_name;
+  if (typeof repo === 'string' && typeof home === 'string' && repo.toLowerCase() !== home.toLowerCase()) {
+    return { kind: 'skip', why: `${name} on ${branch} of ${repo}: a fork's branch, not issueloop's` };
+  }
+  const login = payload.sender?.login;
+  return {
+    kind: 'issue',
+    issue: Number(match[1]),
+    title: '',
+    actor: {
+      login: typeof login === 'string' ? login : 'github',
+      type: typeof payload.sender?.type === 'string' ? payload.sender.type : 'Bot',
+    },
+    pullEvent: `${name} ${event.action}`,
+  };
+}
+
 export function decide(event: ActionEvent, mode: ActionMode, label: string): Decision {
   const payload = (event.payload ?? {}) as LabeledPayload;
   const isIssues = event.name === 'issues';
@@ -70,8 +153,9 @@ export function decide(event: ActionEvent, mode: ActionMode, label: string): Dec
   }
   if (isIssues) return issueDecision(payload, label);
   if (event.name === 'schedule' || event.name === 'workflow_dispatch') return { kind: 'drain' };
+  if (event.name in PULL_EVENTS) return pullDecision(event.name, payload as PullEventPayload);
   return {
     kind: 'skip',
-    why: `event "${event.name}" starts no work: use issues (labeled), schedule or workflow_dispatch`,
+    why: `event "${event.name}" starts no work: use issues (labeled), schedule, workflow_dispatch, or check_suite, workflow_run, pull_request_review and pull_request on issueloop's PRs`,
   };
 }

@@ -79,7 +79,8 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
     };
     const runBase = await openRunBase(runInput);
     closeStore = () => runBase.claims.close();
-    if (decision.kind === 'issue') {
+    // A PR's event is not someone vouching for work: the sweep's own trust rules apply.
+    if (decision.kind === 'issue' && decision.pullEvent === undefined) {
       setup.titles.set(decision.issue, decision.title);
       const refused = await gate(runBase, decision.actor, setup.inputs);
       if (refused) {
@@ -249,7 +250,15 @@ async function reportFinished(io: ActionIo, setup: ActionSetup, finished: Finish
   const { decision, base, redact } = setup;
   const report: ActionReport = { ...base, run: finished };
   const mine = finished.summary.skipped.find((s) => s.issue === base.issue);
-  if (decision.kind === 'issue' && finished.summary.reports.length === 0) {
+  if (
+    decision.kind === 'issue' &&
+    decision.pullEvent !== undefined &&
+    finished.summary.reports.length === 0
+  ) {
+    // Merged, closed, checks green or pending: the sweep did what the PR needed without a session.
+    io.core.notice(`issueloop: #${decision.issue}'s pull request (${decision.pullEvent}) needed no session`);
+    report.notice = `#${decision.issue}'s pull request needed no session after ${decision.pullEvent}.`;
+  } else if (decision.kind === 'issue' && finished.summary.reports.length === 0) {
     const why = mine
       ? mine.why
       : 'it is not in the backlog (closed, a pull request, or carrying an excluded label)';

@@ -152,10 +152,66 @@ describe('decide: other events', () => {
     if (decision.kind === 'skip') expect(decision.why).toContain('"push"');
   });
 
-  it('skips a pull_request event in auto mode', () => {
-    const decision = decide({ name: 'pull_request', payload: example('pull_request') }, 'auto', 'issueloop');
-    expect(decision.kind).toBe('skip');
-    if (decision.kind === 'skip') expect(decision.why).toContain('"pull_request"');
+  it('skips a pull_request event other than closed, naming it', () => {
+    const payload = example('pull_request', 'opened');
+    const decision = decide({ name: 'pull_request', payload }, 'auto', 'issueloop');
+    expect(decision).toEqual({ kind: 'skip', why: 'pull_request event "opened": only "closed" is followed' });
+  });
+});
+
+/** A real payload of `name`/`action`, moved onto issueloop's branch for #7 of its own repository. */
+function onOwnBranch(name: string, action: string): Payload {
+  const payload = example(name, action) as Payload & {
+    check_suite: Record<string, unknown>;
+    workflow_run: Record<string, unknown>;
+  };
+  const home = (payload.repository as { full_name: string }).full_name;
+  const branch = 'issueloop/issue-7';
+  if (name === 'check_suite') payload.check_suite.head_branch = branch;
+  if (name === 'workflow_run') {
+    payload.workflow_run.head_branch = branch;
+    payload.workflow_run.head_repository = { full_name: home };
+  }
+  if (name === 'pull_request_review' || name === 'pull_request') {
+    const pull = payload.pull_request as { head: { ref: string; repo: { full_name: string } } };
+    pull.head.ref = branch;
+    pull.head.repo.full_name = home;
+  }
+  return payload;
+}
+
+describe("decide: events on issueloop's pull requests", () => {
+  it.each([
+    ['check_suite', 'completed'],
+    ['workflow_run', 'completed'],
+    ['pull_request_review', 'submitted'],
+    ['pull_request', 'closed'],
+  ])('%s %s on issueloop/issue-7 runs the round of #7, not vouched for by its sender', (name, action) => {
+    const decision = decide({ name, payload: onOwnBranch(name, action) }, 'auto', 'issueloop');
+    expect(decision).toMatchObject({ kind: 'issue', issue: 7, pullEvent: `${name} ${action}` });
+  });
+
+  it('skips the same events on other branches, other actions, and a fork’s issueloop branch', () => {
+    const other = decide(
+      { name: 'check_suite', payload: example('check_suite', 'completed') },
+      'auto',
+      'issueloop',
+    );
+    expect(other).toMatchObject({ kind: 'skip' });
+    const requested = decide(
+      { name: 'check_suite', payload: onOwnBranch('check_suite', 'requested') },
+      'auto',
+      'issueloop',
+    );
+    expect(requested).toEqual({
+      kind: 'skip',
+      why: 'check_suite event "requested": only "completed" is followed',
+    });
+    const fork = onOwnBranch('workflow_run', 'completed') as Payload &
+      Record<string, Record<string, unknown>>;
+    (fork.workflow_run as Record<string, unknown>).head_repository = { full_name: 'someone/fork' };
+    const decision = decide({ name: 'workflow_run', payload: fork }, 'auto', 'issueloop');
+    expect(decision.kind === 'skip' && decision.why).toContain("a fork's branch");
   });
 });
 

@@ -119,6 +119,42 @@ describe('the action, in-process against the emulators', () => {
     expect(result.everything).not.toContain(projectsToken);
   });
 
+  it("a closed event on issueloop's merged PR runs the issue's round: the sweep books it (labels off), no session", {
+    timeout: 30_000,
+  }, async () => {
+    const number = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
+    run.github.setPermission('maintainer', 'maintain');
+    const payload = labeledPayload({
+      number,
+      title: 'Fix the greeting typo',
+      label: 'issueloop',
+      sender: 'maintainer',
+    });
+    expect((await act({ event: 'issues', payload })).core.outputs.outcome).toBe('resolved');
+    const pr = run.github.pulls().find((p) => p.head.ref === `issueloop/issue-${number}`);
+    if (!pr) throw new Error('setup: no pull request');
+    run.github.mergePull(pr.number, 'octocat');
+    const closed = {
+      action: 'closed',
+      repository: { full_name: 'octo-org/widgets' },
+      pull_request: {
+        number: pr.number,
+        head: { ref: pr.head.ref, repo: { full_name: 'octo-org/widgets' } },
+      },
+      sender: { login: 'octocat', type: 'User' },
+    };
+    const after = await act({ event: 'pull_request', payload: closed });
+    expect(after.code).toBe(0);
+    expect(after.core.notices.join('\n')).toContain(
+      `#${number}'s pull request (pull_request closed) needed no session`,
+    );
+    // No session: no model call (the run's start-up check of the key is a GET).
+    expect(after.anthropic.requests.filter((r) => r.method === 'POST')).toEqual([]);
+    expect(run.github.labelsOf(number)).not.toContain('issueloop');
+    const comment = run.github.comments(number).find((c) => c.body.includes('issueloop:tracking'));
+    expect(comment?.body).toContain('**issueloop** · done');
+  });
+
   it('another label, another issues action, another event: a notice and success, no work', async () => {
     const number = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
     const bug = await act({
@@ -141,7 +177,7 @@ describe('the action, in-process against the emulators', () => {
     const push = await act({ event: 'push', payload: {} });
     expect(push.code).toBe(0);
     expect(push.core.notices[0]).toMatch(
-      /event "push" starts no work: use issues \(labeled\), schedule or workflow_dispatch/,
+      /event "push" starts no work: use issues \(labeled\), schedule, workflow_dispatch, or check_suite/,
     );
     expect(run.github.pulls()).toHaveLength(0);
   });

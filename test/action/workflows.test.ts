@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { decide } from '../../src/action/event.js';
 import { INPUT_NAMES, OUTPUT_NAMES } from '../../src/action/inputs.js';
 import { ROOT, readActionYaml } from './action-fixture.js';
 
@@ -59,7 +60,11 @@ describe('the example workflows', () => {
   it('parse, use only inputs and outputs that exist, and ask for the least permissions', async () => {
     const action = await readActionYaml();
     const found = await examples();
-    expect(found.map((e) => e.file)).toEqual(['issueloop-drain.yml', 'issueloop-issue.yml']);
+    expect(found.map((e) => e.file)).toEqual([
+      'issueloop-drain.yml',
+      'issueloop-followup.yml',
+      'issueloop-issue.yml',
+    ]);
     for (const { file, text, workflow } of found) {
       const steps = issueloopSteps(workflow);
       expect(steps, file).toHaveLength(1);
@@ -81,6 +86,29 @@ describe('the example workflows', () => {
     };
     expect(workflow.on).toEqual({ issues: { types: ['labeled'] } });
     expect(workflow.concurrency.group).toBe(`issueloop-issue-${expression('github.event.issue.number')}`);
+  });
+
+  it("follow-up: CI finished, a review, a closed PR; only on issueloop's branches, one group per branch", async () => {
+    const workflow = (await examples()).find((e) => e.file === 'issueloop-followup.yml')?.workflow;
+    if (!workflow) throw new Error('issueloop-followup.yml is missing');
+    expect(workflow.on).toEqual({
+      workflow_run: { workflows: ['CI'], types: ['completed'] },
+      check_suite: { types: ['completed'] },
+      pull_request_review: { types: ['submitted'] },
+      pull_request: { types: ['closed'] },
+    });
+    // Each of these events is one the action follows (src/action/event.ts).
+    for (const [name, spec] of Object.entries(workflow.on as Record<string, { types: string[] }>)) {
+      const decision = decide(
+        { name, payload: followUpPayload(name, spec.types[0] as string) },
+        'auto',
+        'issueloop',
+      );
+      expect(decision, name).toMatchObject({ kind: 'issue', issue: 3 });
+    }
+    expect(workflow.concurrency.group).toContain('github.event.workflow_run.head_branch');
+    const job = Object.values(workflow.jobs)[0] as { if?: string };
+    expect(job.if).toContain("'issueloop/issue-'");
   });
 
   it('drain: schedule and manual dispatch, one global group, the state directory cached', async () => {
@@ -110,3 +138,17 @@ describe('the example workflows', () => {
     expect(await readFile(join(ROOT, '.ci', 'run'), 'utf8')).toContain('npm run bundle:check');
   });
 });
+
+/** The smallest payload of each followed event, on issueloop/issue-3 of the repository itself. */
+function followUpPayload(name: string, action: string): Record<string, unknown> {
+  const branch = 'issueloop/issue-3';
+  const repository = { full_name: 'octo-org/widgets' };
+  const pull_request = { head: { ref: branch, repo: repository } };
+  return {
+    action,
+    repository,
+    check_suite: { head_branch: branch },
+    workflow_run: { head_branch: branch, head_repository: repository },
+    ...(name.startsWith('pull_request') ? { pull_request } : {}),
+  };
+}
