@@ -161,6 +161,11 @@ const PullRequestSchema = z.strictObject({
   max_followups: z.int().nonnegative().default(3),
   /** Resolve a review thread once a follow-up answered it (otherwise the reviewer resolves it). */
   resolve_threads: z.boolean().default(false),
+  /**
+   * Mark the draft PR ready for review once its checks pass and no review thread waits, and request
+   * `reviewers` then (otherwise they are requested when the PR opens).
+   */
+  ready_when_green: z.boolean().default(false),
   author: z
     .strictObject({
       name: z.string().min(1).default('issueloop'),

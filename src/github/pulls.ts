@@ -2,6 +2,13 @@ import { type GitHubClient, repoPath } from './client.js';
 import { getConditional } from './conditional-get.js';
 import type { EtagCache } from './etag-cache.js';
 import { httpStatusOf } from './github-error.js';
+import { gql } from './gql.js';
+
+export const MARK_READY = gql`
+  mutation MarkReadyForReview($id: ID!) {
+    markPullRequestReadyForReview(input: { pullRequestId: $id }) { pullRequest { id isDraft } }
+  }
+`;
 
 /**
  * Draft pull requests from `issueloop/issue-<n>`, idempotent: an open PR for the branch is updated
@@ -74,6 +81,19 @@ export function createPullRequestOperations(gh: GitHubClient, cache: EtagCache) 
 
   return {
     findOpen,
+
+    /** Asks `reviewers` (logins) for a review; nothing is asked with none. */
+    async requestReviewers(number: number, reviewers: readonly string[]): Promise<void> {
+      if (reviewers.length === 0) return;
+      await gh.call(`request reviewers on #${number}`, () =>
+        gh.rest.pulls.requestReviewers({ owner, repo, pull_number: number, reviewers: [...reviewers] }),
+      );
+    },
+
+    /** A draft PR made ready for review (GraphQL: REST cannot change `draft`). */
+    async markReady(nodeId: string): Promise<void> {
+      await gh.call('mark a pull request ready for review', () => gh.graphql(MARK_READY, { id: nodeId }));
+    },
 
     /** The repository's default branch (conditional: free once cached). */
     async defaultBranch(): Promise<string> {

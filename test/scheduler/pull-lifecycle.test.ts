@@ -276,3 +276,57 @@ describe('regression: review comments in the same second as the last read', () =
     ]);
   });
 });
+
+describe('labels, reviewers and ready for review', () => {
+  it('pr.labels and pr.reviewers go on the PR when it opens', { timeout: 30_000 }, async () => {
+    const emulator = createGitHubEmulator({ baseUrl: BASE });
+    emulator.addUser('maint');
+    emulator.setPermission('maint', 'write');
+    const { ctx } = await setup(
+      { empty_rounds: 1, pr: { labels: ['agent'], reviewers: ['maint'] } },
+      emulator,
+    );
+    const issue = emulator.addIssue(member('Fix the greeting typo'));
+    await runRounds(ctx, { owner: 'host:1' });
+    const pr = emulator.pulls().find((p) => p.head.ref === `issueloop/issue-${issue}`);
+    expect(pr?.draft).toBe(true);
+    expect(pr?.requested_reviewers.map((u) => u.login)).toEqual(['maint']);
+    expect(emulator.labelsOf(pr?.number as number)).toEqual(['agent']);
+  });
+
+  it('regression: a reviewer who is not a collaborator leaves the PR open and says so, the issue resolved', {
+    timeout: 30_000,
+  }, async () => {
+    const { ctx, gh } = await setup({ empty_rounds: 1, pr: { reviewers: ['nobody-here'] } });
+    gh.emulator.addIssue(member('Fix the greeting typo'));
+    const summary = await runRounds(ctx, { owner: 'host:1' });
+    expect(summary.reports.map((r) => r.outcome)).toEqual(['resolved']);
+    expect(summary.reports[0]?.reason).toMatch(
+      /draft PR #\d+ \(labels or reviewers not added: request reviewers on #\d+ failed: 422/,
+    );
+  });
+
+  it('pr.ready_when_green: the draft becomes ready and the reviewers are asked once its checks ran and passed', {
+    timeout: 30_000,
+  }, async () => {
+    const fixture = await resolvedWithRealRefs({ pr: { ready_when_green: true, reviewers: ['maint'] } });
+    const { emulator, ctx, newSource, issue, branch } = fixture;
+    emulator.addUser('maint');
+    emulator.setPermission('maint', 'write');
+    const draft = () => emulator.pulls().find((p) => p.head.ref === branch);
+    expect(draft()?.requested_reviewers).toEqual([]);
+    const run = emulator.addCheckRun({ ref: branch, name: 'test', status: 'in_progress' });
+    const source = newSource();
+    await runRounds({ ...ctx, source }, { owner: 'host:2', maxRounds: 1 });
+    expect(draft()?.draft).toBe(true);
+    emulator.updateCheckRun(run.id, { conclusion: 'success' });
+    await runRounds({ ...ctx, source }, { owner: 'host:2', maxRounds: 1 });
+    expect(draft()?.draft).toBe(false);
+    expect(draft()?.requested_reviewers.map((u) => u.login)).toEqual(['maint']);
+    await ctx.ledger.flush();
+    const { events } = await readLedger(ctx.ledger.file);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'pull_request', issue, detail: 'ready for review' }),
+    );
+  });
+});

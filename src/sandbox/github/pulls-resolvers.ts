@@ -74,6 +74,17 @@ export function pullsRootValue(ctx: GraphqlContext) {
       );
     },
 
+    /** A draft becomes ready for review, for writers and the PR's author (a ready one stays ready). */
+    markPullRequestReadyForReview: ({ input }: Input<{ pullRequestId: string }>) => {
+      const pull = store.issueByNodeId(input.pullRequestId);
+      if (!pull?.pull || !canReadRepository(ctx)) throw nodeNotFound(input.pullRequestId);
+      if (!canResolveThreads(ctx, pull)) throw mutationForbidden(ctx, 'MarkPullRequestReadyForReview');
+      if (pull.pull.draft) {
+        pull.pull.draft = false;
+        pull.updatedAt = store.timestamp();
+      }
+      return { clientMutationId: input.clientMutationId ?? null, pullRequest: contentNode(ctx, pull) };
+    },
     resolveReviewThread: ({ input }: Input<{ threadId: string }>) => setResolved(ctx, input, true),
     unresolveReviewThread: ({ input }: Input<{ threadId: string }>) => setResolved(ctx, input, false),
 

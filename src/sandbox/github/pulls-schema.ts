@@ -145,7 +145,18 @@ type AddPullRequestReviewThreadReplyPayload {
   comment: PullRequestReviewComment
 }
 
+input MarkPullRequestReadyForReviewInput {
+  clientMutationId: String
+  pullRequestId: ID!
+}
+
+type MarkPullRequestReadyForReviewPayload {
+  clientMutationId: String
+  pullRequest: PullRequest
+}
+
 extend type Mutation {
+  markPullRequestReadyForReview(input: MarkPullRequestReadyForReviewInput!): MarkPullRequestReadyForReviewPayload
   addPullRequestReviewThreadReply(input: AddPullRequestReviewThreadReplyInput!): AddPullRequestReviewThreadReplyPayload
   resolveReviewThread(input: ResolveReviewThreadInput!): ResolveReviewThreadPayload
   unresolveReviewThread(input: UnresolveReviewThreadInput!): UnresolveReviewThreadPayload

@@ -39,6 +39,8 @@ export interface PullRecord {
   /** The commits last seen at the branches' tips; kept once the PR is closed, as GitHub keeps them. */
   shas?: { head: string; base: string };
   merged?: { at: string; by: string; sha: string };
+  /** Logins asked for a review, in the order asked. */
+  requestedReviewers?: string[];
 }
 
 export interface IssueRecord {

@@ -81,6 +81,7 @@ export interface PullSimpleJson {
   draft: boolean;
   head: PullRefJson;
   base: PullRefJson;
+  requested_reviewers: UserJson[];
   author_association: string;
 }
 

@@ -114,6 +114,38 @@ function updatePull(ctx: RouteContext): Reply {
   return ok(pullJson(ctx.store, issue, ctx.urls));
 }
 
+/**
+ * `POST /pulls/{n}/requested_reviewers`: each login must be a collaborator other than the PR's
+ * author (GitHub's 422 otherwise); asking twice asks once.
+ */
+function requestReviewers(ctx: RouteContext): Reply {
+  const issue = findPull(ctx);
+  if (!issue?.pull) return notFound();
+  const body = objectBody(ctx.body);
+  const wanted = Array.isArray(body.reviewers) ? body.reviewers.filter((r) => typeof r === 'string') : [];
+  const refused = wanted.find(
+    (login) =>
+      login.toLowerCase() === issue.author.toLowerCase() ||
+      ctx.store.findUser(login) === undefined ||
+      ctx.store.roleOf(login) === 'none',
+  );
+  if (refused !== undefined) {
+    return validationFailed([
+      {
+        resource: 'PullRequest',
+        code: 'custom',
+        message: `Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ${ctx.store.owner.login}/${ctx.store.repo.name} repository.`,
+      },
+    ]);
+  }
+  const asked = issue.pull.requestedReviewers ?? [];
+  for (const login of wanted)
+    if (!asked.some((a) => a.toLowerCase() === login.toLowerCase())) asked.push(login);
+  issue.pull.requestedReviewers = asked;
+  issue.updatedAt = ctx.store.timestamp();
+  return created(pullJson(ctx.store, issue, ctx.urls));
+}
+
 const MERGE_METHODS: readonly string[] = ['merge', 'squash', 'rebase'] satisfies MergeMethod[];
 
 /** `PUT /pulls/{n}/merge`: GitHub's 405 for a draft or a PR that cannot merge, 409 for a moved head. */
@@ -152,6 +184,11 @@ export const pullRoutes: readonly Route[] = [
   },
   { method: 'PATCH', pattern: '/repos/:owner/:repo/pulls/:number', handle: updatePull },
   { method: 'PUT', pattern: '/repos/:owner/:repo/pulls/:number/merge', handle: mergeRoute },
+  {
+    method: 'POST',
+    pattern: '/repos/:owner/:repo/pulls/:number/requested_reviewers',
+    handle: requestReviewers,
+  },
   {
     // GitHub's "check if a pull request has been merged": 204 if so, else 404.
     method: 'GET',

@@ -135,6 +135,7 @@ export function pullSimpleJson(store: Store, issue: IssueRecord, urls: Urls): Pu
     draft: pull.draft,
     head: ref(pull.headRef, pull.headLabel, shas.head),
     base: ref(pull.baseRef, `${store.owner.login}:${pull.baseRef}`, shas.base),
+    requested_reviewers: (pull.requestedReviewers ?? []).map((login) => userOf(store, login, urls)),
     author_association: issue.authorAssociation,
   };
 }

@@ -12,7 +12,7 @@ import { answerThreads, type FollowUp, followUpKind, renderFollowUp } from './fo
 import { publish } from './publish.js';
 
 export interface IssueWorkOptions {
-  github: Pick<GitHubAdapter, 'pulls' | 'issues' | 'reviewThreads'>;
+  github: Pick<GitHubAdapter, 'pulls' | 'issues' | 'reviewThreads' | 'labels'>;
   checkout: string;
   /** Resolved once at the start of the run (name, URL, the push's credentials). */
   remote: RemoteRef;
@@ -67,12 +67,19 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
           ...(config.pr.base ? { base: config.pr.base } : {}),
           draft: config.pr.draft,
           ...(followups !== undefined ? { followups } : {}),
+          onOpen: {
+            labels: config.pr.labels,
+            reviewers: config.pr.ready_when_green ? [] : config.pr.reviewers,
+          },
         },
         options.github,
         options.redact,
         git,
       );
-      if (!followUp) return { ...published, reason: `draft PR #${published.pr.number}` };
+      if (!followUp) {
+        const warned = published.warning ? ` (${published.warning})` : '';
+        return { ...published, reason: `draft PR #${published.pr.number}${warned}` };
+      }
       let reason = `pushed to PR #${published.pr.number} (follow-up ${followups}: ${followUpKind(followUp)})`;
       if (followUp.reviews.length > 0) {
         const replies = await answerThreads(options.github.reviewThreads, followUp, {

@@ -16,11 +16,15 @@ export interface PublishInput extends DeliveryInput {
   draft: boolean;
   /** A follow-up's number on this PR (its body keeps the count). */
   followups?: number;
+  /** Put on a PR when it opens: `pr.labels`, and `pr.reviewers` unless they wait for green checks. */
+  onOpen?: { labels: readonly string[]; reviewers: readonly string[] };
 }
 
 export interface Published {
   commit: string;
   pr: { number: number; url: string; created: boolean };
+  /** What could not be put on the new PR (a reviewer who is not a collaborator): the PR stands. */
+  warning?: string;
 }
 
 /** Why a read-back did not confirm the session's work (seed 004 task 6: never count others' work). */
@@ -33,7 +37,7 @@ export interface Published {
  */
 export async function publish(
   input: PublishInput,
-  github: Pick<GitHubAdapter, 'pulls' | 'issues'>,
+  github: Pick<GitHubAdapter, 'pulls' | 'issues' | 'labels'>,
   redact: Redactor,
   git: GitOptions,
 ): Promise<Published> {
@@ -98,5 +102,29 @@ export async function publish(
   if (readIssue.state !== 'open') {
     throw new ReadBackError(`issue #${input.issue.number} was closed while the session worked on it`);
   }
-  return { commit: pushed, pr: { number: pr.number, url: pr.url, created: pr.created } };
+  const published: Published = {
+    commit: pushed,
+    pr: { number: pr.number, url: pr.url, created: pr.created },
+  };
+  if (pr.created && input.onOpen) {
+    const warning = await dressNewPull(github, pr.number, input.onOpen, redact);
+    if (warning) published.warning = warning;
+  }
+  return published;
+}
+
+/** Labels and reviewers on a PR just opened; a refusal is returned, not thrown (the PR stands). */
+async function dressNewPull(
+  github: Pick<GitHubAdapter, 'pulls' | 'labels'>,
+  number: number,
+  onOpen: NonNullable<PublishInput['onOpen']>,
+  redact: Redactor,
+): Promise<string | undefined> {
+  try {
+    if (onOpen.labels.length > 0) await github.labels.addLabels(number, [...onOpen.labels]);
+    await github.pulls.requestReviewers(number, onOpen.reviewers);
+    return undefined;
+  } catch (err) {
+    return `labels or reviewers not added: ${redact((err as Error).message)}`;
+  }
 }

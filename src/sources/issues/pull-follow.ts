@@ -52,6 +52,7 @@ export function followPulls(options: IssueSourceOptions) {
           reviews: readReviews(github.trustGate()),
         });
         await recordPullStates(swept.open, seen, round);
+        if (options.config.pr.ready_when_green) await markGreenReady(options, swept.open, round);
         await collectFollowUps(github.client, swept.open, {
           followUps,
           failuresBySha,
@@ -131,5 +132,41 @@ async function collectFollowUps(
       into.failuresBySha.set(pull.headSha, failures);
     }
     into.followUps.set(pull.issue, { pull, failures, reviews: [] });
+  }
+}
+
+/**
+ * `pr.ready_when_green`: a draft whose checks ran and passed and whose review threads are answered
+ * becomes ready for review, and `pr.reviewers` are asked then. A refusal is logged; the
+ * next round tries again.
+ */
+async function markGreenReady(
+  options: IssueSourceOptions,
+  states: readonly OpenPullState[],
+  round: Pick<SweepRound, 'ledger' | 'log'>,
+): Promise<void> {
+  for (const { pull, checks, decision } of states) {
+    // Checks must have run and passed: right after a push GitHub has not created them yet, and "no
+    // checks" then would mark a PR ready before its CI ran.
+    if (decision.kind !== 'green' || checks.state !== 'passed' || !pull.draft) continue;
+    try {
+      await options.github.pulls.markReady(pull.nodeId);
+      await options.github.pulls.requestReviewers(pull.number, options.config.pr.reviewers);
+      await round.ledger.append('pull_request', {
+        issue: pull.issue,
+        pr: pull.url,
+        state: 'open',
+        detail: 'ready for review',
+      });
+      round.log.info(
+        { issue: pull.issue, pr: pull.url },
+        `#${pull.issue}'s pull request is ready for review`,
+      );
+    } catch (err) {
+      round.log.warn(
+        { err: options.redact((err as Error).message), pr: pull.number },
+        'could not mark the pull request ready for review; next round',
+      );
+    }
   }
 }
