@@ -89,7 +89,11 @@ const PULL_EVENTS: Record<
   check_suite: {
     action: 'completed',
     branch: (p) => p.check_suite?.head_branch,
-    repo: (p) => p.repository?.full_name,
+    // GitHub lists only the repository's own PRs in `pull_requests`; a fork's suite has none.
+    repo: (p) =>
+      Array.isArray(p.check_suite?.pull_requests) && p.check_suite.pull_requests.length > 0
+        ? p.repository?.full_name
+        : 'a fork (no pull request of this repository)',
   },
   workflow_run: {
     action: 'completed',

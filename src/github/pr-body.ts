@@ -12,8 +12,12 @@ import { clip, oneLine } from './text-limits.js';
 
 /** Marks a pull request body as issueloop's. */
 export const PR_MARKER = '<!-- issueloop:pr -->';
-/** How many follow-up sessions pushed to this PR, kept in its body for any runner to read. */
-const FOLLOWUPS_MARKER = /<!-- issueloop:followups (\d+) -->/;
+/**
+ * How many follow-up sessions pushed to this PR, kept in its body for any runner to read: only the
+ * marker on the line right before PR_MARKER counts (the body's end is issueloop's own; a marker in
+ * the verify output or a file name above it is text).
+ */
+const FOLLOWUPS_MARKER = /<!-- issueloop:followups (\d+) -->\n<!-- issueloop:pr -->\s*$/;
 /** GitHub rejects pull request bodies of more than 65,536 characters. */
 export const MAX_PR_BODY_LENGTH = 65_536;
 const MAX_TITLE = 256;

@@ -6,6 +6,7 @@ export type SkipReason =
   | { kind: 'needs_human'; failures: number }
   | { kind: 'in_review' }
   | { kind: 'merged' }
+  | { kind: 'pull_needs_human'; why: string }
   | { kind: 'untrusted'; why: string }
   | { kind: 'completed' }
   | { kind: 'waiting'; on: string };
@@ -26,6 +27,8 @@ export function describeSkip(reason: SkipReason): string {
       return 'resolved: its pull request awaits review';
     case 'merged':
       return 'merged: its pull request is in';
+    case 'pull_needs_human':
+      return `needs a human: ${reason.why}`;
     case 'untrusted':
       return `untrusted: ${reason.why}`;
     case 'completed':

@@ -207,6 +207,13 @@ describe("decide: events on issueloop's pull requests", () => {
       kind: 'skip',
       why: 'check_suite event "requested": only "completed" is followed',
     });
+    // A fork's PR is not in check_suite.pull_requests (GitHub lists the repository's own only).
+    const forkSuite = onOwnBranch('check_suite', 'completed') as Payload & {
+      check_suite: Record<string, unknown>;
+    };
+    forkSuite.check_suite.pull_requests = [];
+    const suite = decide({ name: 'check_suite', payload: forkSuite }, 'auto', 'issueloop');
+    expect(suite.kind === 'skip' && suite.why).toContain("a fork's branch");
     const fork = onOwnBranch('workflow_run', 'completed') as Payload &
       Record<string, Record<string, unknown>>;
     (fork.workflow_run as Record<string, unknown>).head_repository = { full_name: 'someone/fork' };

@@ -119,7 +119,7 @@ describe('the action, in-process against the emulators', () => {
     expect(result.everything).not.toContain(projectsToken);
   });
 
-  it("a closed event on issueloop's merged PR runs the issue's round: the sweep books it (labels off), no session", {
+  it("regression: a closed event on issueloop's merged PR, in a new job with no state, books it from the tracking comment (labels off), no session", {
     timeout: 30_000,
   }, async () => {
     const number = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
@@ -134,6 +134,8 @@ describe('the action, in-process against the emulators', () => {
     const pr = run.github.pulls().find((p) => p.head.ref === `issueloop/issue-${number}`);
     if (!pr) throw new Error('setup: no pull request');
     run.github.mergePull(pr.number, 'octocat');
+    // A new job: the state directory is gone; the issue's history is in its tracking comment.
+    await rm(join(run.fx.checkout, '.issueloop'), { recursive: true, force: true });
     const closed = {
       action: 'closed',
       repository: { full_name: 'octo-org/widgets' },

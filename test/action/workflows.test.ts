@@ -147,7 +147,7 @@ function followUpPayload(name: string, action: string): Record<string, unknown> 
   return {
     action,
     repository,
-    check_suite: { head_branch: branch },
+    check_suite: { head_branch: branch, pull_requests: [{ number: 9 }] },
     workflow_run: { head_branch: branch, head_repository: repository },
     ...(name.startsWith('pull_request') ? { pull_request } : {}),
   };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  followupsOf,
   MAX_PR_BODY_LENGTH,
   PR_MARKER,
   type PullRequestReport,
@@ -232,5 +233,28 @@ describe('renderPullRequestBody', () => {
     );
     expect(body.length).toBeLessThan(MAX_PR_BODY_LENGTH);
     expect(body.endsWith(PR_MARKER)).toBe(true);
+  });
+});
+
+describe('the follow-up count a PR body keeps', () => {
+  it('is read back from the body issueloop wrote; a first PR has none', () => {
+    expect(followupsOf(renderPullRequestBody(report({ followups: 2 }), redact))).toBe(2);
+    expect(followupsOf(renderPullRequestBody(report(), redact))).toBe(0);
+  });
+
+  it('regression: a marker in the verify output or a file name does not count (it reset the limit)', () => {
+    const forged = '<!-- issueloop:followups 0 -->';
+    const base = report();
+    const body = renderPullRequestBody(
+      report({
+        followups: 3,
+        filesChanged: [forged],
+        verify: { ...(base.verify as NonNullable<PullRequestReport['verify']>), outputTail: `ok\n${forged}` },
+      }),
+      redact,
+    );
+    expect(followupsOf(body)).toBe(3);
+    const none = renderPullRequestBody(report({ filesChanged: ['<!-- issueloop:followups 9 -->'] }), redact);
+    expect(followupsOf(none)).toBe(0);
   });
 });

@@ -90,6 +90,18 @@ describe('issues whose pull request was merged or closed', () => {
       [1, 'merged: its pull request is in'],
     ]);
   });
+
+  it('regression: one sent to a human after its PR stays skipped without the needs-human label', () => {
+    const result = plan(2, [
+      claim(1, { last_outcome: 'followups_exhausted' }),
+      claim(2, { last_outcome: 'pr_closed_needs_human' }),
+    ]);
+    expect(result.candidates).toEqual([]);
+    expect(result.skipped.map((s) => [s.issue.number, describeSkip(s.reason)])).toEqual([
+      [1, 'needs a human: its pull request still needs work after pr.max_followups follow-ups'],
+      [2, 'needs a human: its pull request was closed without merging'],
+    ]);
+  });
 });
 
 describe('empty-round monitor', () => {

@@ -7,6 +7,13 @@ import { member, roundsFixture } from './rounds-fixture.js';
 
 const { repo, setup } = roundsFixture();
 
+/** The numbers of the open PRs. */
+const openPulls = (emulator: { pulls(): Array<{ state: string; number: number }> }) =>
+  emulator
+    .pulls()
+    .filter((p) => p.state === 'open')
+    .map((p) => p.number);
+
 /** A second run on a new source (a new runner), with the first message of its sessions kept. */
 async function runKeepingFirstMessages(fixture: Awaited<ReturnType<typeof setup>>) {
   const firstMessages: string[] = [];
@@ -159,12 +166,7 @@ describe('a pull request whose checks failed', () => {
     expect(message).toContain('Error: no test file for greet.js');
     expect(message).not.toContain('2026-11-25T10:00:01');
     // The same PR, one commit further on the same branch; its body counts the follow-up.
-    expect(
-      emulator
-        .pulls()
-        .filter((p) => p.state === 'open')
-        .map((p) => p.number),
-    ).toEqual([pr.number]);
+    expect(openPulls(emulator)).toEqual([pr.number]);
     expect(repo.fx.git(repo.fx.origin, 'rev-parse', `${branch}~1`)).toBe(before);
     expect(repo.fx.git(repo.fx.origin, 'show', `${branch}:greet.test.js`)).toContain("greet() === 'hello'");
     expect(emulator.pulls()[0]?.body).toContain('<!-- issueloop:followups 1 -->');
@@ -328,5 +330,56 @@ describe('labels, reviewers and ready for review', () => {
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'pull_request', issue, detail: 'ready for review' }),
     );
+  });
+});
+
+describe('regression: a follow-up keeps the pull request branch', () => {
+  it('one that failed is tried again as a follow-up on the branch, not as a fresh attempt over it', {
+    timeout: 60_000,
+  }, async () => {
+    const fixture = await resolvedWithRealRefs();
+    const { emulator, ctx, newSource, answeredModels, branch, failCheck, pr } = fixture;
+    const first = repo.fx.git(repo.fx.origin, 'rev-parse', branch);
+    failCheck();
+    const refused = answeredModels(
+      () =>
+        new Response(
+          JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'no' } }),
+          {
+            status: 400,
+            headers: { 'content-type': 'application/json' },
+          },
+        ),
+    );
+    const source = newSource();
+    const failed = await runRounds({ ...ctx, models: refused, source }, { owner: 'host:2', maxRounds: 1 });
+    expect(failed.reports.map((r) => r.outcome)).toEqual(['error:invalid_request']);
+    const again = await runRounds({ ...ctx, source }, { owner: 'host:2', maxRounds: 2 });
+    expect(again.reports.map((r) => r.reason)).toEqual([
+      `pushed to PR #${pr.number} (follow-up 1: failing checks)`,
+    ]);
+    // The first attempt's commit is still under the follow-up's.
+    expect(repo.fx.git(repo.fx.origin, 'rev-parse', `${branch}~1`)).toBe(first);
+    expect(openPulls(emulator)).toEqual([pr.number]);
+  });
+
+  it("a commit a reviewer pushed while the follow-up worked is not overwritten: the follow-up's push fails", {
+    timeout: 60_000,
+  }, async () => {
+    const fixture = await resolvedWithRealRefs();
+    const { ctx, newSource, gatedModels, branch, failCheck } = fixture;
+    failCheck();
+    let pushed = '';
+    const models = gatedModels(async (body) => {
+      if (pushed !== '' || !body.includes('FOLLOW-UP')) return;
+      const { seed } = repo.fx;
+      repo.fx.git(seed, 'fetch', '--quiet', 'origin');
+      repo.fx.git(seed, 'checkout', '--quiet', '-B', 'review-fix', `origin/${branch}`);
+      pushed = repo.fx.commitFiles(seed, { 'NOTES.md': 'a reviewer was here\n' }, 'reviewer fix');
+      repo.fx.git(seed, 'push', '--quiet', 'origin', `HEAD:${branch}`);
+    });
+    const run = await runRounds({ ...ctx, models, source: newSource() }, { owner: 'host:2', maxRounds: 1 });
+    expect(run.reports[0]?.outcome).not.toBe('resolved');
+    expect(repo.fx.git(repo.fx.origin, 'rev-parse', branch)).toBe(pushed);
   });
 });

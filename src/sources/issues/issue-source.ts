@@ -62,7 +62,16 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
         untrustedLogged.set(issue, decision.reason);
         await round.ledger.append('untrusted', { round: round.round, issue, reason: decision.reason });
       }
-      let plan = planRound({ issues, claims, trust, now: round.now, followUps: pending });
+      const planWith = (known: ReadonlyMap<number, ClaimView>) =>
+        planRound({
+          issues,
+          claims: known,
+          trust,
+          now: round.now,
+          followUps: pending,
+          withOpenPull: pulls.withOpenPull(),
+        });
+      let plan = planWith(claims);
       const unread = new Set<number>();
       // Imported history can only add records, so the trust read above still covers every candidate.
       for (;;) {
@@ -80,7 +89,7 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
         if (found.imported.length > 0) {
           await round.ledger.append('history_import', { round: round.round, issues: found.imported });
           claims = new Map((await round.store.list()).map((view) => [view.issue, view]));
-          plan = planRound({ issues, claims, trust, now: round.now, followUps: pending });
+          plan = planWith(claims);
         }
       }
       const known = claims;

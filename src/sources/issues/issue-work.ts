@@ -31,6 +31,8 @@ export interface IssueWorkOptions {
 export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, followUp?: FollowUp): SessionWork {
   const { config } = options;
   const followups = followUp ? followUp.pull.followups + 1 : undefined;
+  /** The PR branch's commit a follow-up started from: its push replaces that one or fails. */
+  let startedFrom: string | undefined;
   return {
     key: issue.number,
     subject: 'issue',
@@ -49,13 +51,12 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
       return followUp ? `${message}\n\n${renderFollowUp(followUp)}` : message;
     },
     // A follow-up continues the PR's branch; a first attempt starts from the freshly fetched base.
-    startPoint: (git) =>
-      fetchBranch(
-        options.checkout,
-        options.remote,
-        followUp ? issueBranch(issue.number) : options.baseBranch,
-        git,
-      ),
+    async startPoint(git) {
+      const branch = followUp ? issueBranch(issue.number) : options.baseBranch;
+      const sha = await fetchBranch(options.checkout, options.remote, branch, git);
+      if (followUp) startedFrom = sha;
+      return sha;
+    },
     async deliver(input, git) {
       const published = await publish(
         {
@@ -67,6 +68,9 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
           ...(config.pr.base ? { base: config.pr.base } : {}),
           draft: config.pr.draft,
           ...(followups !== undefined ? { followups } : {}),
+          ...(followUp && startedFrom
+            ? { continues: { pull: followUp.pull.number, from: startedFrom } }
+            : {}),
           onOpen: {
             labels: config.pr.labels,
             reviewers: config.pr.ready_when_green ? [] : config.pr.reviewers,

@@ -2,7 +2,12 @@ import type { ClaimView } from '../../claims/claim-store.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import type { TrustDecision } from '../../github/trust.js';
 import { DEPRIORITISE_AFTER_FAILURES, type RoundPlan } from '../../scheduler/plan-round.js';
-import { MERGED } from './pull-sweep.js';
+import { FOLLOWUPS_EXHAUSTED, MERGED, PR_CLOSED_NEEDS_HUMAN } from './pull-sweep.js';
+
+const PULL_NEEDS_HUMAN: Readonly<Record<string, string>> = {
+  [FOLLOWUPS_EXHAUSTED]: 'its pull request still needs work after pr.max_followups follow-ups',
+  [PR_CLOSED_NEEDS_HUMAN]: 'its pull request was closed without merging',
+};
 
 function wasInterrupted(claim: ClaimView | undefined): boolean {
   return claim?.last_outcome === 'interrupted' && claim.interrupted_at !== null;
@@ -20,8 +25,13 @@ export function planRound(input: {
   claims: ReadonlyMap<number, ClaimView>;
   trust: ReadonlyMap<number, TrustDecision>;
   now: number;
-  /** Resolved issues whose PR needs a follow-up session (its checks failed). */
+  /** Issues whose PR needs a follow-up session (its checks failed, a reviewer asked). */
   followUps?: ReadonlySet<number>;
+  /**
+   * Issues with an open PR of issueloop's: a failed follow-up is not a reason to start over from
+   * the base (that would replace the PR's branch); they are worked only as follow-ups.
+   */
+  withOpenPull?: ReadonlySet<number>;
 }): RoundPlan<BacklogIssue> {
   const skipped: RoundPlan<BacklogIssue>['skipped'] = [];
   const ready: Array<{ issue: BacklogIssue; rank: number; index: number }> = [];
@@ -40,13 +50,20 @@ export function planRound(input: {
     }
     // Resolved issues stay open and labelled until their PR merges; working them again would only
     // replace a PR that waits for a reviewer. `issueloop claims reset-failures` or `reset` reopens them.
-    if (claim?.last_outcome === 'resolved' && !input.followUps?.has(issue.number)) {
+    const awaitsReview = claim?.last_outcome === 'resolved' || input.withOpenPull?.has(issue.number);
+    if (awaitsReview && !input.followUps?.has(issue.number)) {
       skipped.push({ issue, reason: { kind: 'in_review' } });
       return;
     }
     // Its pull request merged: the issue is done, even if it was left open or labelled again.
     if (claim?.last_outcome === MERGED) {
       skipped.push({ issue, reason: { kind: 'merged' } });
+      return;
+    }
+    // Sent to a human after its PR (not only by the label, which may be missing or not excluded).
+    const afterPull = PULL_NEEDS_HUMAN[claim?.last_outcome ?? ''];
+    if (afterPull) {
+      skipped.push({ issue, reason: { kind: 'pull_needs_human', why: afterPull } });
       return;
     }
     const trust = input.trust.get(issue.number);

@@ -16,6 +16,11 @@ export interface PublishInput extends DeliveryInput {
   draft: boolean;
   /** A follow-up's number on this PR (its body keeps the count). */
   followups?: number;
+  /**
+   * A follow-up: the PR it continues and the branch commit it started from. Its push leases against
+   * that commit (a reviewer's push meanwhile is never overwritten), and the PR must still be open.
+   */
+  continues?: { pull: number; from: string };
   /** Put on a PR when it opens: `pr.labels`, and `pr.reviewers` unless they wait for green checks. */
   onOpen?: { labels: readonly string[]; reviewers: readonly string[] };
 }
@@ -49,7 +54,16 @@ export async function publish(
     git,
   );
   if (commit === undefined) throw new ReadBackError('nothing to commit');
-  const expected = await remoteBranchSha(input.checkout, input.remote, branch, git);
+  if (input.continues) {
+    const open = await github.pulls.findOpen(branch);
+    if (open?.number !== input.continues.pull) {
+      throw new ReadBackError(
+        `pull request #${input.continues.pull} is no longer open: the follow-up is not pushed`,
+      );
+    }
+  }
+  const expected =
+    input.continues?.from ?? (await remoteBranchSha(input.checkout, input.remote, branch, git));
   const pushed = await pushBranch(
     input.worktree,
     { remote: input.remote, branch, expectedRemoteSha: expected },

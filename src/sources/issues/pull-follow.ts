@@ -23,6 +23,9 @@ export function followPulls(options: IssueSourceOptions) {
   const followUps = new Map<number, FollowUp>();
   const failuresBySha = new Map<string, FailureDetail[]>();
   const reviewsByPull = new Map<number, { seen: string; requests: ReviewRequest[] }>();
+  const historyChecked = new Set<number>();
+  /** As the last sweep that could list them saw it (kept when a sweep fails). */
+  let withOpenPull = new Set<number>();
 
   /** A PR's waiting review threads; GraphQL is asked only when the PR changed since the last read. */
   const readReviews = (gate: TrustGate) => async (pull: PullDetail) => {
@@ -50,7 +53,9 @@ export function followPulls(options: IssueSourceOptions) {
           owner: round.owner,
           now: () => options.clock.now(),
           reviews: readReviews(github.trustGate()),
+          historyChecked,
         });
+        withOpenPull = swept.withOpenPull;
         await recordPullStates(swept.open, seen, round);
         if (options.config.pr.ready_when_green) await markGreenReady(options, swept.open, round);
         await collectFollowUps(github.client, swept.open, {
@@ -66,8 +71,10 @@ export function followPulls(options: IssueSourceOptions) {
         );
       }
     },
-    /** Resolved issues whose PR needs a follow-up now. */
+    /** Issues whose PR needs a follow-up now. */
     pending: (): Set<number> => new Set(followUps.keys()),
+    /** Issues with an open PR of issueloop's: worked only as its follow-ups. */
+    withOpenPull: (): ReadonlySet<number> => withOpenPull,
     followUp: (issue: number): FollowUp | undefined => followUps.get(issue),
   };
 }

@@ -17,8 +17,10 @@ import { type OpenPullState, type ReadReviews, readOpenPulls } from './open-pull
 
 /** The claim outcome of an issue whose pull request merged: it is never worked again. */
 export const MERGED = 'merged';
-/** The claim outcome of an issue whose pull request was closed without merging. */
+/** The claim outcome of an issue whose pull request was closed without merging (back in the queue). */
 export const PR_CLOSED = 'pr_closed';
+/** The same with `pr.on_closed: needs_human`: the planner leaves it to a human. */
+export const PR_CLOSED_NEEDS_HUMAN = 'pr_closed_needs_human';
 /**
  * The claim outcome of an issue whose PR still needs a follow-up (failing checks, unanswered review
  * threads) after `pr.max_followups` of them.
@@ -30,7 +32,12 @@ const SWEEP_TTL_MS = 5 * 60_000;
 
 export interface SweepInput {
   github: Pick<GitHubAdapter, 'pulls' | 'pullWatch' | 'tracking' | 'labels' | 'board' | 'issues'>;
-  claims: Pick<ClaimStore, 'get' | 'claim' | 'release'>;
+  claims: Pick<ClaimStore, 'get' | 'claim' | 'release' | 'importHistory'>;
+  /**
+   * Issues whose tracking comment this run has read already: an own PR's issue the store does not
+   * know (a new runner, every Actions job) gets its history from the comment once.
+   */
+  historyChecked?: Set<number>;
   config: Pick<Config, 'label' | 'pr' | 'model'>;
   ledger: Pick<Ledger, 'append'>;
   log: Log;
@@ -47,7 +54,12 @@ export interface SweepResult {
   closed: number[];
   /** The open PRs of issues that await review, as read this round. */
   open: OpenPullState[];
+  /** Issues with an open PR of issueloop's: they are worked only as follow-ups on its branch. */
+  withOpenPull: Set<number>;
 }
+
+/** Outcomes after which an issue is done with, or left to a human: no follow-up reads its PR. */
+const SETTLED = new Set([MERGED, FOLLOWUPS_EXHAUSTED, PR_CLOSED_NEEDS_HUMAN]);
 
 /**
  * A round's sweep of issueloop's pull requests that were merged or closed since the issue was
@@ -58,7 +70,7 @@ export interface SweepResult {
  * for what they need next. GitHub's errors are logged, never thrown: the next round tries again.
  */
 export async function sweepPulls(input: SweepInput): Promise<SweepResult> {
-  const result: SweepResult = { merged: [], closed: [], open: [] };
+  const result: SweepResult = { merged: [], closed: [], open: [], withOpenPull: new Set() };
   let pulls: OwnPull[];
   try {
     pulls = await input.github.pullWatch.ownPulls();
@@ -68,13 +80,16 @@ export async function sweepPulls(input: SweepInput): Promise<SweepResult> {
   }
   const awaiting: OwnPull[] = [];
   for (const pull of currentPulls(pulls)) {
-    const view = await input.claims.get(pull.issue);
-    if (view?.last_outcome !== 'resolved') continue;
+    const view = await knownClaim(input, pull.issue);
     if (pull.state === 'open') {
-      awaiting.push(pull);
+      result.withOpenPull.add(pull.issue);
+      // Resolved, or a follow-up that failed since (its PR still needs one): read what it needs.
+      if (view && !view.needs_human && !SETTLED.has(view.last_outcome ?? '')) awaiting.push(pull);
       continue;
     }
-    const booked = await book(input, pull, view, pull.merged ? MERGED : PR_CLOSED, (booking) =>
+    if (view?.last_outcome !== 'resolved') continue;
+    const closedAs = input.config.pr.on_closed === 'needs_human' ? PR_CLOSED_NEEDS_HUMAN : PR_CLOSED;
+    const booked = await book(input, pull, view, pull.merged ? MERGED : closedAs, (booking) =>
       pull.merged ? bookMerged(input, booking) : bookClosed(input, booking),
     );
     if (booked) (pull.merged ? result.merged : result.closed).push(pull.issue);
@@ -94,6 +109,27 @@ export async function sweepPulls(input: SweepInput): Promise<SweepResult> {
     );
   }
   return result;
+}
+
+/**
+ * The store's record of the issue; one it has never seen (a new runner) is first given the history
+ * its tracking comment keeps. A comment that cannot be read now leaves the PR for the next round.
+ */
+async function knownClaim(input: SweepInput, issue: number): Promise<ClaimView | undefined> {
+  const view = await input.claims.get(issue);
+  const checked = input.historyChecked;
+  if (view || !checked || checked.has(issue)) return view;
+  try {
+    const record = await input.github.tracking.readRecord(issue);
+    checked.add(issue);
+    if (record && (await input.claims.importHistory(issue, record))) return input.claims.get(issue);
+  } catch (err) {
+    input.log.warn(
+      { err: input.redact((err as Error).message), issue },
+      `could not read #${issue}'s history`,
+    );
+  }
+  return undefined;
 }
 
 /**
@@ -117,7 +153,8 @@ async function book(
       { err: input.redact((err as Error).message) },
       `could not book #${pull.issue}'s pull request`,
     );
-    await input.claims.release(claimed.lease, { outcome: 'resolved' });
+    // Released as it was, to try again next round.
+    await input.claims.release(claimed.lease, { outcome: view.last_outcome ?? 'resolved' });
     return false;
   }
   await input.claims.release(claimed.lease, { outcome });
@@ -133,17 +170,19 @@ async function book(
 }
 
 /**
- * Each issue's current pull request: its open one, else the one closed or merged last. A PR closed
+ * Each issue's current pull request: its open one, else the newest closed or merged one. A PR closed
  * before the issue was worked again is history: booking it again would undo the new attempt.
  */
 export function currentPulls(pulls: readonly OwnPull[]): OwnPull[] {
   const byIssue = new Map<number, OwnPull>();
   for (const pull of pulls) {
     const known = byIssue.get(pull.issue);
+    // PR numbers only grow: the newest PR of the branch is the current one (an old one commented on
+    // lately is not).
     const newer =
       !known ||
       (pull.state === 'open' && known.state !== 'open') ||
-      (pull.state === known.state && Date.parse(pull.updatedAt) > Date.parse(known.updatedAt));
+      (pull.state === known.state && pull.number > known.number);
     if (newer) byIssue.set(pull.issue, pull);
   }
   return [...byIssue.values()];

@@ -29,7 +29,7 @@ export async function unansweredRequests(
     let leftOut = 0;
     let waiting = false;
     for (const comment of thread.comments) {
-      const own = comment.author === who.self;
+      const own = sameAccount(comment.author, who.self);
       if (!own && !(await who.mayWrite(comment.author))) {
         leftOut += 1;
         continue;
@@ -48,4 +48,13 @@ export async function unansweredRequests(
     });
   }
   return requests;
+}
+
+/**
+ * GraphQL's `viewer.login` of an app is `name[bot]`, while its comments' `author.login` is `name`:
+ * the two are the same account.
+ */
+export function sameAccount(a: string, b: string): boolean {
+  const bare = (login: string) => login.toLowerCase().replace(/\[bot\]$/, '');
+  return bare(a) === bare(b);
 }

@@ -42,4 +42,9 @@ describe('review threads that wait for issueloop', () => {
     expect(await unansweredRequests([thread(pasted)], who)).toHaveLength(1);
     expect(await unansweredRequests([thread([comment('maint', 'fix')], true)], who)).toEqual([]);
   });
+
+  it("regression: an app's own replies count as its own (viewer says name[bot], its comments say name)", async () => {
+    const answered = [comment('maint', 'fix'), comment('issueloop', `Addressed. ${REPLY_MARKER}`)];
+    expect(await unansweredRequests([thread(answered)], who)).toEqual([]);
+  });
 });
