@@ -166,6 +166,11 @@ const PullRequestSchema = z.strictObject({
    * `reviewers` then (otherwise they are requested when the PR opens).
    */
   ready_when_green: z.boolean().default(false),
+  /**
+   * How often a run's rounds look at its open PRs (each PR is three conditional requests): the first
+   * round always does, later ones once this much has passed.
+   */
+  watch_interval: duration({ min: 0 }).prefault('1m'),
   author: z
     .strictObject({
       name: z.string().min(1).default('issueloop'),

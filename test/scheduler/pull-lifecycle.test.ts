@@ -3,9 +3,17 @@ import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { readLedger } from '../../src/session/ledger.js';
 import { BASE } from '../github/emulated.js';
-import { member, roundsFixture } from './rounds-fixture.js';
+import { manualClock, member, roundsFixture } from './rounds-fixture.js';
 
 const { repo, setup } = roundsFixture();
+
+/**
+ * The run's config for these tests: one empty round ends a run, and every round looks at the PRs
+ * (`pr.watch_interval: 0s`; the clock here does not move between runs).
+ */
+function watched(config: { pr?: Record<string, unknown> } & Record<string, unknown> = {}) {
+  return { empty_rounds: 1, ...config, pr: { watch_interval: '0s', ...config.pr } };
+}
 
 /** The numbers of the open PRs. */
 const openPulls = (emulator: { pulls(): Array<{ state: string; number: number }> }) =>
@@ -30,7 +38,7 @@ async function runKeepingFirstMessages(fixture: Awaited<ReturnType<typeof setup>
 
 /** A run that resolves one issue: its draft PR is open, its board item In Review. */
 async function resolvedByARun() {
-  const fixture = await setup({ empty_rounds: 1 });
+  const fixture = await setup(watched());
   const { gh, ctx } = fixture;
   const project = gh.emulator.project(1);
   const issue = gh.emulator.addIssue(member('Fix the greeting typo'));
@@ -101,7 +109,7 @@ describe('after the pull request', () => {
 /** A resolved issue on an emulator that reads the real branches of the fixture's origin. */
 async function resolvedWithRealRefs(config: Record<string, unknown> = {}) {
   const emulator = createGitHubEmulator({ baseUrl: BASE, origin: repo.fx.origin });
-  const fixture = await setup({ empty_rounds: 1, ...config }, emulator);
+  const fixture = await setup(watched(config), emulator);
   const issue = emulator.addIssue(member('Fix the greeting typo'));
   await runRounds(fixture.ctx, { owner: 'host:1' });
   const pr = emulator.pulls().find((p) => p.head.ref === `issueloop/issue-${issue}`);
@@ -145,6 +153,26 @@ describe('the cost of following pull requests', () => {
     await runRounds({ ...ctx, source }, { owner: 'host:2', maxRounds: 1 });
     expect(gh.emulator.requests.length).toBeGreaterThan(0);
     expect(gh.emulator.requests.filter((r) => r.charged).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+  });
+});
+
+describe('how often the PRs are looked at', () => {
+  it('regression: at most once per pr.watch_interval, not at every round (a round comes with every session end)', {
+    timeout: 30_000,
+  }, async () => {
+    // The default interval (1m), on a clock that moves only when told.
+    const { gh, ctx, clock, newSource } = await setup({ empty_rounds: 1 }, undefined, manualClock());
+    gh.emulator.addIssue(member('Fix the greeting typo'));
+    await runRounds(ctx, { owner: 'host:1', maxRounds: 1 });
+    const source = newSource();
+    const pullReads = () => gh.emulator.requests.filter((r) => r.path.includes('/pulls')).length;
+    await runRounds({ ...ctx, source }, { owner: 'host:2', maxRounds: 1 });
+    gh.emulator.resetRequests();
+    await runRounds({ ...ctx, source }, { owner: 'host:2', maxRounds: 1 });
+    expect(pullReads()).toBe(0);
+    clock.advance(60_000);
+    await runRounds({ ...ctx, source }, { owner: 'host:2', maxRounds: 1 });
+    expect(pullReads()).toBeGreaterThan(0);
   });
 });
 
@@ -258,7 +286,7 @@ describe('regression: review comments in the same second as the last read', () =
       origin: repo.fx.origin,
       now: () => Date.UTC(2026, 10, 25),
     });
-    const { ctx, newSource } = await setup({ empty_rounds: 1 }, emulator);
+    const { ctx, newSource } = await setup(watched(), emulator);
     const issue = emulator.addIssue(member('Fix the greeting typo'));
     await runRounds(ctx, { owner: 'host:1' });
     const pr = emulator.pulls().find((p) => p.head.ref === `issueloop/issue-${issue}`);

@@ -101,7 +101,7 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
       };
     },
 
-    session: (issue) => issueWork(issue, options, pulls.followUp(issue.number)),
+    session: (issue) => issueWork(issue, options, pulls.takeFollowUp(issue.number)),
 
     track: (issue, input) => trackIssue(options, issue, input, writes.inOrder),
 

@@ -1,8 +1,12 @@
+import pLimit from 'p-limit';
 import type { Log } from '../../core/logger.js';
 import type { Redactor } from '../../core/redact.js';
 import type { CheckSummary, OwnPull, PullDetail, PullWatch } from '../../github/pr-watch.js';
 import { decidePull, type PullDecision } from './pull-decide.js';
 import type { ReviewRequest } from './review-requests.js';
+
+/** Open PRs read at once. */
+const READ_CONCURRENCY = 4;
 
 /** One of issueloop's open pull requests as a round read it, and what it needs next. */
 export interface OpenPullState {
@@ -27,22 +31,25 @@ export async function readOpenPulls(
   pulls: readonly OwnPull[],
   options: { log: Log; redact: Redactor; reviews?: ReadReviews | undefined },
 ): Promise<OpenPullState[]> {
-  const states: OpenPullState[] = [];
-  for (const own of pulls) {
+  const read = async (own: OwnPull): Promise<OpenPullState | undefined> => {
     try {
       const pull = await watch.detail(own.number);
       const checks = await watch.checks(pull.headSha);
       const reviews = options.reviews ? await options.reviews(pull) : [];
       const decision = decidePull(pull, checks, { unanswered: reviews.length });
-      states.push({ pull, checks, reviews, decision });
+      return { pull, checks, reviews, decision };
     } catch (err) {
       options.log.warn(
         { err: options.redact((err as Error).message), pr: own.number },
         `could not read pull request #${own.number}`,
       );
+      return undefined;
     }
-  }
-  return states;
+  };
+  // A few PRs at a time: reads are not paced, and each PR waits on three round trips.
+  const limit = pLimit(READ_CONCURRENCY);
+  const states = await Promise.all(pulls.map((own) => limit(() => read(own))));
+  return states.filter((state): state is OpenPullState => state !== undefined);
 }
 
 /** One line for people and the ledger: `checks failed (test, lint)`, `conflicts with main`, … */

@@ -42,8 +42,14 @@ export function followPulls(options: IssueSourceOptions) {
     return requests;
   };
 
+  /** When the last sweep ran: rounds come whenever a session ends, the sweep at most this often. */
+  let sweptAt: number | undefined;
+
   return {
     async sweep(round: SweepRound): Promise<void> {
+      const now = options.clock.now();
+      if (sweptAt !== undefined && now - sweptAt < options.config.pr.watch_interval) return;
+      sweptAt = now;
       try {
         const swept = await sweepPulls({
           ...options,
@@ -75,7 +81,12 @@ export function followPulls(options: IssueSourceOptions) {
     pending: (): Set<number> => new Set(followUps.keys()),
     /** Issues with an open PR of issueloop's: worked only as its follow-ups. */
     withOpenPull: (): ReadonlySet<number> => withOpenPull,
-    followUp: (issue: number): FollowUp | undefined => followUps.get(issue),
+    /** The follow-up a session takes on: taken once (a sweep must see the PR again first). */
+    takeFollowUp(issue: number): FollowUp | undefined {
+      const followUp = followUps.get(issue);
+      followUps.delete(issue);
+      return followUp;
+    },
   };
 }
 
