@@ -37,7 +37,7 @@ export function issueWrites() {
 }
 
 /** Board and tracking comment never fail a session: their errors are logged and the work goes on. */
-async function quietly(
+export async function quietly(
   options: Pick<IssueSourceOptions, 'redact'>,
   log: Log,
   what: string,
@@ -48,6 +48,15 @@ async function quietly(
   } catch (err) {
     log.warn({ err: options.redact((err as Error).message) }, `${what} failed; continuing`);
   }
+}
+
+/** The needs-human label on an issue, created first if the repository lacks it. */
+export async function labelNeedsHuman(
+  labels: Pick<IssueSourceOptions['github']['labels'], 'ensureLabel' | 'addLabels'>,
+  issue: number,
+): Promise<void> {
+  await labels.ensureLabel(NEEDS_HUMAN_LABEL);
+  await labels.addLabels(issue, [NEEDS_HUMAN_LABEL]);
 }
 
 /** A tracking-comment edit followed by the next one within this long is left out (GitHub paces writes). */
@@ -172,10 +181,7 @@ async function writeOutcome(
     await boardMove('review');
     await track('review', { ...cost, ...(report.pr ? { prUrl: report.pr.url } : {}) });
   } else if (after?.needs_human) {
-    await quiet('needs-human label', async () => {
-      await github.labels.ensureLabel(NEEDS_HUMAN_LABEL);
-      await github.labels.addLabels(issue.number, [NEEDS_HUMAN_LABEL]);
-    });
+    await quiet('needs-human label', () => labelNeedsHuman(github.labels, issue.number));
     await boardMove('blocked');
     await track('blocked', { ...cost, lastFailure: redact(report.reason) });
   } else {

@@ -5,7 +5,7 @@ import type { Redactor } from '../../core/redact.js';
 import type { GitHubAdapter } from '../../github/adapter.js';
 import type { BoardPhase } from '../../github/board/board-state.js';
 import type { IssueState } from '../../github/issues.js';
-import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../github/labels.js';
+import { IN_PROGRESS_LABEL } from '../../github/labels.js';
 import type { OwnPull } from '../../github/pr-watch.js';
 import {
   emptyTrackingRecord,
@@ -13,6 +13,7 @@ import {
   type TrackingRecord,
 } from '../../github/tracking-comment.js';
 import type { Ledger } from '../../session/ledger.js';
+import { labelNeedsHuman, quietly } from './issue-tracker.js';
 import { type OpenPullState, type ReadReviews, readOpenPulls } from './open-pulls.js';
 
 /** The claim outcome of an issue whose pull request merged: it is never worked again. */
@@ -194,15 +195,6 @@ interface Booking {
   issue: IssueState;
 }
 
-/** Logs and swallows one write's failure: the rest of the bookkeeping still happens. */
-async function quietly(input: SweepInput, what: string, work: () => Promise<unknown>): Promise<void> {
-  try {
-    await work();
-  } catch (err) {
-    input.log.warn({ err: input.redact((err as Error).message) }, `${what} failed; continuing`);
-  }
-}
-
 function finalRecord(view: ClaimView, outcome: string, at: string): TrackingRecord {
   return {
     ...emptyTrackingRecord(at),
@@ -220,13 +212,13 @@ async function write(
 ): Promise<void> {
   const board = input.github.board;
   if (board) {
-    await quietly(input, `board move of #${pull.issue} to ${step.board}`, async () => {
+    await quietly(input, input.log, `board move of #${pull.issue} to ${step.board}`, async () => {
       await board.setStatus({ number: pull.issue, nodeId: issue.nodeId }, step.board);
       await input.ledger.append('board_move', { issue: pull.issue, phase: step.board });
     });
   }
   const at = new Date(input.now()).toISOString();
-  await quietly(input, `tracking comment of #${pull.issue}`, () =>
+  await quietly(input, input.log, `tracking comment of #${pull.issue}`, () =>
     input.github.tracking.upsert(pull.issue, {
       phase: step.phase,
       attempt: view.attempts,
@@ -243,7 +235,7 @@ async function bookMerged(input: SweepInput, booking: Booking): Promise<void> {
   await write(input, booking, { board: 'done', phase: 'done', outcome: MERGED });
   const present = (label: string) => issue.labels.some((l) => l.toLowerCase() === label.toLowerCase());
   for (const label of [input.config.label, IN_PROGRESS_LABEL].filter(present)) {
-    await quietly(input, `removing ${label} from #${pull.issue}`, () =>
+    await quietly(input, input.log, `removing ${label} from #${pull.issue}`, () =>
       input.github.labels.removeLabel(pull.issue, label),
     );
   }
@@ -254,10 +246,9 @@ async function bookClosed(input: SweepInput, booking: Booking): Promise<void> {
   const { pull } = booking;
   const why = `pull request #${pull.number} was closed without merging`;
   if (input.config.pr.on_closed === 'needs_human') {
-    await quietly(input, 'needs-human label', async () => {
-      await input.github.labels.ensureLabel(NEEDS_HUMAN_LABEL);
-      await input.github.labels.addLabels(pull.issue, [NEEDS_HUMAN_LABEL]);
-    });
+    await quietly(input, input.log, 'needs-human label', () =>
+      labelNeedsHuman(input.github.labels, pull.issue),
+    );
     await write(input, booking, { board: 'blocked', phase: 'blocked', outcome: PR_CLOSED, lastFailure: why });
   } else {
     await write(input, booking, { board: 'queued', phase: 'queued', outcome: PR_CLOSED, lastFailure: why });
@@ -275,10 +266,9 @@ async function bookExhausted(
   const why = left.checks
     ? `the checks of pull request #${pull.number} still fail after ${sessions}`
     : `review threads on pull request #${pull.number} still wait for changes after ${sessions}`;
-  await quietly(input, 'needs-human label', async () => {
-    await input.github.labels.ensureLabel(NEEDS_HUMAN_LABEL);
-    await input.github.labels.addLabels(pull.issue, [NEEDS_HUMAN_LABEL]);
-  });
+  await quietly(input, input.log, 'needs-human label', () =>
+    labelNeedsHuman(input.github.labels, pull.issue),
+  );
   await write(input, booking, {
     board: 'blocked',
     phase: 'blocked',
