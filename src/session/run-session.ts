@@ -5,7 +5,7 @@ import { GitTamperedError } from './git/git-state.js';
 import { addWorktree, GitError, removeWorktree, resetBranch } from './git/index.js';
 import type { SessionInput, SessionReport } from './session-report.js';
 import { createSessionState, type SessionState } from './session-state.js';
-import { ReadBackError, type SessionWork } from './session-work.js';
+import { type Prepared, ReadBackError, type SessionWork } from './session-work.js';
 import { validateWork } from './validate.js';
 import { describeSetupFailure, runVerify } from './verify.js';
 import { type GuardedWorktree, guardWorktree } from './worktree-guard.js';
@@ -24,12 +24,18 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
     input.onPhase?.('working');
     const prepared = await prepareWorktree(state);
     if ('report' in prepared) return prepared.report;
-    const { guarded, base } = prepared;
-    await openEngine(state, guarded);
-    const first = await state.turn(input.work.firstMessage(input.resume));
-    const failed = await validateWork(state, first, guarded, base, guarded.git);
+    const { guarded, base, harness } = prepared;
+    /** A turn of the agent, which is started (with the work's first message) on the first one. */
+    const turn = async (message?: string) => {
+      if (state.engine) return state.turn(message ?? '');
+      await openEngine(state, guarded);
+      const first = input.work.firstMessage(input.resume);
+      return state.turn(message === undefined ? first : `${first}\n\n${message}`);
+    };
+    const first = harness.agent ? await turn() : undefined;
+    const failed = await validateWork(state, first, guarded, { base, git: guarded.git, turn });
     if (failed) return failed;
-    return await deliver(state, guarded, base);
+    return await deliver(state, guarded, { base, harness });
   } catch (err) {
     return failureReport(state, err);
   } finally {
@@ -40,7 +46,7 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
 /** The worktree on the work's branch, guarded for the agent, with `session.setup` run in it. */
 async function prepareWorktree(
   state: SessionState,
-): Promise<{ guarded: GuardedWorktree; base: string } | { report: SessionReport }> {
+): Promise<{ guarded: GuardedWorktree; base: string; harness: Prepared } | { report: SessionReport }> {
   const { input, git } = state;
   const { work, config } = input;
   const base = await work.startPoint(git);
@@ -49,6 +55,8 @@ async function prepareWorktree(
     git,
   );
   state.startedAt = base;
+  // Before the sandbox and the git snapshot: what the harness does here is part of the start.
+  const harness = work.prepare ? await work.prepare(state.worktree, git) : { agent: true };
   const guarded = await guardWorktree({
     path: state.worktree,
     branch: work.branch,
@@ -61,7 +69,7 @@ async function prepareWorktree(
     remember: state.remember,
   });
   state.worktree = guarded.worktree;
-  if (!config.session.setup) return { guarded, base };
+  if (!config.session.setup) return { guarded, base, harness };
   const setup = await runVerify(config.session.setup, {
     cwd: state.worktree,
     env: state.scrubbed,
@@ -72,7 +80,7 @@ async function prepareWorktree(
   });
   state.remember('setup', { passed: setup.passed, exitCode: setup.exitCode, durationMs: setup.durationMs });
   if (input.signal.aborted) return { report: state.report('interrupted', 'interrupted during setup') };
-  if (setup.passed) return { guarded, base };
+  if (setup.passed) return { guarded, base, harness };
   state.keep = true;
   return { report: state.report('error:invalid_request', describeSetupFailure(setup)) };
 }
@@ -117,15 +125,22 @@ async function openEngine(state: SessionState, guarded: GuardedWorktree): Promis
   if (opened.scratch) state.scratch = opened.scratch;
 }
 
-/** Validated work handed over (commit, push, draft PR; or the task file's branch), unless it adds a secret. */
-async function deliver(state: SessionState, guarded: GuardedWorktree, base: string): Promise<SessionReport> {
+/**
+ * Validated work handed over (commit, push, draft PR; or the task file's branch), unless it adds a
+ * secret. Work the harness did alone (a clean merge of the base) is handed over with its summary.
+ */
+async function deliver(
+  state: SessionState,
+  guarded: GuardedWorktree,
+  start: { base: string; harness: Prepared },
+): Promise<SessionReport> {
   const { input } = state;
   const result = state.result;
-  if (!result) throw new Error('deliver: the engine has not run');
+  if (!result && start.harness.agent) throw new Error('deliver: the engine has not run');
   input.onPhase?.('publishing');
   // The verify command ran in the sandbox too, and a fix-up turn may have followed it.
   await guarded.reclaim();
-  const secret = await guarded.secretsInDiff(base);
+  const secret = await guarded.secretsInDiff(start.harness.scanFrom ?? start.base);
   if (secret) {
     state.keep = true;
     return state.report('refused', secret);
@@ -133,13 +148,13 @@ async function deliver(state: SessionState, guarded: GuardedWorktree, base: stri
   const { reason, ...handedOver } = await input.work.deliver(
     {
       worktree: state.worktree,
-      summary: result.finalText,
+      summary: result?.finalText ?? start.harness.summary ?? '',
       filesChanged: state.filesChanged,
       ...(state.verify ? { verify: state.verify } : {}),
-      costUsd: result.totals.costUsd,
+      costUsd: result?.totals.costUsd ?? 0,
       model: state.model,
-      modelCalls: result.totals.modelCalls,
-      toolCalls: result.totals.toolCalls,
+      modelCalls: result?.totals.modelCalls ?? 0,
+      toolCalls: result?.totals.toolCalls ?? 0,
     },
     guarded.git,
   );

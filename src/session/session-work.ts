@@ -17,6 +17,24 @@ export interface ResumeContext {
   hint?: string;
 }
 
+/**
+ * What the harness did in the fresh worktree before any agent (a follow-up merging its PR's base).
+ */
+export interface Prepared {
+  /**
+   * False when the harness's own change needs no agent: it is verified and delivered as it is, and
+   * the agent is started only if the verify command fails (with the failure as its first task).
+   */
+  agent: boolean;
+  /** The delivery's summary when no agent ran. */
+  summary?: string;
+  /**
+   * What the secret scan compares against instead of the start point: the base a merge brought in
+   * (its commits are already public on the default branch; only what the branch adds is scanned).
+   */
+  scanFrom?: string;
+}
+
 /** What the harness hands over once the work is validated. */
 export interface DeliveryInput {
   worktree: string;
@@ -64,6 +82,16 @@ export interface SessionWork {
   firstMessage(resume: ResumeContext | undefined): string;
   /** The revision the branch starts from. */
   startPoint(git: GitOptions): Promise<string>;
+  /**
+   * Run by the harness in the new worktree, before the sandbox is built over it and before any agent:
+   * a follow-up merges its PR's base here. Without it the agent starts at once.
+   */
+  prepare?(worktree: string, git: GitOptions): Promise<Prepared>;
+  /**
+   * What the harness still finds undone in the worktree after a turn, before the verify command (a
+   * merge's conflict markers): one sentence for the agent's fix-up turn, or undefined.
+   */
+  unfinished?(worktree: string): Promise<string | undefined>;
   /** Commits the validated work and hands it over (a pushed branch and a draft PR, or a local branch). */
   deliver(input: DeliveryInput, git: GitOptions): Promise<Delivered>;
 }

@@ -104,6 +104,20 @@ describe('pull requests on real refs (origin)', () => {
     expect(() => emulator.mergePull(pr.number, 'maintainer')).toThrow(/not mergeable/);
   });
 
+  it('says behind and refuses to merge (405) when the base requires up-to-date branches and moved; clean without the rule', async () => {
+    const { emulator, pr } = await setup();
+    await repo.commitOn('main', { 'other.txt': 'other\n' }, 'Other work');
+    expect((await getPull(emulator, pr.number)).json.mergeable_state).toBe('clean');
+    emulator.requireUpToDate('main');
+    const got = await getPull(emulator, pr.number);
+    expect(got.json).toMatchObject({ mergeable: true, mergeable_state: 'behind' });
+    const refused = await call(emulator, 'PUT', `${REPO}/pulls/${pr.number}/merge`, { body: {} });
+    expect(refused).toMatchObject({
+      status: 405,
+      json: { message: 'Head branch is out of date. Review and try the merge again.' },
+    });
+  });
+
   it('reports unstable while a check of the head fails or is pending, clean once all pass', async () => {
     const { emulator, pr } = await setup();
     const run = emulator.addCheckRun({

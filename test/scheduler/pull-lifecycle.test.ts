@@ -3,17 +3,9 @@ import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { readLedger } from '../../src/session/ledger.js';
 import { BASE } from '../github/emulated.js';
-import { manualClock, member, roundsFixture } from './rounds-fixture.js';
+import { manualClock, member, roundsFixture, watched } from './rounds-fixture.js';
 
-const { repo, setup } = roundsFixture();
-
-/**
- * The run's config for these tests: one empty round ends a run, and every round looks at the PRs
- * (`pr.watch_interval: 0s`; the clock here does not move between runs).
- */
-function watched(config: { pr?: Record<string, unknown> } & Record<string, unknown> = {}) {
-  return { empty_rounds: 1, ...config, pr: { watch_interval: '0s', ...config.pr } };
-}
+const { repo, setup, resolvedWithRealRefs } = roundsFixture();
 
 /** The numbers of the open PRs. */
 const openPulls = (emulator: { pulls(): Array<{ state: string; number: number }> }) =>
@@ -105,36 +97,6 @@ describe('after the pull request', () => {
     expect(states).toEqual(['no checks; mergeable', 'checks running: test', 'checks failed (test)']);
   });
 });
-
-/** A resolved issue on an emulator that reads the real branches of the fixture's origin. */
-async function resolvedWithRealRefs(config: Record<string, unknown> = {}) {
-  const emulator = createGitHubEmulator({ baseUrl: BASE, origin: repo.fx.origin });
-  const fixture = await setup(watched(config), emulator);
-  const issue = emulator.addIssue(member('Fix the greeting typo'));
-  await runRounds(fixture.ctx, { owner: 'host:1' });
-  const pr = emulator.pulls().find((p) => p.head.ref === `issueloop/issue-${issue}`);
-  if (!pr) throw new Error('setup: no pull request');
-  const branch = `issueloop/issue-${issue}`;
-  const failCheck = () =>
-    emulator.addCheckRun({
-      ref: branch,
-      name: 'test',
-      status: 'completed',
-      conclusion: 'failure',
-      output: { title: '1 test failed', summary: 'no test covers greet()' },
-      annotations: [
-        {
-          path: 'greet.js',
-          start_line: 1,
-          end_line: 1,
-          annotation_level: 'failure',
-          message: 'greet() is untested',
-        },
-      ],
-      log: '2026-11-25T10:00:00.0000000Z > npm test\n2026-11-25T10:00:01.0000000Z Error: no test file for greet.js\n',
-    });
-  return { ...fixture, emulator, issue, pr, branch, failCheck };
-}
 
 describe('the cost of following pull requests', () => {
   it('a round in which no pull request changed costs no charged request (backlog, PRs, checks, reviews)', {

@@ -8,16 +8,20 @@ import {
   reply,
   type ScriptedReply,
 } from '../../src/sandbox/anthropic/index.js';
-import type { GitHubEmulator } from '../../src/sandbox/github/index.js';
+import { createGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/github/index.js';
+import { runRounds } from '../../src/scheduler/run-rounds.js';
 import type { WorkContext } from '../../src/scheduler/work-item.js';
 import { openLedger } from '../../src/session/ledger.js';
 import { createIssueSource } from '../../src/sources/issues/issue-source.js';
-import { emulated } from '../github/emulated.js';
+import { BASE, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 import { testSandboxHost } from '../helpers/sandbox.js';
 import { GREETING_TYPO, useSessionRepo } from '../session/git/git-fixture.js';
+
+/** greet.js once a conflict between the PR's fix and main's new line is resolved. */
+export const RESOLVED_GREETING = "export const greet = () => 'hello';\nexport const wave = () => 'bye';\n";
 
 /**
  * The scripted agent: fixes the typo for issues titled "typo", adds a test file in a follow-up of a PR
@@ -26,6 +30,24 @@ import { GREETING_TYPO, useSessionRepo } from '../session/git/git-fixture.js';
 export function agentScript(request: ParsedMessagesRequest): ScriptedReply {
   const first = JSON.stringify(request.messages[0]?.content ?? '');
   if (request.messages.length > 1) return reply.text('Done.');
+  // A follow-up of a PR whose base moved: a conflict in greet.js, resolved keeping both sides.
+  if (first.includes('the merge stopped on conflicts') && !first.includes('leave the markers')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'create', path: 'greet.js', file_text: RESOLVED_GREETING },
+      },
+    ]);
+  }
+  // The base merged cleanly but broke the verify command (`grep -q ok STATUS`).
+  if (first.includes('without a conflict, but the verify command fails')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'create', path: 'STATUS', file_text: 'ok\n' },
+      },
+    ]);
+  }
   // A follow-up of a PR whose checks failed: the failing test wanted a test file.
   if (first.includes('FOLLOW-UP')) {
     return reply.toolUse([
@@ -126,7 +148,48 @@ export function roundsFixture() {
     return { gh, ctx, claims, ledger, clock, log, newSource, gatedModels, answeredModels };
   }
 
-  return { repo, setup };
+  /**
+   * A resolved issue (its draft PR open) on an emulator that reads the real branches of the fixture's
+   * origin, with `failCheck` to fail a check on the PR's head. `body` is the issue's.
+   */
+  async function resolvedWithRealRefs(config: Record<string, unknown> = {}, body = 'please') {
+    const emulator = createGitHubEmulator({ baseUrl: BASE, origin: repo.fx.origin });
+    const fixture = await setup(watched(config), emulator);
+    const issue = emulator.addIssue({ ...member('Fix the greeting typo'), body });
+    await runRounds(fixture.ctx, { owner: 'host:1' });
+    const pr = emulator.pulls().find((p) => p.head.ref === `issueloop/issue-${issue}`);
+    if (!pr) throw new Error('setup: no pull request');
+    const branch = `issueloop/issue-${issue}`;
+    const failCheck = () =>
+      emulator.addCheckRun({
+        ref: branch,
+        name: 'test',
+        status: 'completed',
+        conclusion: 'failure',
+        output: { title: '1 test failed', summary: 'no test covers greet()' },
+        annotations: [
+          {
+            path: 'greet.js',
+            start_line: 1,
+            end_line: 1,
+            annotation_level: 'failure',
+            message: 'greet() is untested',
+          },
+        ],
+        log: '2026-11-25T10:00:00.0000000Z > npm test\n2026-11-25T10:00:01.0000000Z Error: no test file for greet.js\n',
+      });
+    return { ...fixture, emulator, issue, pr, branch, failCheck };
+  }
+
+  return { repo, setup, resolvedWithRealRefs };
+}
+
+/**
+ * The run's config for the pull request tests: one empty round ends a run, and every round looks at
+ * the PRs (`pr.watch_interval: 0s`; the clock here does not move between runs).
+ */
+export function watched(config: { pr?: Record<string, unknown> } & Record<string, unknown> = {}) {
+  return { empty_rounds: 1, ...config, pr: { watch_interval: '0s', ...config.pr } };
 }
 
 /** A fake clock that moves only when a test advances it. */

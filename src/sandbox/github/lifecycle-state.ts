@@ -9,6 +9,8 @@ export interface Lifecycle {
   readonly statuses: StatusRecord[];
   readonly reviews: ReviewRecord[];
   readonly reviewComments: ReviewCommentRecord[];
+  /** Branches whose protection requires a PR to be up to date with them before it merges. */
+  readonly strictBranches: Set<string>;
 }
 
 export function createLifecycle(origin: string | undefined): Lifecycle {
@@ -18,5 +20,6 @@ export function createLifecycle(origin: string | undefined): Lifecycle {
     statuses: [],
     reviews: [],
     reviewComments: [],
+    strictBranches: new Set(),
   };
 }

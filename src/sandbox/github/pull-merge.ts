@@ -9,15 +9,16 @@ import type { MergeMethod } from './types.js';
 export interface Mergeability {
   mergeable: boolean | null;
   /** GitHub's `mergeable_state`. */
-  state: 'dirty' | 'draft' | 'unstable' | 'clean' | 'unknown';
+  state: 'dirty' | 'draft' | 'behind' | 'unstable' | 'clean' | 'unknown';
 }
 
 /**
  * What `GET /pulls/{n}` says about merging, in GitHub's order of precedence: conflicts (`dirty`,
- * from `git merge-tree` when there is an `origin`), then `draft`, then `unstable` when a check or
- * status of the head failed or is still pending, else `clean`. Without branch protection GitHub
- * never says `blocked` or `behind`, and neither does the emulator. A closed PR is no longer
- * computed: null and `unknown`.
+ * from `git merge-tree` when there is an `origin`), then `draft`, then `behind` when the base's
+ * protection requires branches to be up to date (`strictBranches`) and the base has commits the head
+ * lacks, then `unstable` when a check or status of the head failed or is still pending, else
+ * `clean`. The emulator has no other protection rule, so it never says `blocked`. A closed PR is no
+ * longer computed: null and `unknown`.
  */
 export function mergeability(store: Store, issue: IssueRecord): Mergeability {
   const pull = requirePull(issue);
@@ -26,6 +27,12 @@ export function mergeability(store: Store, issue: IssueRecord): Mergeability {
   const origin = store.lifecycle.origin;
   if (origin && origin.mergeTree(base, head) === undefined) return { mergeable: false, state: 'dirty' };
   if (pull.draft) return { mergeable: true, state: 'draft' };
+  if (
+    origin &&
+    store.lifecycle.strictBranches.has(pull.baseRef) &&
+    origin.commitsBetween(head, base).length > 0
+  )
+    return { mergeable: true, state: 'behind' };
   return { mergeable: true, state: checksPass(store, head) ? 'clean' : 'unstable' };
 }
 
@@ -40,6 +47,7 @@ export interface MergeOptions {
 export type MergeOutcome = { ok: true; sha: string } | { ok: false; status: 405 | 409; message: string };
 
 export const NOT_MERGEABLE = 'Pull Request is not mergeable';
+const BEHIND = 'Head branch is out of date. Review and try the merge again.';
 const HEAD_MODIFIED = 'Head branch was modified. Review and try the merge again.';
 
 /** The merger as git records them on GitHub: their noreply address; GitHub itself commits. */
@@ -158,6 +166,7 @@ export function mergePull(
   const { head } = pullShas(store, issue);
   if (options.sha !== undefined && options.sha !== head)
     return { ok: false, status: 409, message: HEAD_MODIFIED };
+  if (mergeability(store, issue).state === 'behind') return { ok: false, status: 405, message: BEHIND };
   const origin = store.lifecycle.origin;
   const sha = origin
     ? mergeInOrigin(store, origin, issue, actor, options)

@@ -90,7 +90,7 @@ export interface PullJson extends PullSimpleJson {
   merged: boolean;
   /** Null while GitHub computes it (right after creation) and once the PR is closed. */
   mergeable: boolean | null;
-  mergeable_state: 'dirty' | 'draft' | 'unstable' | 'clean' | 'unknown';
+  mergeable_state: 'dirty' | 'draft' | 'behind' | 'unstable' | 'clean' | 'unknown';
   merged_by: UserJson | null;
   comments: number;
   review_comments: number;

@@ -7,7 +7,14 @@ import type { GitHubEmulator } from './types.js';
 
 type LifecycleSeeding = Pick<
   GitHubEmulator,
-  'mergePull' | 'closePull' | 'addCheckRun' | 'updateCheckRun' | 'addStatus' | 'addReview' | 'addReviewReply'
+  | 'mergePull'
+  | 'closePull'
+  | 'requireUpToDate'
+  | 'addCheckRun'
+  | 'updateCheckRun'
+  | 'addStatus'
+  | 'addReview'
+  | 'addReviewReply'
 >;
 
 function pullOf(store: Store, number: number): IssueRecord {
@@ -33,6 +40,9 @@ export function lifecycleSeeding(store: Store, defaultLogin: string): LifecycleS
       const issue = pullOf(store, number);
       if (issue.state === 'closed') throw new Error(`emulator: #${number} is already closed`);
       closePull(store, issue, actor);
+    },
+    requireUpToDate(branch) {
+      store.lifecycle.strictBranches.add(branch);
     },
     addCheckRun(seed) {
       const run = addCheckRun(store, seed);

@@ -202,6 +202,8 @@ export interface GitHubEmulator {
    */
   mergePull(number: number, actor: string, options?: { method?: MergeMethod }): string;
   closePull(number: number, actor: string): void;
+  /** Branch protection on `branch` that requires PRs to be up to date with it (`mergeable_state: behind`). */
+  requireUpToDate(branch: string): void;
   addCheckRun(run: SeedCheckRun): { id: number; jobId: number };
   updateCheckRun(id: number, changes: CheckRunChanges): void;
   addStatus(refOrSha: string, status: SeedStatus): void;

@@ -23,9 +23,16 @@ function assertAuthor(author: CommitAuthor): void {
   }
 }
 
+/** Whether a merge is under way (MERGE_HEAD is set): its commit has two parents. */
+async function merging(run: GitOptions & { cwd: string }): Promise<boolean> {
+  const head = await runGit(['rev-parse', '-q', '--verify', 'MERGE_HEAD'], { ...run, okExitCodes: [1] });
+  return head.exitCode === 0;
+}
+
 /**
  * Stages everything (`add -A`) and commits it as `author`, who is also the committer. Returns the
- * new sha, or undefined when there was nothing to commit (no empty commit is made).
+ * new sha, or undefined when there was nothing to commit (no empty commit is made, except the commit
+ * of a merge under way).
  */
 export async function commitAll(
   worktree: string,
@@ -36,7 +43,8 @@ export async function commitAll(
   const run = { ...options, cwd: worktree };
   await runGit(['add', '-A'], run);
   const staged = await runGit(['diff', '--cached', '--quiet', '--no-ext-diff'], { ...run, okExitCodes: [1] });
-  if (staged.exitCode === 0) return undefined;
+  // A merge whose resolution keeps the branch's tree is still a commit to make: it records the merge.
+  if (staged.exitCode === 0 && !(await merging(run))) return undefined;
   const { name, email } = input.author;
   // GIT_AUTHOR_*/GIT_COMMITTER_* outrank both -c and --author, so a caller's environment could
   // otherwise sign the commit as someone else.

@@ -5,13 +5,24 @@ import { sanitizeIssueText } from '../../github/sanitize.js';
 import type { ReviewRequest } from './review-requests.js';
 
 /**
- * A follow-up session's reason: its PR's checks failed on the head commit, or reviewers with write
- * access asked for changes. Failing checks come first (`decidePull`); a follow-up carries one of them.
+ * A follow-up session's reason: its PR's base moved (it conflicts, or a protected base wants it up
+ * to date), its checks failed on the head commit, or reviewers with write access asked for changes.
+ * `decidePull` gives them in that order; a follow-up carries one of them.
  */
 export interface FollowUp {
   pull: PullDetail;
   failures: FailureDetail[];
   reviews: ReviewRequest[];
+  /** The base moved: the harness merges it into the branch before any agent. */
+  base?: { moved: 'conflict' | 'behind' };
+}
+
+/** How the harness's merge of the base went, for the agent's first message. */
+export interface BaseMerge {
+  /** The base's commit that was merged. */
+  sha: string;
+  /** Files the merge left with conflicts; empty when it was clean (the agent fixes the verify). */
+  conflicted: readonly string[];
 }
 
 const MAX_HUNK = 1_500;
@@ -21,6 +32,7 @@ const bounded = (text: string, max: number) => (text.length > max ? `${text.slic
 
 /** What the follow-up is for, in a few words (the report's reason, the PR body's footer). */
 export function followUpKind(followUp: FollowUp): string {
+  if (followUp.base) return followUp.base.moved === 'conflict' ? 'a conflict with the base' : 'a moved base';
   return followUp.failures.length > 0 ? 'failing checks' : 'review comments';
 }
 
@@ -29,9 +41,10 @@ export function followUpKind(followUp: FollowUp): string {
  * annotations and log tail, or each review thread with its place in the diff and its conversation.
  * CI output and review comments are untrusted (sanitised and bounded); the message says so.
  */
-export function renderFollowUp(followUp: FollowUp): string {
+export function renderFollowUp(followUp: FollowUp, merge?: BaseMerge): string {
   const { pull } = followUp;
   const where = `your pull request #${pull.number} for this issue (branch ${pull.headRef})`;
+  if (followUp.base && merge) return renderBaseMerge(where, pull.baseRef, merge);
   const intro =
     followUp.failures.length > 0
       ? `FOLLOW-UP: ${where} is open, and its checks failed on commit ${pull.headSha.slice(0, 12)}. The branch already holds your earlier change; the worktree is on it. Make the failing checks pass without dropping the fix for the issue.`
@@ -45,6 +58,20 @@ export function renderFollowUp(followUp: FollowUp): string {
     parts.push(renderThread(request, i + 1));
   });
   return parts.join('\n\n');
+}
+
+/** Names come from git (the repository's own paths); they are still quoted as data. */
+function renderBaseMerge(where: string, base: string, merge: BaseMerge): string {
+  const merged = `The harness merged ${base} (commit ${merge.sha.slice(0, 12)}) into the branch`;
+  if (merge.conflicted.length === 0) {
+    return `FOLLOW-UP: ${base} moved since ${where} was pushed. ${merged} without a conflict, but the verify command fails on the result. Make it pass, keeping both what ${base} changed and your fix for the issue. Do not run git merge, rebase or reset: the harness commits the merge.`;
+  }
+  const files = merge.conflicted.map((path) => `- ${sanitizeIssueText(path).text}`);
+  return [
+    `FOLLOW-UP: ${base} moved since ${where} was pushed, and the branch conflicts with it. ${merged}; the merge stopped on conflicts in these files, which now hold conflict markers (<<<<<<<, =======, >>>>>>>):`,
+    ...files,
+    `Resolve each one: keep what ${base} changed and your fix for the issue, and remove every marker line. Do not run git merge, rebase or reset: the harness commits the merge once no marker is left.`,
+  ].join('\n');
 }
 
 function renderFailure(failure: FailureDetail): string {

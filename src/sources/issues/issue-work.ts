@@ -8,6 +8,7 @@ import { sanitizeIssueText } from '../../github/sanitize.js';
 import { fetchBranch } from '../../session/git/index.js';
 import type { RemoteRef } from '../../session/git/remote.js';
 import type { SessionWork } from '../../session/session-work.js';
+import { baseMerge } from './base-merge.js';
 import { answerThreads, type FollowUp, followUpKind, renderFollowUp } from './follow-up.js';
 import { publish } from './publish.js';
 
@@ -33,6 +34,7 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
   const followups = followUp ? followUp.pull.followups + 1 : undefined;
   /** The PR branch's commit a follow-up started from: its push replaces that one or fails. */
   let startedFrom: string | undefined;
+  const merge = followUp?.base ? baseMerge(followUp, { ...options, author: config.pr.author }) : undefined;
   return {
     key: issue.number,
     subject: 'issue',
@@ -48,8 +50,9 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
         interruptedContext: resume?.interruptedContext,
         hint: resume?.hint,
       });
-      return followUp ? `${message}\n\n${renderFollowUp(followUp)}` : message;
+      return followUp ? `${message}\n\n${renderFollowUp(followUp, merge?.result())}` : message;
     },
+    ...(merge ? { prepare: merge.prepare, unfinished: merge.unfinished } : {}),
     // A follow-up continues the PR's branch; a first attempt starts from the freshly fetched base.
     async startPoint(git) {
       const branch = followUp ? issueBranch(issue.number) : options.baseBranch;
@@ -65,6 +68,7 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
           remote: options.remote,
           issue,
           author: config.pr.author,
+          ...(merge ? { commitMessage: merge.message(issue.number) } : {}),
           ...(config.pr.base ? { base: config.pr.base } : {}),
           draft: config.pr.draft,
           ...(followups !== undefined ? { followups } : {}),

@@ -60,6 +60,8 @@ export function describeDecision(state: OpenPullState): string {
       return decision.why;
     case 'conflict':
       return `conflicts with ${pull.baseRef}`;
+    case 'behind':
+      return `behind ${pull.baseRef}`;
     case 'ci_failed':
       return `checks failed (${decision.failed.map((f) => f.name).join(', ')})`;
     case 'changes_requested':

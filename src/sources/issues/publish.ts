@@ -12,6 +12,8 @@ export interface PublishInput extends DeliveryInput {
   remote: RemoteRef;
   issue: { number: number; title: string };
   author: { name: string; email: string };
+  /** Instead of the issue's (a follow-up's merge of its base). */
+  commitMessage?: string;
   base?: string;
   draft: boolean;
   /** A follow-up's number on this PR (its body keeps the count). */
@@ -50,7 +52,7 @@ export async function publish(
   const title = renderPullRequestTitle(input.issue);
   const commit = await commitAll(
     input.worktree,
-    { message: renderCommitMessage(input.issue), author: input.author },
+    { message: input.commitMessage ?? renderCommitMessage(input.issue), author: input.author },
     git,
   );
   if (commit === undefined) throw new ReadBackError('nothing to commit');

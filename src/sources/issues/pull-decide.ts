@@ -9,6 +9,8 @@ export type PullDecision =
   | { kind: 'wait'; why: string }
   /** The base moved and the branch conflicts with it. */
   | { kind: 'conflict' }
+  /** The base moved and branch protection wants the branch up to date with it before a merge. */
+  | { kind: 'behind' }
   /** Every check completed and at least one failed. */
   | { kind: 'ci_failed'; failed: FailedCheck[] }
   /** A reviewer with write access asked for changes issueloop has not answered. */
@@ -22,12 +24,14 @@ export interface ReviewState {
 }
 
 /**
- * The order matters: a conflicting branch is fixed first (its checks may not even run); pending
+ * The order matters: a conflicting branch is fixed first (its checks may not even run), and a branch
+ * behind a protected base is brought up to date next (its checks run again anyway); pending
  * checks are waited for, not guessed; a failed check comes before review comments (the reviewer
  * would see red anyway); green only when nothing is left.
  */
 export function decidePull(pull: PullDetail, checks: CheckSummary, review: ReviewState): PullDecision {
   if (pull.mergeable === false || pull.mergeableState === 'dirty') return { kind: 'conflict' };
+  if (pull.mergeableState === 'behind') return { kind: 'behind' };
   if (checks.state === 'pending')
     return { kind: 'wait', why: `checks running: ${checks.pending.join(', ')}` };
   if (checks.state === 'failed') return { kind: 'ci_failed', failed: checks.failed };

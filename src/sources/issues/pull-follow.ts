@@ -115,9 +115,9 @@ async function recordPullStates(
 }
 
 /**
- * The follow-ups the next rounds may claim: each open PR whose checks failed, with what failed (its
- * annotations and log, read once per head commit), or with review threads waiting. A PR that no
- * longer needs one drops out.
+ * The follow-ups the next rounds may claim: each open PR whose base moved (conflicting, or behind a
+ * protected base), whose checks failed, with what failed (its annotations and log, read once per
+ * head commit), or with review threads waiting. A PR that no longer needs one drops out.
  */
 async function collectFollowUps(
   client: IssueSourceOptions['github']['client'],
@@ -131,6 +131,10 @@ async function collectFollowUps(
 ): Promise<void> {
   into.followUps.clear();
   for (const { pull, decision, reviews } of states) {
+    if (decision.kind === 'conflict' || decision.kind === 'behind') {
+      into.followUps.set(pull.issue, { pull, failures: [], reviews: [], base: { moved: decision.kind } });
+      continue;
+    }
     if (decision.kind === 'changes_requested') {
       into.followUps.set(pull.issue, { pull, failures: [], reviews });
       continue;

@@ -76,6 +76,12 @@ describe('what an open pull request needs next', () => {
     );
   });
 
+  it('a branch behind a protected base is brought up to date before its checks are judged', () => {
+    expect(decidePull(pull({ mergeableState: 'behind' }), failed, { unanswered: 1 })).toEqual({
+      kind: 'behind',
+    });
+  });
+
   it('pending checks are waited for, not guessed', () => {
     expect(decidePull(pull(), pending, { unanswered: 2 })).toEqual({
       kind: 'wait',

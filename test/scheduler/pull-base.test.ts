@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { runRounds } from '../../src/scheduler/run-rounds.js';
+import { readLedger } from '../../src/session/ledger.js';
+import { RESOLVED_GREETING, roundsFixture } from './rounds-fixture.js';
+
+const { repo, setup, resolvedWithRealRefs } = roundsFixture();
+type Fixture = Awaited<ReturnType<typeof setup>>;
+
+/** Commits `files` on origin's main, as a maintainer merging other work would; returns the new tip. */
+function moveMain(files: Record<string, string>, message: string): string {
+  const { seed } = repo.fx;
+  repo.fx.git(seed, 'fetch', '--quiet', 'origin');
+  repo.fx.git(seed, 'checkout', '--quiet', '-B', 'main', 'origin/main');
+  const sha = repo.fx.commitFiles(seed, files, message);
+  repo.fx.git(seed, 'push', '--quiet', 'origin', 'HEAD:main');
+  return sha;
+}
+
+/** The parents of a commit of origin's. */
+const parents = (rev: string) =>
+  repo.fx.git(repo.fx.origin, 'rev-list', '--parents', '-n', '1', rev).split(' ').slice(1);
+
+/** A follow-up run on a new source, counting the model calls and keeping the sessions' first messages. */
+async function followUpRun(fixture: Fixture, maxRounds = 2) {
+  let modelCalls = 0;
+  const firstMessages: string[] = [];
+  const models = fixture.gatedModels(async (body) => {
+    modelCalls += 1;
+    const parsed = JSON.parse(body) as { messages: Array<{ content: unknown }> };
+    if (parsed.messages.length === 1) firstMessages.push(JSON.stringify(parsed.messages[0]?.content));
+  });
+  const summary = await runRounds(
+    { ...fixture.ctx, models, source: fixture.newSource() },
+    { owner: 'host:2', maxRounds },
+  );
+  return { summary, modelCalls: () => modelCalls, firstMessages };
+}
+
+describe('a pull request whose base moved', () => {
+  it('conflicting: the harness merges the base, the agent resolves the conflicted files, the merge commit is pushed (no force)', {
+    timeout: 60_000,
+  }, async () => {
+    const fixture = await resolvedWithRealRefs();
+    const { issue, pr, branch } = fixture;
+    const before = repo.fx.git(repo.fx.origin, 'rev-parse', branch);
+    const mainTip = moveMain(
+      { 'greet.js': "export const greet = () => 'helo!';\nexport const wave = () => 'bye';\n" },
+      'main: a louder greeting and a wave',
+    );
+    const { summary, firstMessages } = await followUpRun(fixture);
+    expect(summary.reports.map((r) => [r.issue, r.outcome, r.reason])).toEqual([
+      [issue, 'resolved', `pushed to PR #${pr.number} (follow-up 1: a conflict with the base)`],
+    ]);
+    expect(firstMessages[0]).toContain(`The harness merged main (commit ${mainTip.slice(0, 12)})`);
+    expect(firstMessages[0]).toContain('the merge stopped on conflicts in these files');
+    expect(firstMessages[0]).toContain('- greet.js');
+    // A merge commit on top of the old head: nothing rewritten, main's commit in it.
+    const head = repo.fx.git(repo.fx.origin, 'rev-parse', branch);
+    expect(parents(head)).toEqual([before, mainTip]);
+    expect(repo.fx.git(repo.fx.origin, 'show', `${branch}:greet.js`)).toBe(RESOLVED_GREETING.trimEnd());
+    expect(repo.fx.git(repo.fx.origin, 'log', '-1', '--format=%s', branch)).toBe(`Merge main into ${branch}`);
+    // GitHub now finds it mergeable: the PR merges, and main has both changes.
+    fixture.emulator.mergePull(pr.number, 'maintainer');
+    expect(repo.fx.git(repo.fx.origin, 'show', 'main:greet.js')).toBe(RESOLVED_GREETING.trimEnd());
+  });
+
+  it('regression: conflict markers left in a file end the follow-up unpushed, however the verify command did', {
+    timeout: 60_000,
+  }, async () => {
+    // The scripted agent leaves the markers when the issue says so; `grep 'hello'` passes on them.
+    const fixture = await resolvedWithRealRefs({ verify: { retries: 1 } }, 'please; leave the markers');
+    const { branch } = fixture;
+    const before = repo.fx.git(repo.fx.origin, 'rev-parse', branch);
+    moveMain({ 'greet.js': "export const greet = () => 'helo!';\n" }, 'main: a louder greeting');
+    const { summary } = await followUpRun(fixture, 1);
+    expect(summary.reports.map((r) => [r.outcome, r.reason])).toEqual([
+      ['verify_failed', 'Conflict markers are still in greet.js: the merge of main is not resolved.'],
+    ]);
+    expect(repo.fx.git(repo.fx.origin, 'rev-parse', branch)).toBe(before);
+    await fixture.ctx.ledger.flush();
+    const { events } = await readLedger(fixture.ctx.ledger.file);
+    // The agent was told once, in a fix-up turn, before the attempt ended.
+    expect(events.filter((e) => e.type === 'unfinished')).toHaveLength(2);
+  });
+
+  it('behind a protected base, merging cleanly: verified and pushed by the harness alone, with no model call', {
+    timeout: 60_000,
+  }, async () => {
+    const fixture = await resolvedWithRealRefs({ pr: { draft: false } });
+    const { emulator, issue, pr, branch } = fixture;
+    emulator.requireUpToDate('main');
+    const before = repo.fx.git(repo.fx.origin, 'rev-parse', branch);
+    const mainTip = moveMain({ 'README.md': '# widgets\n' }, 'main: a readme');
+    expect(() => emulator.mergePull(pr.number, 'maintainer')).toThrow(/out of date/);
+    const { summary, modelCalls } = await followUpRun(fixture);
+    expect(summary.reports.map((r) => [r.issue, r.outcome, r.reason, r.costUsd])).toEqual([
+      [issue, 'resolved', `pushed to PR #${pr.number} (follow-up 1: a moved base)`, 0],
+    ]);
+    expect(modelCalls()).toBe(0);
+    expect(parents(repo.fx.git(repo.fx.origin, 'rev-parse', branch))).toEqual([before, mainTip]);
+    expect(summary.reports[0]?.verify?.passed).toBe(true);
+    emulator.mergePull(pr.number, 'maintainer');
+    expect(repo.fx.git(repo.fx.origin, 'show', 'main:README.md')).toBe('# widgets');
+  });
+
+  it('merging cleanly but failing the verify command: the agent is started then, told what the merge broke', {
+    timeout: 60_000,
+  }, async () => {
+    moveMain({ STATUS: 'ok\n' }, 'main: status ok');
+    const fixture = await resolvedWithRealRefs({
+      pr: { draft: false },
+      verify: { command: 'grep -q "\'hello\'" greet.js && grep -q ok STATUS' },
+    });
+    const { emulator, issue, pr, branch } = fixture;
+    emulator.requireUpToDate('main');
+    moveMain({ STATUS: 'bad\n' }, 'main: status bad');
+    const { summary, firstMessages } = await followUpRun(fixture);
+    expect(summary.reports.map((r) => [r.issue, r.outcome, r.reason])).toEqual([
+      [issue, 'resolved', `pushed to PR #${pr.number} (follow-up 1: a moved base)`],
+    ]);
+    expect(firstMessages).toHaveLength(1);
+    expect(firstMessages[0]).toContain('without a conflict, but the verify command fails');
+    expect(firstMessages[0]).toContain('grep -q ok STATUS');
+    expect(repo.fx.git(repo.fx.origin, 'show', `${branch}:STATUS`)).toBe('ok');
+    expect(parents(repo.fx.git(repo.fx.origin, 'rev-parse', branch))).toHaveLength(2);
+  });
+});
