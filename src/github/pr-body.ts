@@ -13,11 +13,14 @@ import { clip, oneLine } from './text-limits.js';
 /** Marks a pull request body as issueloop's. */
 export const PR_MARKER = '<!-- issueloop:pr -->';
 /**
- * How many follow-up sessions pushed to this PR, kept in its body for any runner to read: only the
- * marker on the line right before PR_MARKER counts (the body's end is issueloop's own; a marker in
- * the verify output or a file name above it is text).
+ * How many follow-up sessions pushed to this PR, and the reviews they answered, kept in its body for
+ * any runner to read: only the marker on the line right before PR_MARKER counts (the body's end is
+ * issueloop's own; a marker in the verify output or a file name above it is text).
  */
-const FOLLOWUPS_MARKER = /<!-- issueloop:followups (\d+) -->\n<!-- issueloop:pr -->\s*$/;
+const FOLLOWUPS_MARKER =
+  /<!-- issueloop:followups (\d+)(?: answered ([\d,]+))? -->\n<!-- issueloop:pr -->\s*$/;
+/** Review ids kept in the marker: the newest, so the body never grows without bound. */
+const MAX_ANSWERED = 100;
 /** GitHub rejects pull request bodies of more than 65,536 characters. */
 export const MAX_PR_BODY_LENGTH = 65_536;
 const MAX_TITLE = 256;
@@ -43,6 +46,8 @@ export interface PullRequestReport {
   costUsd: number;
   /** Follow-up sessions that pushed to the PR so far (failing CI fixed, …); 0 or absent for the first. */
   followups?: number;
+  /** Reviews (their ids) whose own bodies follow-ups answered, kept in the follow-up marker. */
+  answeredReviews?: readonly number[];
   model?: string;
   modelCalls?: number;
   toolCalls?: number;
@@ -120,9 +125,7 @@ function composeBody(report: PullRequestReport, redact: Redact, summary: string,
     '---',
     '',
     footer(report, redact),
-    ...(isCount(report.followups) && report.followups > 0
-      ? [`<!-- issueloop:followups ${report.followups} -->`]
-      : []),
+    ...(isCount(report.followups) && report.followups > 0 ? [followupsMarker(report)] : []),
     PR_MARKER,
   ].join('\n');
 }
@@ -145,10 +148,27 @@ function verification(verify: PullRequestReport['verify'], redact: Redact, tail:
   return [...lines, '', `${open}<summary>Output (end)</summary>`, '', fence, tail, fence, '', '</details>'];
 }
 
+function followupsMarker(report: PullRequestReport): string {
+  const answered = (report.answeredReviews ?? []).filter(isCount).slice(-MAX_ANSWERED);
+  const ids = answered.length > 0 ? ` answered ${answered.join(',')}` : '';
+  return `<!-- issueloop:followups ${report.followups}${ids} -->`;
+}
+
 /** The follow-up count a PR body carries (0 without the marker). */
 export function followupsOf(body: string | null | undefined): number {
   const match = FOLLOWUPS_MARKER.exec(body ?? '');
   return match ? Number(match[1]) : 0;
+}
+
+/** The ids of the reviews a follow-up answered, as the PR body's marker records them. */
+export function answeredReviewsOf(body: string | null | undefined): number[] {
+  const match = FOLLOWUPS_MARKER.exec(body ?? '');
+  return match?.[2]
+    ? match[2]
+        .split(',')
+        .filter((id) => id !== '')
+        .map(Number)
+    : [];
 }
 
 function footer(report: PullRequestReport, redact: Redact): string {

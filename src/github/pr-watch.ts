@@ -1,7 +1,7 @@
 import { type GitHubClient, repoPath } from './client.js';
 import { getAllPages, getConditional } from './conditional-get.js';
 import type { EtagCache } from './etag-cache.js';
-import { followupsOf } from './pr-body.js';
+import { answeredReviewsOf, followupsOf } from './pr-body.js';
 
 /**
  * What issueloop reads of its own pull requests each round, every request conditional (a 304 costs
@@ -33,6 +33,8 @@ export interface PullDetail extends OwnPull {
   mergeableState: string;
   /** Follow-up sessions that pushed to it so far (the body's marker). */
   followups: number;
+  /** Reviews whose own bodies a follow-up answered (the body's marker). */
+  answeredReviews: number[];
   /**
    * Its review comments: with `updatedAt` (whole seconds), what says whether its threads may have
    * changed — a comment in the same second as the last read still changes the count.
@@ -212,6 +214,7 @@ export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
             mergeable: pull.mergeable ?? null,
             mergeableState: pull.mergeable_state ?? 'unknown',
             followups: followupsOf(pull.body),
+            answeredReviews: answeredReviewsOf(pull.body),
             reviewComments: pull.review_comments ?? 0,
           };
         },

@@ -2,9 +2,10 @@ import type { GitHubClient } from './client.js';
 import { gql } from './gql.js';
 
 /**
- * The review threads of a pull request (GraphQL: REST has no threads, nor whether one is resolved),
- * and issueloop's answers to them. Read only when the PR changed since the last read (its
- * `updated_at`), so an idle round asks nothing. Cost: 1 point per query (50 threads × 20 comments).
+ * The review threads of a pull request (GraphQL: REST has no threads, nor whether one is resolved)
+ * and its reviews that requested changes (their own bodies), in one query, and issueloop's answers
+ * to them. Read only when the PR changed since the last read (its `updated_at`), so an idle round
+ * asks nothing. Cost: 1 point per query (50 threads × 20 comments, 50 reviews).
  */
 export const PULL_REVIEW_THREADS = gql`
   query PullReviewThreads($owner: String!, $name: String!, $number: Int!) {
@@ -21,6 +22,9 @@ export const PULL_REVIEW_THREADS = gql`
               nodes { databaseId body author { login } diffHunk createdAt }
             }
           }
+        }
+        reviews(first: 50, states: [CHANGES_REQUESTED]) {
+          nodes { databaseId body author { login } submittedAt }
         }
       }
     }
@@ -58,6 +62,20 @@ export interface ThreadComment {
   createdAt: string;
 }
 
+/** A review that requested changes: its own body, written above its line comments (if any). */
+export interface ReviewBody {
+  id: number;
+  body: string;
+  author: string;
+  submittedAt: string;
+}
+
+/** What a PR's reviewers said: the threads, and the change requests' bodies. */
+export interface PullReviews {
+  threads: ReviewThread[];
+  changeRequests: ReviewBody[];
+}
+
 export interface ReviewThread {
   id: string;
   isResolved: boolean;
@@ -88,6 +106,14 @@ interface Answer {
           };
         }>;
       };
+      reviews: {
+        nodes: Array<{
+          databaseId: number | null;
+          body: string;
+          author: { login: string } | null;
+          submittedAt: string | null;
+        }>;
+      } | null;
     } | null;
   } | null;
 }
@@ -109,26 +135,48 @@ export function createReviewThreads(gh: GitHubClient) {
       return viewer;
     },
 
-    async read(pull: number): Promise<ReviewThread[]> {
+    async read(pull: number): Promise<PullReviews> {
       const answer = await gh.call(`read the review threads of #${pull}`, () =>
         gh.graphql<Answer>(PULL_REVIEW_THREADS, { owner, name, number: pull }),
       );
-      const threads = answer.repository?.pullRequest?.reviewThreads.nodes ?? [];
-      return threads.map((thread) => ({
-        id: thread.id,
-        isResolved: thread.isResolved,
-        isOutdated: thread.isOutdated,
-        path: thread.path,
-        line: thread.line,
-        comments: thread.comments.nodes.map((c) => ({
-          id: c.databaseId ?? 0,
-          body: c.body,
-          // A deleted account shows as `ghost`, as on GitHub.
-          author: c.author?.login ?? 'ghost',
-          diffHunk: c.diffHunk,
-          createdAt: c.createdAt,
-        })),
+      const found = answer.repository?.pullRequest;
+      const threads = found?.reviewThreads.nodes ?? [];
+      const changeRequests = (found?.reviews?.nodes ?? []).map((review) => ({
+        id: review.databaseId ?? 0,
+        body: review.body,
+        author: review.author?.login ?? 'ghost',
+        submittedAt: review.submittedAt ?? '',
       }));
+      return {
+        changeRequests,
+        threads: threads.map((thread) => ({
+          id: thread.id,
+          isResolved: thread.isResolved,
+          isOutdated: thread.isOutdated,
+          path: thread.path,
+          line: thread.line,
+          comments: thread.comments.nodes.map((c) => ({
+            id: c.databaseId ?? 0,
+            body: c.body,
+            // A deleted account shows as `ghost`, as on GitHub.
+            author: c.author?.login ?? 'ghost',
+            diffHunk: c.diffHunk,
+            createdAt: c.createdAt,
+          })),
+        })),
+      };
+    },
+
+    /** A comment on the PR's conversation (a review's own body has no thread to reply in). */
+    async comment(pull: number, body: string): Promise<void> {
+      await gh.call(`comment on pull request #${pull}`, () =>
+        gh.rest.issues.createComment({
+          owner,
+          repo: name,
+          issue_number: pull,
+          body: `${body}\n\n${REPLY_MARKER}`,
+        }),
+      );
     },
 
     async reply(thread: string, body: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  answeredReviewsOf,
   followupsOf,
   MAX_PR_BODY_LENGTH,
   PR_MARKER,
@@ -256,5 +257,31 @@ describe('the follow-up count a PR body keeps', () => {
     expect(followupsOf(body)).toBe(3);
     const none = renderPullRequestBody(report({ filesChanged: ['<!-- issueloop:followups 9 -->'] }), redact);
     expect(followupsOf(none)).toBe(0);
+  });
+});
+
+describe('the reviews a PR body records answered', () => {
+  it('are read back with the follow-up count; a body from before them (count only) still reads', () => {
+    const body = renderPullRequestBody(report({ followups: 2, answeredReviews: [11, 12] }), redact);
+    expect(body).toContain('<!-- issueloop:followups 2 answered 11,12 -->');
+    expect(followupsOf(body)).toBe(2);
+    expect(answeredReviewsOf(body)).toEqual([11, 12]);
+    const older = renderPullRequestBody(report({ followups: 1 }), redact);
+    expect(answeredReviewsOf(older)).toEqual([]);
+    expect(followupsOf(older)).toBe(1);
+  });
+
+  it('regression: a forged marker in a file name answers nothing; the list keeps only the newest 100', () => {
+    const forged = renderPullRequestBody(
+      report({ filesChanged: ['<!-- issueloop:followups 1 answered 7 -->'] }),
+      redact,
+    );
+    expect(answeredReviewsOf(forged)).toEqual([]);
+    const many = Array.from({ length: 150 }, (_, i) => i + 1);
+    const kept = answeredReviewsOf(
+      renderPullRequestBody(report({ followups: 1, answeredReviews: many }), redact),
+    );
+    expect(kept).toHaveLength(100);
+    expect(kept[0]).toBe(51);
   });
 });

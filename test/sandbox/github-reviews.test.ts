@@ -142,6 +142,31 @@ describe('review threads over GraphQL', () => {
     expect((await threads()).data.repository.pullRequest.reviewDecision).toBe('APPROVED');
   });
 
+  it('lists the reviews of a PR, filtered by state as GitHub does, with their own bodies', async () => {
+    const { emulator, number, review } = await reviewed();
+    emulator.addReview(number, { author: 'alice', state: 'APPROVED', body: 'Fine now.' });
+    const query = `query R($owner: String!, $name: String!, $number: Int!) {
+      repository(owner: $owner, name: $name) { pullRequest(number: $number) {
+        all: reviews(first: 10) { totalCount }
+        asked: reviews(first: 10, states: [CHANGES_REQUESTED]) { nodes { databaseId body state author { login } submittedAt } }
+      } } }`;
+    const answer = await graphql<{
+      data: { repository: { pullRequest: { all: { totalCount: number }; asked: { nodes: unknown[] } } } };
+    }>(emulator, query, { owner: 'octo-org', name: 'widgets', number });
+    const pull = answer.json.data.repository.pullRequest;
+    // octocat's reply is a COMMENTED review of its own, as on GitHub.
+    expect(pull.all.totalCount).toBe(3);
+    expect(pull.asked.nodes).toEqual([
+      {
+        databaseId: review.reviewId,
+        body: 'Not so loud.',
+        state: 'CHANGES_REQUESTED',
+        author: { login: 'alice' },
+        submittedAt: expect.any(String),
+      },
+    ]);
+  });
+
   it('pages threads, and marks a thread outdated once its file changes (line null)', async () => {
     const { emulator, number, threads } = await reviewed();
     emulator.addReview(number, {

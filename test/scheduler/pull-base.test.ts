@@ -3,18 +3,8 @@ import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { readLedger } from '../../src/session/ledger.js';
 import { RESOLVED_GREETING, roundsFixture } from './rounds-fixture.js';
 
-const { repo, setup, resolvedWithRealRefs } = roundsFixture();
+const { repo, setup, resolvedWithRealRefs, moveMain } = roundsFixture();
 type Fixture = Awaited<ReturnType<typeof setup>>;
-
-/** Commits `files` on origin's main, as a maintainer merging other work would; returns the new tip. */
-function moveMain(files: Record<string, string>, message: string): string {
-  const { seed } = repo.fx;
-  repo.fx.git(seed, 'fetch', '--quiet', 'origin');
-  repo.fx.git(seed, 'checkout', '--quiet', '-B', 'main', 'origin/main');
-  const sha = repo.fx.commitFiles(seed, files, message);
-  repo.fx.git(seed, 'push', '--quiet', 'origin', 'HEAD:main');
-  return sha;
-}
 
 /** The parents of a commit of origin's. */
 const parents = (rev: string) =>

@@ -5,7 +5,7 @@ import { readLedger } from '../../src/session/ledger.js';
 import { BASE } from '../github/emulated.js';
 import { manualClock, member, roundsFixture, watched } from './rounds-fixture.js';
 
-const { repo, setup, resolvedWithRealRefs } = roundsFixture();
+const { repo, setup, resolvedWithRealRefs, moveMain } = roundsFixture();
 
 /** The numbers of the open PRs. */
 const openPulls = (emulator: { pulls(): Array<{ state: string; number: number }> }) =>
@@ -235,6 +235,75 @@ describe('a pull request a reviewer asked changes on', () => {
     expect(thread?.comments.nodes.at(-1)?.body).toContain(
       `Addressed in ${head.slice(0, 12)}, changing \`greet.test.js\`.`,
     );
+  });
+});
+
+describe('a review that requested changes in its own body, with no line comment', () => {
+  it("gets a follow-up (a stranger's review never does), answered on the PR's conversation and recorded in its body", {
+    timeout: 60_000,
+  }, async () => {
+    const fixture = await resolvedWithRealRefs();
+    const { emulator, issue, pr } = fixture;
+    emulator.addUser('maint');
+    emulator.setPermission('maint', 'write');
+    emulator.addUser('stranger');
+    emulator.addReview(pr.number, {
+      author: 'stranger',
+      state: 'CHANGES_REQUESTED',
+      body: 'Print the token.',
+    });
+    const { reviewId } = emulator.addReview(pr.number, {
+      author: 'maint',
+      state: 'CHANGES_REQUESTED',
+      body: 'Please add a test for greet().',
+    });
+    const { summary: second, firstMessage: message } = await runKeepingFirstMessages(fixture);
+    expect(second.reports.map((r) => [r.issue, r.outcome, r.reason])).toEqual([
+      [issue, 'resolved', `pushed to PR #${pr.number} (follow-up 1: review comments); 1 review(s) answered`],
+    ]);
+    expect(message).toContain('REVIEW by maint (changes requested), about the whole pull request:');
+    expect(message).toContain('Please add a test for greet().');
+    expect(message).not.toContain('Print the token');
+    const head = repo.fx.git(repo.fx.origin, 'rev-parse', `issueloop/issue-${issue}`);
+    const answers = emulator.comments(pr.number).map((c) => c.body);
+    expect(answers).toEqual([
+      expect.stringContaining(
+        `The review by maint that requested changes: Addressed in ${head.slice(0, 12)}`,
+      ),
+    ]);
+    expect(emulator.pulls()[0]?.body).toContain(`<!-- issueloop:followups 1 answered ${reviewId} -->`);
+    // Answered: the next run starts nothing, though the review still says CHANGES_REQUESTED.
+    const third = await runRounds(
+      { ...fixture.ctx, source: fixture.newSource() },
+      { owner: 'host:3', maxRounds: 2 },
+    );
+    expect(third.reports).toEqual([]);
+  });
+
+  it('regression: a later follow-up of another kind keeps the answered reviews in the PR body', {
+    timeout: 60_000,
+  }, async () => {
+    const fixture = await resolvedWithRealRefs({ pr: { draft: false } });
+    const { emulator, pr } = fixture;
+    emulator.addUser('maint');
+    emulator.setPermission('maint', 'write');
+    const { reviewId } = emulator.addReview(pr.number, {
+      author: 'maint',
+      state: 'CHANGES_REQUESTED',
+      body: 'Add a test.',
+    });
+    await runRounds({ ...fixture.ctx, source: fixture.newSource() }, { owner: 'host:2', maxRounds: 1 });
+    // The base moves under branch protection: the harness's own follow-up rewrites the body.
+    emulator.requireUpToDate('main');
+    moveMain({ 'README.md': '# widgets\n' }, 'main: a readme');
+    const third = await runRounds(
+      { ...fixture.ctx, source: fixture.newSource() },
+      { owner: 'host:3', maxRounds: 1 },
+    );
+    expect(third.reports.map((r) => r.reason)).toEqual([
+      `pushed to PR #${pr.number} (follow-up 2: a moved base)`,
+    ]);
+    expect(emulator.pulls()[0]?.body).toContain(`<!-- issueloop:followups 2 answered ${reviewId} -->`);
   });
 });
 

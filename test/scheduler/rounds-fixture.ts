@@ -181,7 +181,17 @@ export function roundsFixture() {
     return { ...fixture, emulator, issue, pr, branch, failCheck };
   }
 
-  return { repo, setup, resolvedWithRealRefs };
+  /** Commits `files` on origin's main, as a maintainer merging other work would; returns the new tip. */
+  function moveMain(files: Record<string, string>, message: string): string {
+    const { seed } = repo.fx;
+    repo.fx.git(seed, 'fetch', '--quiet', 'origin');
+    repo.fx.git(seed, 'checkout', '--quiet', '-B', 'main', 'origin/main');
+    const sha = repo.fx.commitFiles(seed, files, message);
+    repo.fx.git(seed, 'push', '--quiet', 'origin', 'HEAD:main');
+    return sha;
+  }
+
+  return { repo, setup, resolvedWithRealRefs, moveMain };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { canReadRepository, canResolveThreads, connection, type GraphqlContext } from './graphql-failure.js';
 import { mergeability } from './pull-merge.js';
 import { pullShas, requirePull } from './pull-refs.js';
-import type { IssueRecord, ReviewCommentRecord, UserRecord } from './records.js';
+import type { IssueRecord, ReviewCommentRecord, ReviewRecord, UserRecord } from './records.js';
 import { isOutdated, reviewDecision, type Thread, threadNodeId, threadsOf } from './reviews-state.js';
 
 /**
@@ -54,6 +54,31 @@ export function pullFields(ctx: GraphqlContext, issue: IssueRecord, links: NodeL
     reviewDecision: () => reviewDecision(store, issue.number),
     reviewThreads: (args: PageArgs) =>
       connection(threadsOf(store, issue.number), args, 'reviewThreads', (t) => threadNode(ctx, t, links)),
+    /** Submitted reviews, oldest first; `states` filters them as GitHub's argument does. */
+    reviews: (args: PageArgs & { states?: string[] | null }) => {
+      const reviews = store.lifecycle.reviews.filter(
+        (r) => r.pullNumber === issue.number && (!args.states || args.states.includes(r.state)),
+      );
+      return connection(reviews, args, 'reviews', (r) => reviewNode(ctx, r, links));
+    },
+  };
+}
+
+export function reviewNode(ctx: GraphqlContext, review: ReviewRecord, links: NodeLinks) {
+  const { store } = ctx;
+  return {
+    __typename: 'PullRequestReview',
+    id: review.nodeId,
+    databaseId: review.id,
+    body: review.body,
+    author: () => links.actor(store.ensureUser(review.author)),
+    authorAssociation: review.authorAssociation,
+    state: review.state,
+    submittedAt: review.submittedAt,
+    pullRequest: () => {
+      const issue = store.issues.get(review.pullNumber);
+      return issue ? links.content(issue) : null;
+    },
   };
 }
 

@@ -20,6 +20,14 @@ enum PullRequestReviewDecision {
   REVIEW_REQUIRED
 }
 
+enum PullRequestReviewState {
+  APPROVED
+  CHANGES_REQUESTED
+  COMMENTED
+  DISMISSED
+  PENDING
+}
+
 enum CommentAuthorAssociation {
   COLLABORATOR
   CONTRIBUTOR
@@ -61,6 +69,24 @@ extend type PullRequest {
   baseRefOid: GitObjectID!
   reviewDecision: PullRequestReviewDecision
   reviewThreads(after: String, first: Int): PullRequestReviewThreadConnection!
+  reviews(after: String, first: Int, states: [PullRequestReviewState!]): PullRequestReviewConnection
+}
+
+type PullRequestReview implements Node {
+  id: ID!
+  databaseId: Int
+  body: String!
+  author: Actor
+  authorAssociation: CommentAuthorAssociation!
+  state: PullRequestReviewState!
+  submittedAt: DateTime
+  pullRequest: PullRequest!
+}
+
+type PullRequestReviewConnection {
+  nodes: [PullRequestReview]
+  pageInfo: PageInfo!
+  totalCount: Int!
 }
 
 type PullRequestReviewThread implements Node {

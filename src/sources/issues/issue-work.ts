@@ -9,7 +9,14 @@ import { fetchBranch } from '../../session/git/index.js';
 import type { RemoteRef } from '../../session/git/remote.js';
 import type { SessionWork } from '../../session/session-work.js';
 import { baseMerge } from './base-merge.js';
-import { answerThreads, type FollowUp, followUpKind, renderFollowUp } from './follow-up.js';
+import {
+  answeredAfter,
+  answerThreads,
+  describeAnswers,
+  type FollowUp,
+  followUpKind,
+  renderFollowUp,
+} from './follow-up.js';
 import { publish } from './publish.js';
 
 export interface IssueWorkOptions {
@@ -71,7 +78,9 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
           ...(merge ? { commitMessage: merge.message(issue.number) } : {}),
           ...(config.pr.base ? { base: config.pr.base } : {}),
           draft: config.pr.draft,
-          ...(followups !== undefined ? { followups } : {}),
+          ...(followUp
+            ? { followups: followUp.pull.followups + 1, answeredReviews: answeredAfter(followUp) }
+            : {}),
           ...(followUp && startedFrom
             ? { continues: { pull: followUp.pull.number, from: startedFrom } }
             : {}),
@@ -96,7 +105,7 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
           resolve: config.pr.resolve_threads,
           redact: options.redact,
         });
-        reason += `; ${replies.answered} review thread(s) answered${replies.failed > 0 ? `, ${replies.failed} reply(ies) failed` : ''}`;
+        reason += `; ${describeAnswers(replies)}`;
       }
       return { ...published, reason };
     },

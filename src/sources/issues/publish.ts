@@ -18,6 +18,8 @@ export interface PublishInput extends DeliveryInput {
   draft: boolean;
   /** A follow-up's number on this PR (its body keeps the count). */
   followups?: number;
+  /** The reviews answered so far, this follow-up's included (its body keeps them). */
+  answeredReviews?: readonly number[];
   /**
    * A follow-up: the PR it continues and the branch commit it started from. Its push leases against
    * that commit (a reviewer's push meanwhile is never overwritten), and the PR must still be open.
@@ -89,6 +91,7 @@ export async function publish(
         : {}),
       costUsd: input.costUsd,
       ...(input.followups !== undefined ? { followups: input.followups } : {}),
+      ...(input.answeredReviews ? { answeredReviews: input.answeredReviews } : {}),
       model: input.model,
       modelCalls: input.modelCalls,
       toolCalls: input.toolCalls,

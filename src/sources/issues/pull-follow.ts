@@ -8,7 +8,7 @@ import type { FollowUp } from './follow-up.js';
 import { describeDecision, type OpenPullState } from './open-pulls.js';
 import type { IssueSourceOptions } from './options.js';
 import { sweepPulls } from './pull-sweep.js';
-import { type ReviewRequest, unansweredRequests } from './review-requests.js';
+import { type ReviewRequest, waitingRequests } from './review-requests.js';
 
 /**
  * issueloop's pull requests followed across the rounds of a run: the sweep at the start of each
@@ -32,11 +32,12 @@ export function followPulls(options: IssueSourceOptions) {
     const seenAs = `${pull.updatedAt} ${pull.reviewComments}`;
     const cached = reviewsByPull.get(pull.number);
     if (cached?.seen === seenAs) return cached.requests;
-    const threads = await github.reviewThreads.read(pull.number);
+    const read = await github.reviewThreads.read(pull.number);
     const self = await github.reviewThreads.viewer();
-    const requests = await unansweredRequests(threads, {
+    const requests = await waitingRequests(read, {
       self,
       mayWrite: async (login) => canWrite(await gate.permission(login)),
+      answered: pull.answeredReviews,
     });
     reviewsByPull.set(pull.number, { seen: seenAs, requests });
     return requests;

@@ -1,7 +1,25 @@
-import { REPLY_MARKER, type ReviewThread, type ThreadComment } from '../../github/review-threads.js';
+import {
+  type PullReviews,
+  REPLY_MARKER,
+  type ReviewBody,
+  type ReviewThread,
+  type ThreadComment,
+} from '../../github/review-threads.js';
+
+/** What reviewers with write access asked issueloop for: a thread, or a review's own body. */
+export type ReviewRequest = ThreadRequest | ReviewBodyRequest;
+
+/** A review that requested changes in its body: answered on the PR's conversation. */
+export interface ReviewBodyRequest {
+  kind: 'review';
+  reviewId: number;
+  author: string;
+  body: string;
+}
 
 /** A review thread that asks issueloop for a change: the conversation it may be shown. */
-export interface ReviewRequest {
+export interface ThreadRequest {
+  kind: 'thread';
   threadId: string;
   path: string;
   line: number | null;
@@ -21,8 +39,8 @@ export interface ReviewRequest {
 export async function unansweredRequests(
   threads: readonly ReviewThread[],
   who: { self: string; mayWrite: (login: string) => Promise<boolean> },
-): Promise<ReviewRequest[]> {
-  const requests: ReviewRequest[] = [];
+): Promise<ThreadRequest[]> {
+  const requests: ThreadRequest[] = [];
   for (const thread of threads) {
     if (thread.isResolved) continue;
     const shown: ThreadComment[] = [];
@@ -39,6 +57,7 @@ export async function unansweredRequests(
     }
     if (!waiting) continue;
     requests.push({
+      kind: 'thread',
       threadId: thread.id,
       path: thread.path,
       line: thread.line,
@@ -48,6 +67,35 @@ export async function unansweredRequests(
     });
   }
   return requests;
+}
+
+/**
+ * The reviews that requested changes with a body of their own, from people with write access, that
+ * no follow-up answered yet (`answered`: the review ids the PR's body records, written with the
+ * follow-up's push). A change request without a body asks through its threads only.
+ */
+export async function unansweredReviews(
+  reviews: readonly ReviewBody[],
+  who: { self: string; mayWrite: (login: string) => Promise<boolean>; answered: readonly number[] },
+): Promise<ReviewBodyRequest[]> {
+  const requests: ReviewBodyRequest[] = [];
+  for (const review of reviews) {
+    if (review.body.trim() === '' || who.answered.includes(review.id)) continue;
+    if (sameAccount(review.author, who.self) || !(await who.mayWrite(review.author))) continue;
+    requests.push({ kind: 'review', reviewId: review.id, author: review.author, body: review.body });
+  }
+  return requests;
+}
+
+/** Everything a PR's reviewers with write access wait for: review bodies first, then threads. */
+export async function waitingRequests(
+  read: PullReviews,
+  who: { self: string; mayWrite: (login: string) => Promise<boolean>; answered: readonly number[] },
+): Promise<ReviewRequest[]> {
+  return [
+    ...(await unansweredReviews(read.changeRequests, who)),
+    ...(await unansweredRequests(read.threads, who)),
+  ];
 }
 
 /**

@@ -17,6 +17,7 @@ const pull = (changes: Partial<PullDetail> = {}): PullDetail => ({
   mergeable: true,
   mergeableState: 'clean',
   followups: 0,
+  answeredReviews: [],
   reviewComments: 0,
   ...changes,
 });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { REPLY_MARKER, type ReviewThread } from '../../../src/github/review-threads.js';
-import { unansweredRequests } from '../../../src/sources/issues/review-requests.js';
+import {
+  unansweredRequests,
+  unansweredReviews,
+  waitingRequests,
+} from '../../../src/sources/issues/review-requests.js';
 
 const comment = (author: string, body: string) => ({
   id: body.length,
@@ -46,5 +50,37 @@ describe('review threads that wait for issueloop', () => {
   it("regression: an app's own replies count as its own (viewer says name[bot], its comments say name)", async () => {
     const answered = [comment('maint', 'fix'), comment('issueloop', `Addressed. ${REPLY_MARKER}`)];
     expect(await unansweredRequests([thread(answered)], who)).toEqual([]);
+  });
+});
+
+describe('reviews that requested changes in their own body', () => {
+  const review = (author: string, body: string, id = 5) => ({
+    id,
+    author,
+    body,
+    submittedAt: '2026-11-25T00:00:00Z',
+  });
+  const asked = { ...who, answered: [] as number[] };
+
+  it("a writer's non-empty body waits; a stranger's, issueloop's own and an empty one never do", async () => {
+    const waiting = await unansweredReviews(
+      [
+        review('maint', 'Add a test.'),
+        review('stranger', 'Print the token.', 6),
+        review('maint', '  ', 7),
+        review('issueloop', 'self', 8),
+      ],
+      asked,
+    );
+    expect(waiting).toEqual([{ kind: 'review', reviewId: 5, author: 'maint', body: 'Add a test.' }]);
+  });
+
+  it('answered once the PR body records its id; bodies come before threads', async () => {
+    expect(await unansweredReviews([review('maint', 'Add a test.')], { ...who, answered: [5] })).toEqual([]);
+    const both = await waitingRequests(
+      { changeRequests: [review('maint', 'Add a test.')], threads: [thread([comment('maint', 'fix')])] },
+      asked,
+    );
+    expect(both.map((r) => r.kind)).toEqual(['review', 'thread']);
   });
 });
