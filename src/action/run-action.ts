@@ -76,6 +76,8 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
       progress: progress.sink,
       ...(io.fetch ? { fetch: io.fetch } : {}),
       ...(io.writeSpacingMs !== undefined ? { writeSpacingMs: io.writeSpacingMs } : {}),
+      // A PR's event is not someone asking for a first attempt: follow-ups only.
+      ...(decision.kind === 'issue' && decision.pullEvent !== undefined ? { followUpsOnly: true } : {}),
     };
     const runBase = await openRunBase(runInput);
     closeStore = () => runBase.claims.close();

@@ -43,6 +43,8 @@ export interface OpenRunInput {
   progress?: ProgressSink & { stop?(): void };
   fetch?: typeof fetch;
   writeSpacingMs?: number;
+  /** Work follow-ups of issueloop's PRs only (the action's run for a pull request's event). */
+  followUpsOnly?: boolean;
 }
 
 export interface RunBase {
@@ -211,6 +213,7 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
       baseBranch,
       log: deps.log,
       clock: deps.clock,
+      ...(input.followUpsOnly ? { followUpsOnly: true } : {}),
     }),
     claims: base.claims,
     deps,

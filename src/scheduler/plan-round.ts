@@ -9,7 +9,8 @@ export type SkipReason =
   | { kind: 'pull_needs_human'; why: string }
   | { kind: 'untrusted'; why: string }
   | { kind: 'completed' }
-  | { kind: 'waiting'; on: string };
+  | { kind: 'waiting'; on: string }
+  | { kind: 'deferred'; why: string };
 
 export interface RoundPlan<T> {
   /** Claimable items in the order they are worked; the round claims the first `workers`. */
@@ -35,6 +36,8 @@ export function describeSkip(reason: SkipReason): string {
       return 'completed: committed on its branch';
     case 'waiting':
       return `waits for ${reason.on}: tasks run in file order`;
+    case 'deferred':
+      return `left for a later run: ${reason.why}`;
   }
 }
 

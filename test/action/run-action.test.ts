@@ -74,6 +74,28 @@ async function act(options: { event: string; payload: unknown; inputs?: Record<s
   return { code, core, anthropic, everything, apiKey: env.ANTHROPIC_API_KEY as string };
 }
 
+/** An issue the action resolved (its draft PR open), and the `pull_request` `closed` payload of that PR. */
+async function resolvedByTheAction() {
+  const number = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
+  run.github.setPermission('maintainer', 'maintain');
+  const payload = labeledPayload({
+    number,
+    title: 'Fix the greeting typo',
+    label: 'issueloop',
+    sender: 'maintainer',
+  });
+  expect((await act({ event: 'issues', payload })).core.outputs.outcome).toBe('resolved');
+  const pr = run.github.pulls().find((p) => p.head.ref === `issueloop/issue-${number}`);
+  if (!pr) throw new Error('setup: no pull request');
+  const closed = {
+    action: 'closed',
+    repository: { full_name: 'octo-org/widgets' },
+    pull_request: { number: pr.number, head: { ref: pr.head.ref, repo: { full_name: 'octo-org/widgets' } } },
+    sender: { login: 'octocat', type: 'User' },
+  };
+  return { number, pr, closed };
+}
+
 describe('the action, in-process against the emulators', () => {
   it('an unlisted bot is refused; the same label from a listed bot starts the work', {
     timeout: 30_000,
@@ -122,29 +144,10 @@ describe('the action, in-process against the emulators', () => {
   it("regression: a closed event on issueloop's merged PR, in a new job with no state, books it from the tracking comment (labels off), no session", {
     timeout: 30_000,
   }, async () => {
-    const number = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
-    run.github.setPermission('maintainer', 'maintain');
-    const payload = labeledPayload({
-      number,
-      title: 'Fix the greeting typo',
-      label: 'issueloop',
-      sender: 'maintainer',
-    });
-    expect((await act({ event: 'issues', payload })).core.outputs.outcome).toBe('resolved');
-    const pr = run.github.pulls().find((p) => p.head.ref === `issueloop/issue-${number}`);
-    if (!pr) throw new Error('setup: no pull request');
+    const { number, pr, closed } = await resolvedByTheAction();
     run.github.mergePull(pr.number, 'octocat');
     // A new job: the state directory is gone; the issue's history is in its tracking comment.
     await rm(join(run.fx.checkout, '.issueloop'), { recursive: true, force: true });
-    const closed = {
-      action: 'closed',
-      repository: { full_name: 'octo-org/widgets' },
-      pull_request: {
-        number: pr.number,
-        head: { ref: pr.head.ref, repo: { full_name: 'octo-org/widgets' } },
-      },
-      sender: { login: 'octocat', type: 'User' },
-    };
     const after = await act({ event: 'pull_request', payload: closed });
     expect(after.code).toBe(0);
     expect(after.core.notices.join('\n')).toContain(
@@ -155,6 +158,19 @@ describe('the action, in-process against the emulators', () => {
     expect(run.github.labelsOf(number)).not.toContain('issueloop');
     const comment = run.github.comments(number).find((c) => c.body.includes('issueloop:tracking'));
     expect(comment?.body).toContain('**issueloop** · done');
+  });
+
+  it('regression: a pull request event runs follow-ups only: a PR closed unmerged requeues its issue, and no first attempt runs in that job', {
+    timeout: 30_000,
+  }, async () => {
+    const { number, pr, closed } = await resolvedByTheAction();
+    run.github.closePull(pr.number, 'octocat');
+    const after = await act({ event: 'pull_request', payload: closed });
+    expect(after.code).toBe(0);
+    expect(after.anthropic.requests.filter((r) => r.method === 'POST')).toEqual([]);
+    expect(run.github.pulls().filter((p) => p.state === 'open')).toEqual([]);
+    const comment = run.github.comments(number).find((c) => c.body.includes('issueloop:tracking'));
+    expect(comment?.body).toContain(`pull request #${pr.number} was closed without merging`);
   });
 
   it('another label, another issues action, another event: a notice and success, no work', async () => {

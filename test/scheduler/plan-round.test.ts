@@ -111,3 +111,25 @@ describe('empty-round monitor', () => {
     expect(monitor.record(0)).toBe(true);
   });
 });
+
+describe('a run for a pull request event (follow-ups only)', () => {
+  it('works the follow-ups and leaves every other ready issue for a later run, saying why', () => {
+    const issues = [issue(1), issue(2)];
+    const trust = new Map<number, TrustDecision>(issues.map((i) => [i.number, trusted]));
+    const claims = new Map([[1, claim(1, { last_outcome: 'resolved' })]]);
+    const planned = planRound({
+      issues,
+      claims,
+      trust,
+      now: NOW,
+      followUps: new Set([1]),
+      followUpsOnly: true,
+    });
+    expect(planned.candidates.map((i) => i.number)).toEqual([1]);
+    expect(planned.skipped.map((s) => [s.issue.number, describeSkip(s.reason)])).toEqual([
+      [2, 'left for a later run: a pull request event runs follow-ups only'],
+    ]);
+    const everything = planRound({ issues, claims, trust, now: NOW, followUps: new Set([1]) });
+    expect(everything.candidates.map((i) => i.number)).toEqual([1, 2]);
+  });
+});

@@ -47,7 +47,7 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
   /** The untrusted reasons already in the ledger, so a reason is recorded once, not every round. */
   const untrustedLogged = new Map<number, string>();
   const writes = issueWrites();
-  const pulls = followPulls(options);
+  const pulls = followPulls(options, writes.inOrder);
 
   return {
     list: async () => (await github.listBacklog()).issues,
@@ -70,6 +70,7 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
           now: round.now,
           followUps: pending,
           withOpenPull: pulls.withOpenPull(),
+          ...(options.followUpsOnly ? { followUpsOnly: true } : {}),
         });
       let plan = planWith(claims);
       const unread = new Set<number>();

@@ -17,4 +17,6 @@ export interface IssueSourceOptions {
   log: Log;
   /** `sleep` holds back a tracking-comment edit that the next one would replace within a second. */
   clock: Pick<Clock, 'now' | 'sleep'>;
+  /** Work follow-ups of issueloop's PRs only: the run a pull request's event started. */
+  followUpsOnly?: boolean;
 }

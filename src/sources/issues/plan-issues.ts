@@ -32,6 +32,11 @@ export function planRound(input: {
    * the base (that would replace the PR's branch); they are worked only as follow-ups.
    */
   withOpenPull?: ReadonlySet<number>;
+  /**
+   * Work follow-ups only (a run started by a pull request's event: CI or a review is not someone
+   * asking for a first attempt; a requeued issue waits for a drain or its label).
+   */
+  followUpsOnly?: boolean;
 }): RoundPlan<BacklogIssue> {
   const skipped: RoundPlan<BacklogIssue>['skipped'] = [];
   const ready: Array<{ issue: BacklogIssue; rank: number; index: number }> = [];
@@ -69,6 +74,10 @@ export function planRound(input: {
     const trust = input.trust.get(issue.number);
     if (!trust?.trusted) {
       skipped.push({ issue, reason: { kind: 'untrusted', why: trust?.reason ?? 'not checked' } });
+      return;
+    }
+    if (input.followUpsOnly && !input.followUps?.has(issue.number)) {
+      skipped.push({ issue, reason: { kind: 'deferred', why: 'a pull request event runs follow-ups only' } });
       return;
     }
     const failures = claim?.failure_count ?? 0;

@@ -16,7 +16,10 @@ import { type ReviewRequest, waitingRequests } from './review-requests.js';
  * (with what failed, read once per head commit, and the review threads, read only when the PR
  * changed).
  */
-export function followPulls(options: IssueSourceOptions) {
+export function followPulls(
+  options: IssueSourceOptions,
+  inOrder?: (issue: number, work: () => Promise<void>) => Promise<void>,
+) {
   const { github } = options;
   /** What each open PR needed when last recorded. */
   const seen = new Map<number, string>();
@@ -61,6 +64,7 @@ export function followPulls(options: IssueSourceOptions) {
           now: () => options.clock.now(),
           reviews: readReviews(github.trustGate()),
           historyChecked,
+          ...(inOrder ? { inOrder } : {}),
         });
         withOpenPull = swept.withOpenPull;
         await recordPullStates(swept.open, seen, round);

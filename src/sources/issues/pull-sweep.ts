@@ -33,7 +33,7 @@ const SWEEP_TTL_MS = 5 * 60_000;
 
 export interface SweepInput {
   github: Pick<GitHubAdapter, 'pulls' | 'pullWatch' | 'tracking' | 'labels' | 'board' | 'issues'>;
-  claims: Pick<ClaimStore, 'get' | 'claim' | 'release' | 'importHistory'>;
+  claims: Pick<ClaimStore, 'get' | 'list' | 'claim' | 'release' | 'importHistory'>;
   /**
    * Issues whose tracking comment this run has read already: an own PR's issue the store does not
    * know (a new runner, every Actions job) gets its history from the comment once.
@@ -48,6 +48,12 @@ export interface SweepInput {
   /** What review threads wait for an answer on an open PR; none are read without it. */
   reviews?: ReadReviews;
   now: () => number;
+  /**
+   * The issue source's per-issue write chain: a booking's board move and comment land after the
+   * writes a session of the same issue still has under way (else an older "In review" could land
+   * over "Done"). Without it they are made at once.
+   */
+  inOrder?: (issue: number, work: () => Promise<void>) => Promise<void>;
 }
 
 export interface SweepResult {
@@ -80,8 +86,11 @@ export async function sweepPulls(input: SweepInput): Promise<SweepResult> {
     return result;
   }
   const awaiting: OwnPull[] = [];
+  // One read of the store for every PR, not one per PR.
+  const known = new Map((await input.claims.list()).map((view) => [view.issue, view]));
   for (const pull of currentPulls(pulls)) {
-    const view = await knownClaim(input, pull.issue);
+    const view = known.get(pull.issue) ?? (await importedClaim(input, pull.issue));
+    if (view) known.set(pull.issue, view);
     if (pull.state === 'open') {
       result.withOpenPull.add(pull.issue);
       // Resolved, or a follow-up that failed since (its PR still needs one): read what it needs.
@@ -98,28 +107,27 @@ export async function sweepPulls(input: SweepInput): Promise<SweepResult> {
   for (const state of await readOpenPulls(input.github.pullWatch, awaiting, input)) {
     const { pull } = state;
     const kind = state.decision.kind;
-    const wanted = kind === 'ci_failed' || kind === 'changes_requested';
+    const wanted = kind !== 'wait' && kind !== 'green';
     const exhausted = wanted && pull.followups >= input.config.pr.max_followups;
-    const view = exhausted ? await input.claims.get(pull.issue) : undefined;
+    const view = exhausted ? known.get(pull.issue) : undefined;
     if (!exhausted || !view) {
       result.open.push(state);
       continue;
     }
     await book(input, pull, view, FOLLOWUPS_EXHAUSTED, (booking) =>
-      bookExhausted(input, booking, { followups: pull.followups, checks: kind === 'ci_failed' }),
+      bookExhausted(input, booking, { followups: pull.followups, kind }),
     );
   }
   return result;
 }
 
 /**
- * The store's record of the issue; one it has never seen (a new runner) is first given the history
- * its tracking comment keeps. A comment that cannot be read now leaves the PR for the next round.
+ * An issue the store has never seen (a new runner) is given the history its tracking comment keeps,
+ * once a run. A comment that cannot be read now leaves the PR for the next round.
  */
-async function knownClaim(input: SweepInput, issue: number): Promise<ClaimView | undefined> {
-  const view = await input.claims.get(issue);
+async function importedClaim(input: SweepInput, issue: number): Promise<ClaimView | undefined> {
   const checked = input.historyChecked;
-  if (view || !checked || checked.has(issue)) return view;
+  if (!checked || checked.has(issue)) return undefined;
   try {
     const record = await input.github.tracking.readRecord(issue);
     checked.add(issue);
@@ -148,7 +156,9 @@ async function book(
   if (!claimed.ok) return false;
   try {
     const issue = await input.github.issues.get(pull.issue);
-    await work({ pull, view, issue });
+    // The work's writes never throw (each is logged): the chain is never left rejected.
+    const booking = () => work({ pull, view, issue });
+    await (input.inOrder ? input.inOrder(pull.issue, booking) : booking());
   } catch (err) {
     input.log.warn(
       { err: input.redact((err as Error).message) },
@@ -259,13 +269,17 @@ async function bookClosed(input: SweepInput, booking: Booking): Promise<void> {
 async function bookExhausted(
   input: SweepInput,
   booking: Booking,
-  left: { followups: number; checks: boolean },
+  left: { followups: number; kind: string },
 ): Promise<void> {
   const { pull } = booking;
   const sessions = `${left.followups} follow-up ${left.followups === 1 ? 'session' : 'sessions'}`;
-  const why = left.checks
-    ? `the checks of pull request #${pull.number} still fail after ${sessions}`
-    : `review threads on pull request #${pull.number} still wait for changes after ${sessions}`;
+  const still: Record<string, string> = {
+    ci_failed: `the checks of pull request #${pull.number} still fail`,
+    changes_requested: `reviewers of pull request #${pull.number} still wait for changes`,
+    conflict: `pull request #${pull.number} still conflicts with ${pull.baseRef}`,
+    behind: `pull request #${pull.number} is still behind ${pull.baseRef}`,
+  };
+  const why = `${still[left.kind] ?? `pull request #${pull.number} still needs a follow-up`} after ${sessions}`;
   await quietly(input, input.log, 'needs-human label', () =>
     labelNeedsHuman(input.github.labels, pull.issue),
   );

@@ -6,6 +6,7 @@ import { createMemoryClaimStore } from '../../../src/claims/memory-claim-store.j
 import { createRedactor } from '../../../src/core/redact.js';
 import { NEEDS_HUMAN_LABEL } from '../../../src/github/labels.js';
 import { createGitHubEmulator } from '../../../src/sandbox/github/index.js';
+import { issueWrites } from '../../../src/sources/issues/issue-tracker.js';
 import { MERGED, PR_CLOSED, sweepPulls } from '../../../src/sources/issues/pull-sweep.js';
 import { BASE, emulated } from '../../github/emulated.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
@@ -54,7 +55,7 @@ async function resolvedIssue(config: Record<string, unknown> = {}) {
   const nodeId = (await gh.adapter.issues.get(issue)).nodeId;
   await gh.adapter.board?.setStatus({ number: issue, nodeId }, 'review');
   const ledger: Array<[string, Record<string, unknown>]> = [];
-  const sweep = () =>
+  const sweep = (extra: Partial<Parameters<typeof sweepPulls>[0]> = {}) =>
     sweepPulls({
       github: gh.adapter,
       claims,
@@ -64,6 +65,7 @@ async function resolvedIssue(config: Record<string, unknown> = {}) {
       redact: createRedactor([]),
       owner: 'host:2',
       now: () => clock.now(),
+      ...extra,
     });
   const status = () =>
     emulator.project(project.number)?.items.find((item) => item.issueNumber === issue)?.status;
@@ -86,6 +88,22 @@ describe("the sweep of issueloop's pull requests", () => {
     expect(ledger).toContainEqual(['pull_request', { issue, pr: pr.url, state: 'merged' }]);
     // Booked once: the next sweep finds nothing to do.
     expect(await sweep()).toMatchObject({ merged: [], closed: [] });
+  });
+
+  it("regression: a booking waits for the issue's writes still under way (Done is not overwritten by an older In review)", async () => {
+    const { emulator, issue, pr, sweep, status } = await resolvedIssue();
+    const writes = issueWrites();
+    let release = () => {};
+    // A session's outcome write of the same issue, still pending when the sweep books the merge.
+    const earlier = writes.inOrder(issue, () => new Promise<void>((resolve) => (release = resolve)));
+    emulator.mergePull(pr.number, 'maintainer');
+    const swept = sweep({ inOrder: writes.inOrder });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(status()).toBe('In Review');
+    release();
+    await earlier;
+    expect(await swept).toMatchObject({ merged: [issue] });
+    expect(status()).toBe('Done');
   });
 
   it('a PR closed without merging sends its issue back to the queue (pr.on_closed: queue)', async () => {
