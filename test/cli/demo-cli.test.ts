@@ -78,6 +78,13 @@ describe('issueloop demo (the built CLI, no credentials)', () => {
     expect(out).toContain('resolved 1, failed 1 (verify_failed 1)');
     expect(out).toContain('#3 not worked: opened and labelled by an outsider without write access');
     expect(out).toContain('The temporary repository was removed');
+    // The pull request's life: CI fails, the next run's follow-up fixes it, it merges, Done.
+    expect(out).toMatch(/CI ran on PR #(\d+) and its `test` check failed\. The next run follows the PR:/);
+    expect(out).toMatch(
+      /CI passed on the follow-up's commit and mona merged PR #\d+\. The next run books it:/,
+    );
+    expect(out.match(/^\$ issueloop run$/gm)).toHaveLength(3);
+    expect(out).toContain('moved the issue to Done on the board');
 
     const seen = await connections();
     // The recorder saw the run's requests, so an empty non-loopback list means something.
@@ -122,15 +129,14 @@ describe('issueloop demo (the built CLI, no credentials)', () => {
     const root = join(dir, kept ?? '');
     expect(result.stderr).toContain(`Kept the temporary repository in ${root}:`);
     expect(existsSync(join(root, 'widgets', '.issueloop', 'claims.json'))).toBe(true);
-    // The fixed branch really reached the bare "GitHub" remote.
-    const diff = execFileSync(
-      'git',
-      ['--git-dir', join(root, 'origin.git'), 'diff', 'main', 'issueloop/issue-1'],
-      {
+    // The fix and the follow-up's test really reached the bare "GitHub" remote, and main once merged.
+    const show = (what: string) =>
+      execFileSync('git', ['--git-dir', join(root, 'origin.git'), 'show', what], {
         env: isolatedEnv(dir),
         encoding: 'utf8',
-      },
-    );
-    expect(diff).toContain("+export const greet = (name) => 'hello, ' + name + '!';");
+      });
+    expect(show('main:greet.js')).toContain("'hello, ' + name + '!'");
+    expect(show('main:test.js')).toContain("assert.equal(greet('Ada'), 'hello, Ada!');");
+    expect(show('issueloop/issue-1:test.js')).toContain("assert.equal(greet('Ada'), 'hello, Ada!');");
   });
 });

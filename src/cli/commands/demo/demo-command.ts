@@ -70,6 +70,9 @@ function epilogue(scenario: DemoScenario, outcome: DemoOutcome, keep: boolean): 
       'passed;',
     `     the harness committed, pushed ${pr?.branch ?? 'its branch'} and opened ` +
       `${pr ? `${pr.draft ? 'draft ' : ''}PR #${pr.number}` : 'no PR'} in the emulated GitHub.`,
+    `     Then CI failed on it: the next run's follow-up session, told the failing check, its annotation`,
+    '     and its log, tightened test.js on the same branch and pushed to the same PR. CI passed, the',
+    '     maintainer merged it, and the run after that moved the issue to Done on the board.',
     `  #${issues.broken} ${ended(issues.broken)}: the agent's toFixed() change broke \`node test.js\`; ` +
       'shown the output, it gave up,',
     '     so no PR was opened and the issue was labelled issueloop:needs-human for a person.',
@@ -146,15 +149,72 @@ export function demoGlobalFlags(
   ];
 }
 
+/** One `issueloop run` of the demo, against its emulators in its checkout; stdout goes to `stdout`. */
+function demoRun(
+  input: DemoInput,
+  scenario: DemoScenario,
+  stdout: (text: string) => void,
+): Promise<ExitCode> {
+  const json = input.flags.json === true;
+  return input.runCli({
+    argv: [...(input.logFlags ?? []), ...scenario.runArgs, ...(json ? ['--json'] : [])],
+    env: scenario.env,
+    cwd: scenario.checkout,
+    nodeVersion: input.nodeVersion,
+    stdout,
+    stderr: input.stderr,
+    ...(input.interrupt ? { interrupt: input.interrupt } : {}),
+    ...(input.isTTY ? { isTTY: true } : {}),
+    ...(input.noCursor ? { noCursor: true } : {}),
+    ...(input.color === undefined ? {} : { color: input.color }),
+    // The emulator needs no pacing of writes: the demo takes a second, not twelve.
+    githubWriteSpacingMs: 0,
+  });
+}
+
+/**
+ * The scenes after the first run: CI fails on the first PR and a follow-up session fixes it on the
+ * same branch; then CI passes, the maintainer merges, and the next run moves the issue to Done.
+ * Returns how it departed from the script (empty when it did not), or the exit code of a run that failed.
+ */
+async function followThePull(
+  input: DemoInput,
+  scenario: DemoScenario,
+  say: (text: string) => void,
+  pr: { number: number; branch: string },
+): Promise<string[] | ExitCode> {
+  const { failCi, passCiAndMerge, assessFollowUp, assessMerged, DEMO_MAINTAINER, DEMO_CHECK } = await import(
+    './index.js'
+  );
+  // With --json stdout carries the first run's summary only; the later runs' tables are not shown.
+  const stdout = input.flags.json === true ? () => undefined : input.stdout;
+  failCi(scenario, pr.branch);
+  say(
+    `\nCI ran on PR #${pr.number} and its \`${DEMO_CHECK}\` check failed. The next run follows the PR:\n\n$ issueloop ${scenario.runArgs.join(' ')}\n\n`,
+  );
+  let code = await demoRun(input, scenario, stdout);
+  if (code !== EXIT.ok) return code;
+  const followed = await assessFollowUp(scenario, pr.number);
+  if (followed.length > 0) return followed;
+  passCiAndMerge(scenario, pr.branch, DEMO_MAINTAINER);
+  say(
+    `\nCI passed on the follow-up's commit and ${DEMO_MAINTAINER} merged PR #${pr.number}. The next run books it:\n\n$ issueloop ${scenario.runArgs.join(' ')}\n\n`,
+  );
+  code = await demoRun(input, scenario, stdout);
+  if (code !== EXIT.ok) return code;
+  return assessMerged(scenario, scenario.project);
+}
+
 /**
  * `issueloop demo`: the real `issueloop run` — argument parsing, configuration, rounds, sessions,
  * verify, pull requests — against the project's own GitHub emulator and a scripted Anthropic-compatible
- * server on loopback, in a temporary repository. The run's environment is built from scratch, so the
- * caller's tokens are neither needed nor forwarded. Exits 0 when the run went as scripted, 1 with the
- * evidence when it did not, so the demo doubles as a smoke test of an installation.
+ * server on loopback, in a temporary repository; then the life of its pull request (CI fails, a
+ * follow-up fixes it, it merges, the board says Done) in two more runs. The run's environment is built
+ * from scratch, so the caller's tokens are neither needed nor forwarded. Exits 0 when every run went
+ * as scripted, 1 with the evidence when one did not, so the demo doubles as a smoke test of an
+ * installation.
  */
 export async function runDemo(input: DemoInput): Promise<ExitCode> {
-  const { runCli } = input;
   // Loaded on demand like every command's code: the emulators are not needed by any other command.
   const { startDemoScenario, assessDemo, DEMO_VERIFY_COMMAND } = await import('./index.js');
   const json = input.flags.json === true;
@@ -164,45 +224,34 @@ export async function runDemo(input: DemoInput): Promise<ExitCode> {
   let keep = input.flags.keep === true;
   // With --json the run's summary is held back until the demo knows whether its ledger is kept.
   let summaryJson = '';
-  try {
-    say(header(scenario, DEMO_VERIFY_COMMAND));
-    const code = await runCli({
-      argv: [...(input.logFlags ?? []), ...scenario.runArgs, ...(json ? ['--json'] : [])],
-      env: scenario.env,
-      cwd: scenario.checkout,
-      nodeVersion: input.nodeVersion,
-      stdout: json
-        ? (text) => {
-            summaryJson += text;
-          }
-        : input.stdout,
-      stderr: input.stderr,
-      ...(input.interrupt ? { interrupt: input.interrupt } : {}),
-      ...(input.isTTY ? { isTTY: true } : {}),
-      ...(input.noCursor ? { noCursor: true } : {}),
-      ...(input.color === undefined ? {} : { color: input.color }),
-      // The emulator needs no pacing of writes: the demo takes a second, not twelve.
-      githubWriteSpacingMs: 0,
-    });
+  const ended = (code: ExitCode): ExitCode => {
     if (code === EXIT.interrupted) {
       input.stderr(`issueloop demo: interrupted${keep ? `; kept ${scenario.root}` : ''}\n`);
-      return code;
-    }
-    if (code !== EXIT.ok) {
+    } else {
       input.stderr(`issueloop demo: the run exited with ${code}\n`);
-      return code;
     }
+    return code;
+  };
+  const deviated = (deviations: readonly string[]): ExitCode => {
+    // Left in place so whoever reports the bug can show what the run did.
+    keep = true;
+    const list = deviations.map((deviation) => `  ${deviation}\n`).join('');
+    input.stderr(
+      `issueloop demo: the run did not go as scripted:\n${list}` +
+        `the repository and the run's state are kept in ${scenario.root}\n`,
+    );
+    return EXIT.failure;
+  };
+  try {
+    say(header(scenario, DEMO_VERIFY_COMMAND));
+    const code = await demoRun(input, scenario, json ? (text) => (summaryJson += text) : input.stdout);
+    if (code !== EXIT.ok) return ended(code);
     const outcome = await assessDemo(scenario);
-    if (outcome.deviations.length > 0) {
-      // Left in place so whoever reports the bug can show what the run did.
-      keep = true;
-      const list = outcome.deviations.map((deviation) => `  ${deviation}\n`).join('');
-      input.stderr(
-        `issueloop demo: the run did not go as scripted:\n${list}` +
-          `the repository and the run's state are kept in ${scenario.root}\n`,
-      );
-      return EXIT.failure;
-    }
+    if (outcome.deviations.length > 0) return deviated(outcome.deviations);
+    const pr = outcome.pr as NonNullable<typeof outcome.pr>;
+    const followed = await followThePull(input, scenario, say, pr);
+    if (typeof followed === 'number') return ended(followed);
+    if (followed.length > 0) return deviated(followed);
     say(epilogue(scenario, outcome, keep));
     return EXIT.ok;
   } finally {

@@ -13,6 +13,8 @@ import { createDemoRepo, DEMO_OWNER, DEMO_REPO } from './demo-repo.js';
 import { type DemoRole, demoScript } from './demo-script.js';
 
 const MAINTAINER = 'mona';
+/** The member who opened the issues and merges the demo's pull request. */
+export const DEMO_MAINTAINER = MAINTAINER;
 const OUTSIDER = 'stranger';
 
 export interface DemoIssues {
@@ -30,6 +32,8 @@ export interface DemoScenario {
   origin: string;
   checkout: string;
   issues: DemoIssues;
+  /** The Projects v2 board the run moves the issues across. */
+  project: number;
   github: GitHubEmulator;
   anthropic: AnthropicEmulator;
   /** The run's whole environment: the emulators' credentials and URLs, git isolated, PATH. */
@@ -81,8 +85,14 @@ export async function startDemoScenario(options: { callerPath: string | undefine
   };
   try {
     const repo = await createDemoRepo(root, options.callerPath);
-    const github = createGitHubEmulator({ owner: DEMO_OWNER, repo: DEMO_REPO });
+    // On the demo's bare origin: PRs show its real commits, and a merge really moves main.
+    const github = createGitHubEmulator({ owner: DEMO_OWNER, repo: DEMO_REPO, origin: repo.origin });
     const issues = seedIssues(github);
+    // The board the committed issueloop.config.yaml names (project 1 of demo-org).
+    const project = github.addProject({
+      title: 'widgets backlog',
+      statusOptions: ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'],
+    });
     const roles = new Map<number, DemoRole>([
       [issues.fixed, 'fix'],
       [issues.broken, 'break'],
@@ -97,6 +107,7 @@ export async function startDemoScenario(options: { callerPath: string | undefine
       origin: repo.origin,
       checkout: repo.checkout,
       issues,
+      project: project.number,
       github,
       anthropic,
       env: {

@@ -46,6 +46,27 @@ function fixTypo(turn: number): ScriptedReply {
   return reply.text('Fixed the typo in greet.js: greet() now says "hello".');
 }
 
+/** A follow-up of the PR whose check failed: the test the check asked for, then a summary. */
+function addGreetingTest(turn: number): ScriptedReply {
+  if (turn === 0) {
+    return reply.toolUse(
+      [
+        {
+          name: EDIT_TOOL,
+          input: {
+            command: 'str_replace',
+            path: 'test.js',
+            old_str: "assert.ok(greet('Ada').includes('Ada'));",
+            new_str: "assert.equal(greet('Ada'), 'hello, Ada!');",
+          },
+        },
+      ],
+      'The check wants the whole greeting asserted; tightening the test.',
+    );
+  }
+  return reply.text("test.js now asserts greet('Ada') === 'hello, Ada!'.");
+}
+
 /**
  * Rounds with toFixed, which returns a string: the project's tests catch it. Told so, the agent gives
  * up instead of guessing, so the harness — not the model's word — decides the issue failed.
@@ -86,7 +107,10 @@ export function demoScript(roles: ReadonlyMap<number, DemoRole>): Script {
     const issue = issueOf(request);
     const role = issue === undefined ? undefined : roles.get(issue);
     const turn = request.messages.filter((message) => message.role === 'assistant').length;
-    if (role === 'fix') return fixTypo(turn);
+    if (role === 'fix') {
+      const first = textOf(request.messages.find((message) => message.role === 'user'));
+      return first.includes('FAILING CHECK') ? addGreetingTest(turn) : fixTypo(turn);
+    }
     if (role === 'break') return breakTests(turn, textOf(request.messages.at(-1)));
     return reply.text('(demo script: nothing scripted for this request)');
   };

@@ -1,5 +1,13 @@
 export { assessDemo, type DemoOutcome } from './demo-outcome.js';
 export {
+  assessFollowUp,
+  assessMerged,
+  DEMO_CHECK,
+  demoPull,
+  failCi,
+  passCiAndMerge,
+} from './demo-pulls.js';
+export {
   createDemoRepo,
   DEMO_FILES,
   DEMO_OWNER,
@@ -8,6 +16,7 @@ export {
   type DemoRepo,
 } from './demo-repo.js';
 export {
+  DEMO_MAINTAINER,
   type DemoIssues,
   type DemoScenario,
   startDemoScenario,
