@@ -11,7 +11,7 @@ const line = (event: Record<string, unknown>) =>
   `${JSON.stringify({ ts: '2026-11-21T12:00:00.000Z', run: 'r2', ...event })}\n`;
 
 describe('issueloop status', () => {
-  it('shows the last run per issue, the live leases and what needs a human; a torn ledger line is skipped', async () => {
+  it('shows the last run per issue (regression: the cost of all its sessions, not the last one), the live leases and what needs a human; a torn ledger line is skipped', async () => {
     const { cwd } = await checkout();
     const runs = join(cwd, '.issueloop', 'runs');
     await mkdir(runs, { recursive: true });
@@ -44,8 +44,8 @@ describe('issueloop status', () => {
     await appendFile(newest, '{"ts":"2026-11-21T12:00:01.000Z","type":"outc');
     const result = await runBuiltCli(['status'], { cwd });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`last run r2: empty_backlog, $0.25 (${newest})`);
-    expect(result.stdout).toContain('  #12 resolved $0.25 30s https://github.com/o/r/pull/3');
+    expect(result.stdout).toContain(`last run r2: empty_backlog, $0.75 (${newest})`);
+    expect(result.stdout).toContain('  #12 resolved $0.75 1m 35s (2 sessions) https://github.com/o/r/pull/3');
     expect(result.stdout).toContain('(1 unreadable ledger line(s) skipped)');
     expect(result.stdout).toMatch(/live leases:\n {2}#7 held by host-a:1, (59m \d\ds|1h 00m) left/);
     expect(result.stdout).toContain(
@@ -59,9 +59,10 @@ describe('issueloop status', () => {
         issue: 12,
         outcome: 'resolved',
         pr: 'https://github.com/o/r/pull/3',
-        costUsd: 0.25,
-        durationMs: 30_000,
+        costUsd: 0.75,
+        durationMs: 95_000,
         reason: '',
+        sessions: 2,
       },
     ]);
     expect(report.needsHuman.map((n: { issue: number }) => n.issue)).toEqual([5]);
@@ -76,18 +77,35 @@ describe('issueloop status', () => {
       join(runs, '20261122T000000Z-0003.jsonl'),
       line({ type: 'run_start' }) +
         line({ type: 'pull_request', issue: 4, pr: pr(9), state: 'open', detail: 'checks running: test' }) +
-        line({ type: 'pull_request', issue: 4, pr: pr(9), state: 'open', detail: 'checks failed (test)' }) +
+        line({
+          type: 'pull_request',
+          issue: 4,
+          pr: pr(9),
+          state: 'open',
+          detail: 'checks failed (test)',
+          checks: 'failed',
+          mergeable: true,
+          followups: 1,
+        }) +
         line({ type: 'pull_request', issue: 2, pr: pr(8), state: 'merged' }) +
         line({ type: 'run_end', stop: 'empty_backlog' }),
     );
     const result = await runBuiltCli(['status'], { cwd });
     expect(result.stdout).toContain(
-      `pull requests:\n  #2 merged ${pr(8)}\n  #4 open: checks failed (test) ${pr(9)}`,
+      `pull requests:\n  #2 merged ${pr(8)}\n  #4 open: checks failed (test); 1 follow-up(s) ${pr(9)}`,
     );
     const json = JSON.parse((await runBuiltCli(['status', '--json'], { cwd })).stdout);
     expect(json.lastRun.pulls).toEqual([
       { issue: 2, pr: pr(8), state: 'merged', detail: 'merged' },
-      { issue: 4, pr: pr(9), state: 'open', detail: 'checks failed (test)' },
+      {
+        issue: 4,
+        pr: pr(9),
+        state: 'open',
+        detail: 'checks failed (test)',
+        checks: 'failed',
+        mergeable: true,
+        followups: 1,
+      },
     ]);
   });
 

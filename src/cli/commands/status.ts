@@ -10,7 +10,10 @@ export interface StatusReport {
     startedAt?: string;
     stop?: string;
     costUsd: number;
-    /** The newest outcome per issue. */
+    /**
+     * The newest outcome per issue, with the cost and time of all its sessions in the run (a first
+     * attempt and its retries or follow-ups).
+     */
     issues: Array<{
       issue: number;
       outcome: string;
@@ -18,11 +21,21 @@ export interface StatusReport {
       costUsd: number;
       durationMs: number;
       reason: string;
+      sessions: number;
     }>;
     /** Lines of the ledger that did not parse (a crash mid-write). */
     skippedLines: number;
     /** issueloop's pull requests as the run last saw them: open (with what each needs), merged, closed. */
-    pulls: Array<{ issue: number; pr: string; state: string; detail: string }>;
+    pulls: Array<{
+      issue: number;
+      pr: string;
+      state: string;
+      detail: string;
+      /** An open one's: its head's checks (`none`, `pending`, `failed`, `passed`), mergeability, follow-ups so far. */
+      checks?: string;
+      mergeable?: boolean | null;
+      followups?: number;
+    }>;
   };
   leases: Array<{ issue: number; owner: string; expiresAt: string }>;
   needsHuman: Array<{ issue: number; failures: number; lastReason?: string }>;
@@ -36,24 +49,31 @@ function lastRunOf(file: string, events: readonly LedgerEvent[], skipped: number
   for (const event of events) {
     if (event.type !== 'outcome' || typeof event.issue !== 'number') continue;
     const pr = str(event.pr);
+    const before = outcomes.get(event.issue);
     outcomes.set(event.issue, {
       issue: event.issue,
       outcome: str(event.outcome) ?? 'unknown',
       ...(pr ? { pr } : {}),
-      costUsd: num(event.costUsd),
-      durationMs: num(event.durationMs),
+      costUsd: (before?.costUsd ?? 0) + num(event.costUsd),
+      durationMs: (before?.durationMs ?? 0) + num(event.durationMs),
       reason: str(event.reason) ?? '',
+      sessions: (before?.sessions ?? 0) + 1,
     });
   }
   const pulls = new Map<number, NonNullable<StatusReport['lastRun']>['pulls'][number]>();
   for (const event of events) {
     if (event.type !== 'pull_request' || typeof event.issue !== 'number') continue;
     const state = str(event.state) ?? 'open';
+    const checks = str(event.checks);
+    const mergeable = event.mergeable;
     pulls.set(event.issue, {
       issue: event.issue,
       pr: str(event.pr) ?? '',
       state,
       detail: str(event.detail) ?? (state === 'merged' ? 'merged' : 'closed without merging'),
+      ...(checks ? { checks } : {}),
+      ...(typeof mergeable === 'boolean' || mergeable === null ? { mergeable } : {}),
+      ...(typeof event.followups === 'number' ? { followups: event.followups } : {}),
     });
   }
   const start = events.find((e) => e.type === 'run_start');
@@ -110,14 +130,18 @@ export function renderStatus(report: StatusReport, now: number): string {
   else {
     lines.push(`last run ${run.id}: ${run.stop}, $${run.costUsd.toFixed(2)} (${run.file})`);
     for (const i of run.issues) {
+      const sessions = i.sessions > 1 ? ` (${i.sessions} sessions)` : '';
       lines.push(
-        `  #${i.issue} ${i.outcome} $${i.costUsd.toFixed(2)} ${humanDuration(i.durationMs)} ${i.pr ?? i.reason}`.trimEnd(),
+        `  #${i.issue} ${i.outcome} $${i.costUsd.toFixed(2)} ${humanDuration(i.durationMs)}${sessions} ${i.pr ?? i.reason}`.trimEnd(),
       );
     }
     if (run.skippedLines > 0) lines.push(`  (${run.skippedLines} unreadable ledger line(s) skipped)`);
     if (run.pulls.length > 0) lines.push('', 'pull requests:');
     for (const p of run.pulls) {
-      lines.push(`  #${p.issue} ${p.state === 'open' ? `open: ${p.detail}` : p.detail} ${p.pr}`.trimEnd());
+      const followups = p.followups ? `; ${p.followups} follow-up(s)` : '';
+      lines.push(
+        `  #${p.issue} ${p.state === 'open' ? `open: ${p.detail}${followups}` : p.detail} ${p.pr}`.trimEnd(),
+      );
     }
   }
   lines.push('', report.leases.length === 0 ? 'no live leases' : 'live leases:');

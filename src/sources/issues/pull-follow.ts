@@ -113,6 +113,7 @@ async function recordPullStates(
       decision: decision.kind,
       checks: checks.state,
       mergeable: pull.mergeable,
+      followups: pull.followups,
       detail,
     });
     round.log.info({ issue: pull.issue, pr: pull.url }, `#${pull.issue}'s pull request: ${detail}`);
