@@ -81,6 +81,8 @@ export function createPullRequestOperations(gh: GitHubClient, cache: EtagCache) 
 
   return {
     findOpen,
+    /** Rewrites the title and body of a PR known to be open (a follow-up's, checked just before its push). */
+    update,
 
     /** Asks `reviewers` (logins) for a review; nothing is asked with none. */
     async requestReviewers(number: number, reviewers: readonly string[]): Promise<void> {

@@ -98,13 +98,12 @@ export async function publish(
     },
     redact,
   );
-  const pr = await github.pulls.openOrUpdate({
-    branch,
-    title,
-    body,
-    draft: input.draft,
-    ...(input.base ? { base: input.base } : {}),
-  });
+  const opening = { branch, title, body, draft: input.draft, ...(input.base ? { base: input.base } : {}) };
+  // A follow-up's PR was found open just before the push: it is updated by number (the read-back
+  // below still checks it is open on this branch).
+  const pr = input.continues
+    ? await github.pulls.update(input.continues.pull, opening)
+    : await github.pulls.openOrUpdate(opening);
 
   const [readPr, readIssue] = await Promise.all([
     github.pulls.get(pr.number),

@@ -86,9 +86,12 @@ export async function sweepPulls(input: SweepInput): Promise<SweepResult> {
     return result;
   }
   const awaiting: OwnPull[] = [];
-  // One read of the store for every PR, not one per PR.
-  const known = new Map((await input.claims.list()).map((view) => [view.issue, view]));
-  for (const pull of currentPulls(pulls)) {
+  const current = currentPulls(pulls);
+  // One read of the store for every PR, not one per PR; none when issueloop has no PR.
+  const known = new Map(
+    current.length === 0 ? [] : (await input.claims.list()).map((view) => [view.issue, view]),
+  );
+  for (const pull of current) {
     const view = known.get(pull.issue) ?? (await importedClaim(input, pull.issue));
     if (view) known.set(pull.issue, view);
     if (pull.state === 'open') {
