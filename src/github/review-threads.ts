@@ -5,13 +5,15 @@ import { gql } from './gql.js';
  * The review threads of a pull request (GraphQL: REST has no threads, nor whether one is resolved)
  * and its reviews that requested changes (their own bodies), in one query, and issueloop's answers
  * to them. Read only when the PR changed since the last read (its `updated_at`), so an idle round
- * asks nothing. Cost: 1 point per query (50 threads × 20 comments, 50 reviews).
+ * asks nothing. Cost: 1 point per query (50 threads × 20 comments, 50 reviews); a PR with more than
+ * 50 threads takes a query per 50.
  */
 export const PULL_REVIEW_THREADS = gql`
-  query PullReviewThreads($owner: String!, $name: String!, $number: Int!) {
+  query PullReviewThreads($owner: String!, $name: String!, $number: Int!, $after: String) {
     repository(owner: $owner, name: $name) {
       pullRequest(number: $number) {
-        reviewThreads(first: 50) {
+        reviewThreads(first: 50, after: $after) {
+          pageInfo { hasNextPage endCursor }
           nodes {
             id
             isResolved
@@ -30,6 +32,9 @@ export const PULL_REVIEW_THREADS = gql`
     }
   }
 `;
+
+/** 500 threads: past that a PR is beyond what one follow-up session could answer anyway. */
+const MAX_THREAD_PAGES = 10;
 
 export const REPLY_TO_THREAD = gql`
   mutation ReplyToReviewThread($thread: ID!, $body: String!) {
@@ -89,6 +94,7 @@ interface Answer {
   repository: {
     pullRequest: {
       reviewThreads: {
+        pageInfo?: { hasNextPage: boolean; endCursor: string | null };
         nodes: Array<{
           id: string;
           isResolved: boolean;
@@ -136,11 +142,19 @@ export function createReviewThreads(gh: GitHubClient) {
     },
 
     async read(pull: number): Promise<PullReviews> {
-      const answer = await gh.call(`read the review threads of #${pull}`, () =>
-        gh.graphql<Answer>(PULL_REVIEW_THREADS, { owner, name, number: pull }),
-      );
+      const page = (after: string | null) =>
+        gh.call(`read the review threads of #${pull}`, () =>
+          gh.graphql<Answer>(PULL_REVIEW_THREADS, { owner, name, number: pull, after }),
+        );
+      const answer = await page(null);
       const found = answer.repository?.pullRequest;
-      const threads = found?.reviewThreads.nodes ?? [];
+      const threads = [...(found?.reviewThreads.nodes ?? [])];
+      let info = found?.reviewThreads.pageInfo;
+      for (let pages = 1; info?.hasNextPage && info.endCursor && pages < MAX_THREAD_PAGES; pages++) {
+        const next = (await page(info.endCursor)).repository?.pullRequest?.reviewThreads;
+        threads.push(...(next?.nodes ?? []));
+        info = next?.pageInfo;
+      }
       const changeRequests = (found?.reviews?.nodes ?? []).map((review) => ({
         id: review.databaseId ?? 0,
         body: review.body,

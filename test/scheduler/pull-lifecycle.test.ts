@@ -238,6 +238,27 @@ describe('a pull request a reviewer asked changes on', () => {
   });
 });
 
+describe('a pull request with many review threads', () => {
+  it('regression: threads past the first 50 are read too (a page of 50 per query), so none is missed', {
+    timeout: 60_000,
+  }, async () => {
+    const { emulator, pr, gh } = await resolvedWithRealRefs();
+    emulator.addUser('maint');
+    emulator.setPermission('maint', 'write');
+    const comments = Array.from({ length: 55 }, (_, i) => ({
+      path: 'greet.js',
+      line: 1,
+      body: `nit ${i + 1}`,
+    }));
+    emulator.addReview(pr.number, { author: 'maint', state: 'CHANGES_REQUESTED', comments });
+    emulator.resetRequests();
+    const read = await gh.adapter.reviewThreads.read(pr.number);
+    expect(read.threads).toHaveLength(55);
+    expect(read.threads.at(-1)?.comments[0]?.body).toBe('nit 55');
+    expect(emulator.requests.filter((r) => r.path.endsWith('/graphql'))).toHaveLength(2);
+  });
+});
+
 describe('a review that requested changes in its own body, with no line comment', () => {
   it("gets a follow-up (a stranger's review never does), answered on the PR's conversation and recorded in its body", {
     timeout: 60_000,
