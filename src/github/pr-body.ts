@@ -17,8 +17,9 @@ export const PR_MARKER = '<!-- issueloop:pr -->';
  * any runner to read: only the marker on the line right before PR_MARKER counts (the body's end is
  * issueloop's own; a marker in the verify output or a file name above it is text).
  */
+// \r?: a body edited on github.com comes back with CRLF line ends.
 const FOLLOWUPS_MARKER =
-  /<!-- issueloop:followups (\d+)(?: answered ([\d,]+))? -->\n<!-- issueloop:pr -->\s*$/;
+  /<!-- issueloop:followups (\d+)(?: answered ([\d,]+))? -->\r?\n<!-- issueloop:pr -->\s*$/;
 /** Review ids kept in the marker: the newest, so the body never grows without bound. */
 const MAX_ANSWERED = 100;
 /** GitHub rejects pull request bodies of more than 65,536 characters. */

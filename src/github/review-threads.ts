@@ -25,8 +25,8 @@ export const PULL_REVIEW_THREADS = gql`
             }
           }
         }
-        reviews(first: 50, states: [CHANGES_REQUESTED]) {
-          nodes { databaseId body author { login } submittedAt }
+        reviews(first: 100, states: [APPROVED, CHANGES_REQUESTED, DISMISSED]) {
+          nodes { databaseId body state author { login } submittedAt }
         }
       }
     }
@@ -116,12 +116,31 @@ interface Answer {
         nodes: Array<{
           databaseId: number | null;
           body: string;
+          state: string;
           author: { login: string } | null;
           submittedAt: string | null;
         }>;
       } | null;
     } | null;
   } | null;
+}
+
+/**
+ * The change requests that still stand: each reviewer's latest opinion (approve, request changes,
+ * or a dismissal), oldest first, kept when it requests changes. A review keeps its
+ * CHANGES_REQUESTED state after the same reviewer approves, so the state alone would work settled
+ * requests again.
+ */
+export function standingChangeRequests<T extends { state: string; author: { login: string } | null }>(
+  reviews: readonly T[],
+): T[] {
+  const latest = new Map<string, T>();
+  for (const review of reviews) latest.set((review.author?.login ?? 'ghost').toLowerCase(), review);
+  return reviews.filter(
+    (review) =>
+      review.state === 'CHANGES_REQUESTED' &&
+      latest.get((review.author?.login ?? 'ghost').toLowerCase()) === review,
+  );
 }
 
 export function createReviewThreads(gh: GitHubClient) {
@@ -155,7 +174,7 @@ export function createReviewThreads(gh: GitHubClient) {
         threads.push(...(next?.nodes ?? []));
         info = next?.pageInfo;
       }
-      const changeRequests = (found?.reviews?.nodes ?? []).map((review) => ({
+      const changeRequests = standingChangeRequests(found?.reviews?.nodes ?? []).map((review) => ({
         id: review.databaseId ?? 0,
         body: review.body,
         author: review.author?.login ?? 'ghost',

@@ -33,7 +33,12 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       return state.turn(message === undefined ? first : `${first}\n\n${message}`);
     };
     const first = harness.agent ? await turn() : undefined;
-    const failed = await validateWork(state, first, guarded, { base, git: guarded.git, turn });
+    const failed = await validateWork(state, first, guarded, {
+      base,
+      git: guarded.git,
+      turn,
+      merging: harness.mergeParent !== undefined,
+    });
     if (failed) return failed;
     return await deliver(state, guarded, { base, harness });
   } catch (err) {
@@ -56,7 +61,11 @@ async function prepareWorktree(
   );
   state.startedAt = base;
   // Before the sandbox and the git snapshot: what the harness does here is part of the start.
-  const harness = work.prepare ? await work.prepare(state.worktree, git) : { agent: true };
+  const harness: Prepared = work.prepare ? await work.prepare(state.worktree, git) : { agent: true };
+  if (harness.refused) {
+    state.keep = true;
+    return { report: state.report('refused', harness.refused) };
+  }
   const guarded = await guardWorktree({
     path: state.worktree,
     branch: work.branch,
@@ -81,6 +90,11 @@ async function prepareWorktree(
   state.remember('setup', { passed: setup.passed, exitCode: setup.exitCode, durationMs: setup.durationMs });
   if (input.signal.aborted) return { report: state.report('interrupted', 'interrupted during setup') };
   if (setup.passed) return { guarded, base, harness };
+  if (harness.agent && harness.mergeParent) {
+    // A conflicted merge (a package.json with markers) may well break setup: the agent resolves it.
+    state.log.warn(describeSetupFailure(setup));
+    return { guarded, base, harness };
+  }
   state.keep = true;
   return { report: state.report('error:invalid_request', describeSetupFailure(setup)) };
 }

@@ -33,6 +33,13 @@ export interface Prepared {
    * (its commits are already public on the default branch; only what the branch adds is scanned).
    */
   scanFrom?: string;
+  /**
+   * A merge is under way: its second parent, which the commit gets from the harness (never from
+   * MERGE_HEAD). A merge is a change even when the files end up as they were.
+   */
+  mergeParent?: string;
+  /** Why the harness will not go on (the session ends `refused`, before any agent). */
+  refused?: string;
 }
 
 /** What the harness hands over once the work is validated. */

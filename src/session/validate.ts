@@ -17,7 +17,13 @@ export async function validateWork(
   state: SessionState,
   first: EngineResult | undefined,
   guarded: GuardedWorktree,
-  at: { base: string; git: GitOptions; turn: (message: string) => Promise<EngineResult> },
+  at: {
+    base: string;
+    git: GitOptions;
+    turn: (message: string) => Promise<EngineResult>;
+    /** A merge under way is a change even when no file differs from the start point. */
+    merging?: boolean;
+  },
 ): Promise<SessionReport | undefined> {
   const { config, signal } = state.input;
   const { base, git } = at;
@@ -34,7 +40,7 @@ export async function validateWork(
     if (await uncommitAgentWork(state.worktree, base, git))
       state.log.info('the agent committed itself; its commits are judged as changes');
     state.filesChanged = (await changedFiles(state.worktree, git)).map((file) => file.path);
-    if (state.filesChanged.length === 0)
+    if (state.filesChanged.length === 0 && !at.merging)
       return state.report(
         'no_changes',
         result ? 'the agent finished without changing any file' : 'the harness had nothing to change',

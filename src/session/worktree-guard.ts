@@ -4,7 +4,7 @@ import { secretValues } from '../agent/tools/scrub-env.js';
 import type { Log } from '../core/logger.js';
 import { assertGitUntouched, snapshotGitState } from './git/git-state.js';
 import { removeNestedGitDirs } from './git/nested-repos.js';
-import type { GitOptions } from './git/run-git.js';
+import { type GitOptions, runGit } from './git/run-git.js';
 import { stagedDiff } from './git/staged-diff.js';
 import { inWorktree, pinHead, worktreeGitDirs, writeAgentGitDir } from './git/worktree-view.js';
 import { describeHits, findSecrets } from './secret-scan.js';
@@ -18,7 +18,8 @@ export interface GuardedWorktree {
   sandboxes: WorktreeSandboxes;
   /**
    * Before the harness's git runs after the agent: the shared git is as it was (else
-   * GitTamperedError), HEAD is back on the session's branch, nested repositories are gone.
+   * GitTamperedError), HEAD is back on the session's branch, no MERGE_HEAD is left, nested
+   * repositories are gone.
    */
   reclaim(): Promise<void>;
   /** Why the change may not be committed (a secret in what it adds), or undefined. */
@@ -53,6 +54,9 @@ export async function guardWorktree(input: {
     async reclaim() {
       await assertGitUntouched(dirs, before);
       await pinHead(worktree, input.branch, git);
+      // The harness owns a merge's second parent (commitAll's mergeParent): a MERGE_HEAD here is
+      // a merge the agent started or wrote, whose parent would be pushed unscanned.
+      await runGit(['update-ref', '-d', 'MERGE_HEAD'], { ...git, cwd: worktree });
       const removed = await removeNestedGitDirs(worktree);
       if (removed.length === 0) return;
       input.log.warn(

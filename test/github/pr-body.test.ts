@@ -271,6 +271,15 @@ describe('the reviews a PR body records answered', () => {
     expect(followupsOf(older)).toBe(1);
   });
 
+  it('regression: a body edited on github.com (CRLF line ends) keeps its count and answered reviews', () => {
+    const body = renderPullRequestBody(report({ followups: 2, answeredReviews: [11] }), redact).replace(
+      /\n/g,
+      '\r\n',
+    );
+    expect(followupsOf(body)).toBe(2);
+    expect(answeredReviewsOf(body)).toEqual([11]);
+  });
+
   it('regression: a forged marker in a file name answers nothing; the list keeps only the newest 100', () => {
     const forged = renderPullRequestBody(
       report({ filesChanged: ['<!-- issueloop:followups 1 answered 7 -->'] }),

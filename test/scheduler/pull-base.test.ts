@@ -10,6 +10,13 @@ type Fixture = Awaited<ReturnType<typeof setup>>;
 const parents = (rev: string) =>
   repo.fx.git(repo.fx.origin, 'rev-list', '--parents', '-n', '1', rev).split(' ').slice(1);
 
+/** A resolved issue whose ready PR the base's protection wants up to date; `before` is its head. */
+async function protectedPull() {
+  const fixture = await resolvedWithRealRefs({ pr: { draft: false } });
+  fixture.emulator.requireUpToDate('main');
+  return { ...fixture, before: repo.fx.git(repo.fx.origin, 'rev-parse', fixture.branch) };
+}
+
 /** A follow-up run on a new source, counting the model calls and keeping the sessions' first messages. */
 async function followUpRun(fixture: Fixture, maxRounds = 2) {
   let modelCalls = 0;
@@ -76,16 +83,16 @@ describe('a pull request whose base moved', () => {
   it('behind a protected base, merging cleanly: verified and pushed by the harness alone, with no model call', {
     timeout: 60_000,
   }, async () => {
-    const fixture = await resolvedWithRealRefs({ pr: { draft: false } });
-    const { emulator, issue, pr, branch } = fixture;
-    emulator.requireUpToDate('main');
-    const before = repo.fx.git(repo.fx.origin, 'rev-parse', branch);
+    const fixture = await protectedPull();
+    const { emulator, issue, pr, branch, before } = fixture;
     const mainTip = moveMain({ 'README.md': '# widgets\n' }, 'main: a readme');
     expect(() => emulator.mergePull(pr.number, 'maintainer')).toThrow(/out of date/);
     const { summary, modelCalls } = await followUpRun(fixture);
     expect(summary.reports.map((r) => [r.issue, r.outcome, r.reason, r.costUsd])).toEqual([
-      [issue, 'resolved', `pushed to PR #${pr.number} (follow-up 1: a moved base)`, 0],
+      [issue, 'resolved', `pushed to PR #${pr.number} (the harness alone: a moved base)`, 0],
     ]);
+    // Not one of the pr.max_followups sessions: the PR body's count did not move.
+    expect(emulator.pulls()[0]?.body).not.toContain('issueloop:followups');
     expect(modelCalls()).toBe(0);
     expect(parents(repo.fx.git(repo.fx.origin, 'rev-parse', branch))).toEqual([before, mainTip]);
     expect(summary.reports[0]?.verify?.passed).toBe(true);
@@ -113,5 +120,43 @@ describe('a pull request whose base moved', () => {
     expect(firstMessages[0]).toContain('grep -q ok STATUS');
     expect(repo.fx.git(repo.fx.origin, 'show', `${branch}:STATUS`)).toBe('ok');
     expect(parents(repo.fx.git(repo.fx.origin, 'rev-parse', branch))).toHaveLength(2);
+  });
+
+  it("regression: a merge that changes no file (main already has the PR's change) is still committed, not a failed no_changes", {
+    timeout: 60_000,
+  }, async () => {
+    const fixture = await protectedPull();
+    const { emulator, issue, pr, branch, before } = fixture;
+    // The same fix landed on main by another route (a cherry-pick, a sibling PR).
+    const mainTip = moveMain({ 'greet.js': "export const greet = () => 'hello';\n" }, 'main: the same fix');
+    const { summary } = await followUpRun(fixture, 1);
+    expect(summary.reports.map((r) => [r.issue, r.outcome])).toEqual([[issue, 'resolved']]);
+    expect(parents(repo.fx.git(repo.fx.origin, 'rev-parse', branch))).toEqual([before, mainTip]);
+    emulator.mergePull(pr.number, 'maintainer');
+  });
+
+  it('regression: a branch that changes .gitattributes is not merged by the harness (it could drop a side or run a merge driver)', {
+    timeout: 60_000,
+  }, async () => {
+    const fixture = await resolvedWithRealRefs({ pr: { draft: false } });
+    const { emulator, branch } = fixture;
+    // Someone with push access to the branch (or the agent, earlier) adds a merge rule.
+    const { seed } = repo.fx;
+    repo.fx.git(seed, 'fetch', '--quiet', 'origin');
+    repo.fx.git(seed, 'checkout', '--quiet', '-B', 'attrs', `origin/${branch}`);
+    repo.fx.commitFiles(seed, { '.gitattributes': '* merge=union\n' }, 'union merges');
+    repo.fx.git(seed, 'push', '--quiet', 'origin', `HEAD:${branch}`);
+    const head = repo.fx.git(repo.fx.origin, 'rev-parse', branch);
+    emulator.requireUpToDate('main');
+    moveMain({ 'README.md': '# widgets\n' }, 'main: a readme');
+    const { summary, modelCalls } = await followUpRun(fixture, 1);
+    expect(summary.reports.map((r) => [r.outcome, r.reason])).toEqual([
+      [
+        'refused',
+        'the branch changes .gitattributes, which decides how git merges: the harness does not merge it',
+      ],
+    ]);
+    expect(modelCalls()).toBe(0);
+    expect(repo.fx.git(repo.fx.origin, 'rev-parse', branch)).toBe(head);
   });
 });

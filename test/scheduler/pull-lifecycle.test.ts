@@ -301,6 +301,22 @@ describe('a review that requested changes in its own body, with no line comment'
     expect(third.reports).toEqual([]);
   });
 
+  it('regression: a change request its reviewer later approved starts nothing (the review keeps its CHANGES_REQUESTED state)', {
+    timeout: 60_000,
+  }, async () => {
+    const fixture = await resolvedWithRealRefs();
+    const { emulator, pr } = fixture;
+    emulator.addUser('maint');
+    emulator.setPermission('maint', 'write');
+    emulator.addReview(pr.number, { author: 'maint', state: 'CHANGES_REQUESTED', body: 'Add a test.' });
+    emulator.addReview(pr.number, { author: 'maint', state: 'APPROVED', body: 'Fine as it is.' });
+    const run = await runRounds(
+      { ...fixture.ctx, source: fixture.newSource() },
+      { owner: 'host:2', maxRounds: 2 },
+    );
+    expect(run.reports).toEqual([]);
+  });
+
   it('regression: a later follow-up of another kind keeps the answered reviews in the PR body', {
     timeout: 60_000,
   }, async () => {
@@ -322,27 +338,32 @@ describe('a review that requested changes in its own body, with no line comment'
       { owner: 'host:3', maxRounds: 1 },
     );
     expect(third.reports.map((r) => r.reason)).toEqual([
-      `pushed to PR #${pr.number} (follow-up 2: a moved base)`,
+      `pushed to PR #${pr.number} (the harness alone: a moved base)`,
     ]);
-    expect(emulator.pulls()[0]?.body).toContain(`<!-- issueloop:followups 2 answered ${reviewId} -->`);
+    expect(emulator.pulls()[0]?.body).toContain(`<!-- issueloop:followups 1 answered ${reviewId} -->`);
   });
 });
+
+/** A resolved issue on an emulator whose every timestamp is the same second (GitHub's are whole seconds). */
+async function resolvedInOneSecond() {
+  const emulator = createGitHubEmulator({
+    baseUrl: BASE,
+    origin: repo.fx.origin,
+    now: () => Date.UTC(2026, 10, 25),
+  });
+  const { ctx, newSource } = await setup(watched(), emulator);
+  const issue = emulator.addIssue(member('Fix the greeting typo'));
+  await runRounds(ctx, { owner: 'host:1' });
+  const pr = emulator.pulls().find((p) => p.head.ref === `issueloop/issue-${issue}`);
+  if (!pr) throw new Error('setup: no pull request');
+  return { emulator, ctx, newSource, pr };
+}
 
 describe('regression: review comments in the same second as the last read', () => {
   it('are still seen: the PR’s review comment count is part of what says it changed', {
     timeout: 60_000,
   }, async () => {
-    // GitHub's timestamps are whole seconds; here every one is the same second.
-    const emulator = createGitHubEmulator({
-      baseUrl: BASE,
-      origin: repo.fx.origin,
-      now: () => Date.UTC(2026, 10, 25),
-    });
-    const { ctx, newSource } = await setup(watched(), emulator);
-    const issue = emulator.addIssue(member('Fix the greeting typo'));
-    await runRounds(ctx, { owner: 'host:1' });
-    const pr = emulator.pulls().find((p) => p.head.ref === `issueloop/issue-${issue}`);
-    if (!pr) throw new Error('setup: no pull request');
+    const { emulator, ctx, newSource, pr } = await resolvedInOneSecond();
     const source = newSource();
     await runRounds({ ...ctx, source }, { owner: 'host:2', maxRounds: 1 });
     emulator.addUser('maint');
@@ -356,6 +377,17 @@ describe('regression: review comments in the same second as the last read', () =
     expect(next.reports.map((r) => r.reason)).toEqual([
       `pushed to PR #${pr.number} (follow-up 1: review comments); 1 review thread(s) answered`,
     ]);
+  });
+
+  it("a review body answered in the same second is not worked again: the PR body's answered reviews are part of what says it changed", {
+    timeout: 60_000,
+  }, async () => {
+    const { emulator, ctx, newSource, pr } = await resolvedInOneSecond();
+    emulator.addUser('maint');
+    emulator.setPermission('maint', 'write');
+    emulator.addReview(pr.number, { author: 'maint', state: 'CHANGES_REQUESTED', body: 'Add a test.' });
+    const next = await runRounds({ ...ctx, source: newSource() }, { owner: 'host:2', maxRounds: 3 });
+    expect(next.reports.map((r) => r.outcome)).toEqual(['resolved']);
   });
 });
 

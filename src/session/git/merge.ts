@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommitAuthor } from './commit-all.js';
-import { assertSha } from './git-args.js';
+import { assertSha, firstLine } from './git-args.js';
 import { type GitOptions, runGit } from './run-git.js';
 
 export type MergeStarted =
@@ -10,13 +11,20 @@ export type MergeStarted =
   /** Merged without a conflict, staged and not committed (MERGE_HEAD is set). */
   | { kind: 'clean' }
   /** Stopped on conflicts: these paths have markers (or a delete/modify clash) to resolve. */
-  | { kind: 'conflicted'; paths: string[] };
+  | { kind: 'conflicted'; paths: string[] }
+  /** Not merged: the branch changes what decides how git merges (its `.gitattributes`). */
+  | { kind: 'refused'; reason: string };
 
 /**
  * Merges `sha` into the worktree's branch without committing it: the result is staged with
  * MERGE_HEAD set, so the commit that follows (the harness's `commitAll`, after whatever resolves the
  * conflicts) is a merge commit with both parents. No rerere, no editor; a conflict is an answer
  * (exit 1), anything else a GitError.
+ *
+ * The branch was written by an agent, and a `.gitattributes` in it chooses how git merges (`merge=
+ * union` or `binary` drop a side without a conflict, `conflict-marker-size` hides the markers, and
+ * `merge=<driver>` runs a driver from the user's git config on this host): a branch that changes
+ * one is not merged by the harness.
  */
 export async function startMerge(
   worktree: string,
@@ -27,6 +35,27 @@ export async function startMerge(
   const run = { ...options, cwd: worktree };
   const before = await runGit(['merge-base', '--is-ancestor', sha, 'HEAD'], { ...run, okExitCodes: [1] });
   if (before.exitCode === 0) return { kind: 'up_to_date' };
+  const fork = firstLine((await runGit(['merge-base', 'HEAD', sha], run)).stdout);
+  const attributes = await runGit(
+    [
+      'diff',
+      '--name-only',
+      '-z',
+      '--no-renames',
+      assertSha('merge base', fork),
+      'HEAD',
+      '--',
+      ':(glob)**/.gitattributes',
+    ],
+    run,
+  );
+  const changed = attributes.stdout.split('\0').filter((path) => path !== '');
+  if (changed.length > 0) {
+    return {
+      kind: 'refused',
+      reason: `the branch changes ${changed.join(', ')}, which decides how git merges: the harness does not merge it`,
+    };
+  }
   // git wants a committer even for a merge it does not commit; the commit itself sets its own.
   const { name, email } = merge.author;
   const merged = await runGit(
@@ -48,15 +77,37 @@ export async function startMerge(
   return { kind: 'conflicted', paths };
 }
 
-/** `=======` alone is not one: it is also a Markdown heading's underline. */
-const MARKER = /^(?:<{7}|>{7})(?: |$)/m;
+/** `=======` alone is not one: it is also a Markdown heading's underline. Any marker size counts. */
+const MARKER = /^(?:<{7,}|>{7,})(?: |$)/m;
+/** A file larger than this is not read: it is reported as unresolved, for a person to look at. */
+const MAX_MARKER_SCAN = 8 * 1024 * 1024;
 
-/** The paths among `paths` whose text still has a conflict marker line (`<<<<<<< ours`, `>>>>>>> theirs`). */
+/**
+ * The paths among `paths` still unresolved: a regular file whose text has a conflict marker line
+ * (`<<<<<<< ours`, `>>>>>>> theirs`), or anything else the agent left there (a symlink, a FIFO, a
+ * directory: never followed nor read). A deleted path counts as resolved.
+ */
 export async function withConflictMarkers(worktree: string, paths: readonly string[]): Promise<string[]> {
   const left: string[] = [];
   for (const path of paths) {
-    const text = await readFile(join(worktree, path), 'utf8').catch(() => undefined);
-    if (text !== undefined && MARKER.test(text)) left.push(path);
+    if (!(await resolvedFile(join(worktree, path)))) left.push(path);
   }
   return left;
+}
+
+async function resolvedFile(file: string): Promise<boolean> {
+  let handle: FileHandle;
+  try {
+    // O_NOFOLLOW: a symlink is refused, not read; O_NONBLOCK: a FIFO cannot hold the harness.
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size > MAX_MARKER_SCAN) return false;
+    return !MARKER.test(await handle.readFile('utf8'));
+  } finally {
+    await handle.close();
+  }
 }

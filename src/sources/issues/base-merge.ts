@@ -24,13 +24,14 @@ export function baseMerge(
     async prepare(worktree: string, git: GitOptions): Promise<Prepared> {
       const sha = await fetchBranch(at.checkout, at.remote, base, git);
       const started = await startMerge(worktree, { sha, author: at.author }, git);
+      if (started.kind === 'refused') return { agent: false, refused: started.reason };
+      if (started.kind === 'up_to_date') {
+        return { agent: false, summary: `The branch already holds ${base} (${sha.slice(0, 12)}).` };
+      }
       merge = { sha, conflicted: started.kind === 'conflicted' ? started.paths : [] };
-      if (started.kind === 'conflicted') return { agent: true, scanFrom: sha };
-      const summary =
-        started.kind === 'clean'
-          ? `The harness merged ${base} (${sha.slice(0, 12)}) into the branch without a conflict.`
-          : `The branch already holds ${base} (${sha.slice(0, 12)}).`;
-      return { agent: false, summary, scanFrom: sha };
+      if (started.kind === 'conflicted') return { agent: true, scanFrom: sha, mergeParent: sha };
+      const summary = `The harness merged ${base} (${sha.slice(0, 12)}) into the branch without a conflict.`;
+      return { agent: false, summary, scanFrom: sha, mergeParent: sha };
     },
     async unfinished(worktree: string): Promise<string | undefined> {
       if (!merge || merge.conflicted.length === 0) return undefined;

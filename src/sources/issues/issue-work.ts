@@ -38,7 +38,6 @@ export interface IssueWorkOptions {
  */
 export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, followUp?: FollowUp): SessionWork {
   const { config } = options;
-  const followups = followUp ? followUp.pull.followups + 1 : undefined;
   /** The PR branch's commit a follow-up started from: its push replaces that one or fails. */
   let startedFrom: string | undefined;
   const merge = followUp?.base ? baseMerge(followUp, { ...options, author: config.pr.author }) : undefined;
@@ -68,6 +67,10 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
       return sha;
     },
     async deliver(input, git) {
+      // A clean merge of the base the harness made alone (no model call) is not one of the
+      // pr.max_followups sessions: it costs nothing, and a busy base must not use them up.
+      const harnessOnly = merge?.result()?.conflicted.length === 0 && input.modelCalls === 0;
+      const followups = followUp ? followUp.pull.followups + (harnessOnly ? 0 : 1) : undefined;
       const published = await publish(
         {
           ...input,
@@ -76,11 +79,10 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
           issue,
           author: config.pr.author,
           ...(merge ? { commitMessage: merge.message(issue.number) } : {}),
+          ...(merge?.result() ? { mergeParent: merge.result()?.sha } : {}),
           ...(config.pr.base ? { base: config.pr.base } : {}),
           draft: config.pr.draft,
-          ...(followUp
-            ? { followups: followUp.pull.followups + 1, answeredReviews: answeredAfter(followUp) }
-            : {}),
+          ...(followUp ? { followups: followups ?? 0, answeredReviews: answeredAfter(followUp) } : {}),
           ...(followUp && startedFrom
             ? { continues: { pull: followUp.pull.number, from: startedFrom } }
             : {}),
@@ -97,7 +99,8 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
         const warned = published.warning ? ` (${published.warning})` : '';
         return { ...published, reason: `draft PR #${published.pr.number}${warned}` };
       }
-      let reason = `pushed to PR #${published.pr.number} (follow-up ${followups}: ${followUpKind(followUp)})`;
+      const which = harnessOnly ? 'the harness alone' : `follow-up ${followups}`;
+      let reason = `pushed to PR #${published.pr.number} (${which}: ${followUpKind(followUp)})`;
       if (followUp.reviews.length > 0) {
         const replies = await answerThreads(options.github.reviewThreads, followUp, {
           commit: published.commit,

@@ -70,3 +70,22 @@ export function describeDecision(state: OpenPullState): string {
       return state.checks.state === 'none' ? 'no checks; mergeable' : 'checks passed; mergeable';
   }
 }
+
+/**
+ * Each issue's current pull request: its open one, else the newest closed or merged one. A PR closed
+ * before the issue was worked again is history: booking it again would undo the new attempt.
+ */
+export function currentPulls(pulls: readonly OwnPull[]): OwnPull[] {
+  const byIssue = new Map<number, OwnPull>();
+  for (const pull of pulls) {
+    const known = byIssue.get(pull.issue);
+    // PR numbers only grow: the newest PR of the branch is the current one (an old one commented on
+    // lately is not).
+    const newer =
+      !known ||
+      (pull.state === 'open' && known.state !== 'open') ||
+      (pull.state === known.state && pull.number > known.number);
+    if (newer) byIssue.set(pull.issue, pull);
+  }
+  return [...byIssue.values()];
+}

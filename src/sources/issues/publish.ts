@@ -14,6 +14,8 @@ export interface PublishInput extends DeliveryInput {
   author: { name: string; email: string };
   /** Instead of the issue's (a follow-up's merge of its base). */
   commitMessage?: string;
+  /** A follow-up's merge of its base: the commit's second parent. */
+  mergeParent?: string;
   base?: string;
   draft: boolean;
   /** A follow-up's number on this PR (its body keeps the count). */
@@ -54,7 +56,11 @@ export async function publish(
   const title = renderPullRequestTitle(input.issue);
   const commit = await commitAll(
     input.worktree,
-    { message: input.commitMessage ?? renderCommitMessage(input.issue), author: input.author },
+    {
+      message: input.commitMessage ?? renderCommitMessage(input.issue),
+      author: input.author,
+      ...(input.mergeParent ? { mergeParent: input.mergeParent } : {}),
+    },
     git,
   );
   if (commit === undefined) throw new ReadBackError('nothing to commit');

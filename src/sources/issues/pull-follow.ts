@@ -32,7 +32,9 @@ export function followPulls(
 
   /** A PR's waiting review threads; GraphQL is asked only when the PR changed since the last read. */
   const readReviews = (gate: TrustGate) => async (pull: PullDetail) => {
-    const seenAs = `${pull.updatedAt} ${pull.reviewComments}`;
+    // updated_at has whole seconds: the counts and the answered reviews (the body's marker, which a
+    // follow-up's push rewrites) also say the PR changed within the same second.
+    const seenAs = `${pull.updatedAt} ${pull.reviewComments} ${pull.followups} ${pull.answeredReviews.join(',')}`;
     const cached = reviewsByPull.get(pull.number);
     if (cached?.seen === seenAs) return cached.requests;
     const read = await github.reviewThreads.read(pull.number);

@@ -14,7 +14,7 @@ import {
 } from '../../github/tracking-comment.js';
 import type { Ledger } from '../../session/ledger.js';
 import { labelNeedsHuman, quietly } from './issue-tracker.js';
-import { type OpenPullState, type ReadReviews, readOpenPulls } from './open-pulls.js';
+import { currentPulls, type OpenPullState, type ReadReviews, readOpenPulls } from './open-pulls.js';
 
 /** The claim outcome of an issue whose pull request merged: it is never worked again. */
 export const MERGED = 'merged';
@@ -157,6 +157,14 @@ async function book(
 ): Promise<boolean> {
   const claimed = await input.claims.claim(pull.issue, input.owner, SWEEP_TTL_MS);
   if (!claimed.ok) return false;
+  // The round's list may be old by now (a session of this issue may have ended since): the record
+  // the booking writes, and restores on failure, is the one read under the claim.
+  const fresh = await input.claims.get(pull.issue);
+  if (fresh && fresh.last_outcome !== view.last_outcome) {
+    // Worked since the list was read: what the sweep decided no longer holds; the next sweep decides.
+    await input.claims.release(claimed.lease, { outcome: fresh.last_outcome ?? 'resolved' });
+    return false;
+  }
   try {
     const issue = await input.github.issues.get(pull.issue);
     // The work's writes never throw (each is logged): the chain is never left rejected.
@@ -181,25 +189,6 @@ async function book(
       : {}),
   });
   return true;
-}
-
-/**
- * Each issue's current pull request: its open one, else the newest closed or merged one. A PR closed
- * before the issue was worked again is history: booking it again would undo the new attempt.
- */
-export function currentPulls(pulls: readonly OwnPull[]): OwnPull[] {
-  const byIssue = new Map<number, OwnPull>();
-  for (const pull of pulls) {
-    const known = byIssue.get(pull.issue);
-    // PR numbers only grow: the newest PR of the branch is the current one (an old one commented on
-    // lately is not).
-    const newer =
-      !known ||
-      (pull.state === 'open' && known.state !== 'open') ||
-      (pull.state === known.state && pull.number > known.number);
-    if (newer) byIssue.set(pull.issue, pull);
-  }
-  return [...byIssue.values()];
 }
 
 interface Booking {

@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addWorktree, commitAll } from '../../../src/session/git/index.js';
@@ -91,12 +92,60 @@ describe('commitAll during a merge', () => {
     const main = moveMain({ 'greet.js': "'helo!'\n" });
     await startMerge(wt, { sha: main, author }, { env: bare });
     await writeFile(join(wt, 'greet.js'), "'hello'\n");
-    const sha = await commitAll(wt, { message: 'Merge main into topic\n', author }, { env: bare });
-    expect(sha).toBeDefined();
+    const sha = await commitAll(
+      wt,
+      { message: 'Merge main into topic\n', author, mergeParent: main },
+      { env: bare },
+    );
+    expect(sha).toBe(fx.git(wt, 'rev-parse', 'HEAD'));
     expect(fx.git(wt, 'rev-list', '--parents', '-n', '1', 'HEAD').split(' ').slice(1)).toEqual([head, main]);
+    expect(fx.git(wt, 'log', '-1', '--format=%an|%cn|%s', 'HEAD')).toBe(
+      `${author.name}|${author.name}|Merge main into topic`,
+    );
+    expect(() => fx.git(wt, 'rev-parse', '-q', '--verify', 'MERGE_HEAD')).toThrow();
+  });
+
+  it('regression: a MERGE_HEAD someone wrote does not become a parent of a plain commit (its history would be pushed unscanned)', async () => {
+    const head = fx.git(wt, 'rev-parse', 'HEAD');
+    const planted = moveMain({ 'secret.txt': 'not for the PR\n' });
+    fx.git(wt, 'update-ref', 'MERGE_HEAD', planted);
+    await writeFile(join(wt, 'fix.txt'), 'fixed\n');
+    await commitAll(wt, { message: 'Fix\n', author }, { env: fx.env });
+    expect(fx.git(wt, 'rev-list', '--parents', '-n', '1', 'HEAD').split(' ').slice(1)).toEqual([head]);
   });
 
   it('without a merge under way, nothing staged is still nothing to commit', async () => {
     expect(await commitAll(wt, { message: 'nothing\n', author }, { env: fx.env })).toBeUndefined();
+  });
+});
+
+describe('what the harness will not merge, and what it will not read', () => {
+  it('regression: a branch that changes a .gitattributes (at the root or deeper) is refused, not merged', async () => {
+    const main = moveMain({ 'a.txt': 'a, again\n' });
+    fx.commitFiles(wt, { 'lib/.gitattributes': '* merge=union\n' }, 'attributes');
+    const refused = await startMerge(wt, { sha: main, author }, { env: fx.env });
+    expect(refused).toEqual({
+      kind: 'refused',
+      reason:
+        'the branch changes lib/.gitattributes, which decides how git merges: the harness does not merge it',
+    });
+    expect(() => fx.git(wt, 'rev-parse', '-q', '--verify', 'MERGE_HEAD')).toThrow();
+    fx.commitFiles(wt, { '.gitattributes': '* conflict-marker-size=9\n' }, 'root attributes');
+    expect((await startMerge(wt, { sha: main, author }, { env: fx.env })).kind).toBe('refused');
+  });
+
+  it('regression: a FIFO, a symlink or a directory in place of a conflicted file is unresolved, never read or followed', async () => {
+    await rm(join(wt, 'greet.js'));
+    execFileSync('mkfifo', [join(wt, 'greet.js')]);
+    await rm(join(wt, 'a.txt'));
+    await symlink('/dev/zero', join(wt, 'a.txt'));
+    await mkdir(join(wt, 'dir.txt'));
+    await writeFile(join(wt, 'wide-marker.txt'), `${'<'.repeat(9)} HEAD\n`);
+    expect(await withConflictMarkers(wt, ['greet.js', 'a.txt', 'dir.txt', 'wide-marker.txt'])).toEqual([
+      'greet.js',
+      'a.txt',
+      'dir.txt',
+      'wide-marker.txt',
+    ]);
   });
 });

@@ -106,6 +106,20 @@ describe("the sweep of issueloop's pull requests", () => {
     expect(status()).toBe('Done');
   });
 
+  it('regression: a booking checks the record again under its claim: an issue worked since the list is left for the next sweep', async () => {
+    const { emulator, issue, pr, claims, sweep, status } = await resolvedIssue();
+    const listed = await claims.list();
+    // A follow-up session of the issue ends after the sweep listed the claims.
+    const worked = await claims.claim(issue, 'host:1', 60_000);
+    if (!worked.ok) throw new Error('setup: claim refused');
+    await claims.release(worked.lease, { outcome: 'verify_failed' });
+    emulator.mergePull(pr.number, 'maintainer');
+    const stale = { ...claims, list: async () => listed };
+    expect(await sweep({ claims: stale })).toMatchObject({ merged: [] });
+    expect((await claims.get(issue))?.last_outcome).toBe('verify_failed');
+    expect(status()).toBe('In Review');
+  });
+
   it('a PR closed without merging sends its issue back to the queue (pr.on_closed: queue)', async () => {
     const { emulator, issue, pr, claims, sweep, status, tracking } = await resolvedIssue();
     emulator.closePull(pr.number, 'maintainer');
