@@ -61,6 +61,22 @@ describe('a pull request whose base moved', () => {
     expect(repo.fx.git(repo.fx.origin, 'show', 'main:greet.js')).toBe(RESOLVED_GREETING.trimEnd());
   });
 
+  it('regression: session.setup failing on the conflicted tree does not end the follow-up: the agent resolves the conflict', {
+    timeout: 60_000,
+  }, async () => {
+    // A setup that cannot read a file with markers (as npm ci cannot read such a package.json).
+    const fixture = await resolvedWithRealRefs({ session: { setup: "! grep -q '^<<<<<<<' greet.js" } });
+    const { issue, pr } = fixture;
+    moveMain(
+      { 'greet.js': "export const greet = () => 'helo!';\nexport const wave = () => 'bye';\n" },
+      'main: louder',
+    );
+    const { summary } = await followUpRun(fixture, 1);
+    expect(summary.reports.map((r) => [r.issue, r.outcome, r.reason])).toEqual([
+      [issue, 'resolved', `pushed to PR #${pr.number} (follow-up 1: a conflict with the base)`],
+    ]);
+  });
+
   it('regression: conflict markers left in a file end the follow-up unpushed, however the verify command did', {
     timeout: 60_000,
   }, async () => {
