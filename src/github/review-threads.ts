@@ -5,8 +5,9 @@ import { gql } from './gql.js';
  * The review threads of a pull request (GraphQL: REST has no threads, nor whether one is resolved)
  * and its reviews that requested changes (their own bodies), in one query, and issueloop's answers
  * to them. Read only when the PR changed since the last read (its `updated_at`), so an idle round
- * asks nothing. Cost: 1 point per query (50 threads × 20 comments, 50 reviews); a PR with more than
- * 50 threads takes a query per 50.
+ * asks nothing. Cost: 1 point per query (50 threads × their last 20 comments, 100 reviews); a PR
+ * with more than 50 threads takes a query per 50. The last comments are what says whether
+ * issueloop answered, so a long thread is read from its end.
  */
 export const PULL_REVIEW_THREADS = gql`
   query PullReviewThreads($owner: String!, $name: String!, $number: Int!, $after: String) {
@@ -20,7 +21,7 @@ export const PULL_REVIEW_THREADS = gql`
             isOutdated
             path
             line
-            comments(first: 20) {
+            comments(last: 20) {
               nodes { databaseId body author { login } diffHunk createdAt }
             }
           }

@@ -259,6 +259,28 @@ describe('a pull request with many review threads', () => {
   });
 });
 
+describe('a long review thread', () => {
+  it('regression: is read from its end (the last 20 comments), where an answer of issueloop would be', {
+    timeout: 60_000,
+  }, async () => {
+    const { emulator, pr, gh } = await resolvedWithRealRefs();
+    emulator.addUser('maint');
+    emulator.setPermission('maint', 'write');
+    const { commentIds } = emulator.addReview(pr.number, {
+      author: 'maint',
+      state: 'CHANGES_REQUESTED',
+      comments: [{ path: 'greet.js', line: 1, body: 'first' }],
+    });
+    for (let i = 1; i <= 24; i++) {
+      emulator.addReviewReply(pr.number, commentIds[0] as number, { author: 'maint', body: `reply ${i}` });
+    }
+    const [thread] = (await gh.adapter.reviewThreads.read(pr.number)).threads;
+    expect(thread?.comments).toHaveLength(20);
+    expect(thread?.comments.at(-1)?.body).toBe('reply 24');
+    expect(thread?.path).toBe('greet.js');
+  });
+});
+
 describe('a review that requested changes in its own body, with no line comment', () => {
   it("gets a follow-up (a stranger's review never does), answered on the PR's conversation and recorded in its body", {
     timeout: 60_000,

@@ -60,6 +60,7 @@ export function mutationForbidden(ctx: GraphqlContext, mutation: string): Graphq
 interface PageArgs {
   first?: number | null;
   after?: string | null;
+  last?: number | null;
 }
 
 export interface Connection<T> {
@@ -89,6 +90,17 @@ function cursorIndex(after: string): number {
 
 /** GitHub's connections insist on `first` (or `last`) and cap it at 100; so does this one. */
 export function connection<R, T>(records: readonly R[], args: PageArgs, name: string, toNode: (r: R) => T) {
+  const last = args.last;
+  if (last !== undefined && last !== null && (args.first === undefined || args.first === null)) {
+    if (last < 0 || last > MAX_PAGE) {
+      throw new GraphqlFailure(
+        `Requesting ${last} records on the \`${name}\` connection exceeds the \`last\` limit of ${MAX_PAGE} records.`,
+        'EXCESSIVE_PAGINATION',
+      );
+    }
+    // The last `last` records (the emulator has no `before`): the cursors of the same records.
+    return page(records, Math.max(0, records.length - last), last, toNode);
+  }
   const first = args.first;
   if (first === undefined || first === null) {
     throw new GraphqlFailure(
@@ -102,8 +114,11 @@ export function connection<R, T>(records: readonly R[], args: PageArgs, name: st
       'EXCESSIVE_PAGINATION',
     );
   }
-  const start = args.after ? cursorIndex(args.after) + 1 : 0;
-  const slice = records.slice(start, start + first);
+  return page(records, args.after ? cursorIndex(args.after) + 1 : 0, first, toNode);
+}
+
+function page<R, T>(records: readonly R[], start: number, count: number, toNode: (r: R) => T) {
+  const slice = records.slice(start, start + count);
   const result: Connection<T> = {
     nodes: slice.map(toNode),
     totalCount: records.length,

@@ -22,6 +22,7 @@ export interface NodeLinks {
 interface PageArgs {
   first?: number | null;
   after?: string | null;
+  last?: number | null;
 }
 
 /** The fields a PullRequest has beyond those a project item's content shows; `state` says MERGED once merged. */
