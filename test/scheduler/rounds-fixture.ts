@@ -205,14 +205,7 @@ export function watched(config: { pr?: Record<string, unknown> } & Record<string
 /** A fake clock that moves only when a test advances it. */
 export const manualClock = () => new FakeClock(Date.UTC(2026, 10, 21, 12, 0, 0), false);
 
-/** Resolves when `check` holds, polling every few ms, or rejects after `ms`. */
-export async function until(check: () => boolean, ms = 15_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > ms) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+export { until } from '../helpers/until.js';
 
 export const member = (title: string) => ({
   title,

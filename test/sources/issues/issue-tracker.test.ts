@@ -10,6 +10,7 @@ import { createIssueSource } from '../../../src/sources/issues/issue-source.js';
 import { BASE, emulated } from '../../github/emulated.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { createMemoryLog } from '../../helpers/memory-log.js';
+import { until } from '../../helpers/until.js';
 
 let stateDir = '';
 beforeEach(async () => {
@@ -99,7 +100,8 @@ describe('the tracking comment of an issue', () => {
     await tracker.claimed();
     tracker.phase('verifying');
     clock.advance(1_000);
-    await tick();
+    // Polled, not a fixed wait: on a loaded machine the paced edit takes more than one short tick.
+    await until(() => edits().length === 1);
     expect(edits()).toHaveLength(1);
     await tracker.finished(report, undefined);
     await source.settle();
