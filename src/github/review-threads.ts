@@ -126,6 +126,9 @@ interface Answer {
   } | null;
 }
 
+/** An author's login; a deleted account shows as `ghost`, as on GitHub. */
+const loginOf = (author: { login: string } | null) => author?.login ?? 'ghost';
+
 /**
  * The change requests that still stand: each reviewer's latest opinion (approve, request changes,
  * or a dismissal), oldest first, kept when it requests changes. A review keeps its
@@ -136,11 +139,10 @@ export function standingChangeRequests<T extends { state: string; author: { logi
   reviews: readonly T[],
 ): T[] {
   const latest = new Map<string, T>();
-  for (const review of reviews) latest.set((review.author?.login ?? 'ghost').toLowerCase(), review);
+  for (const review of reviews) latest.set(loginOf(review.author).toLowerCase(), review);
   return reviews.filter(
     (review) =>
-      review.state === 'CHANGES_REQUESTED' &&
-      latest.get((review.author?.login ?? 'ghost').toLowerCase()) === review,
+      review.state === 'CHANGES_REQUESTED' && latest.get(loginOf(review.author).toLowerCase()) === review,
   );
 }
 
@@ -178,7 +180,7 @@ export function createReviewThreads(gh: GitHubClient) {
       const changeRequests = standingChangeRequests(found?.reviews?.nodes ?? []).map((review) => ({
         id: review.databaseId ?? 0,
         body: review.body,
-        author: review.author?.login ?? 'ghost',
+        author: loginOf(review.author),
         submittedAt: review.submittedAt ?? '',
       }));
       return {
@@ -192,8 +194,7 @@ export function createReviewThreads(gh: GitHubClient) {
           comments: thread.comments.nodes.map((c) => ({
             id: c.databaseId ?? 0,
             body: c.body,
-            // A deleted account shows as `ghost`, as on GitHub.
-            author: c.author?.login ?? 'ghost',
+            author: loginOf(c.author),
             diffHunk: c.diffHunk,
             createdAt: c.createdAt,
           })),

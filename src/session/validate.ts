@@ -25,11 +25,11 @@ export async function validateWork(
     merging?: boolean;
   },
 ): Promise<SessionReport | undefined> {
-  const { config, signal } = state.input;
+  const { config } = state.input;
   const { base, git } = at;
   let result = first;
   for (;;) {
-    const stopped = result && outcomeOfStop(result.stop, result.error);
+    const stopped = result ? outcomeOfStop(result.stop, result.error) : undefined;
     if (result && stopped) {
       state.keep = true;
       const hint = state.engine?.hint();
@@ -45,50 +45,64 @@ export async function validateWork(
         'no_changes',
         result ? 'the agent finished without changing any file' : 'the harness had nothing to change',
       );
-    // The harness's own check of the work (conflict markers a merge left) comes before the command.
-    const undone = await state.input.work.unfinished?.(state.worktree);
-    if (undone !== undefined) {
-      state.verifyRuns += 1;
-      const left = config.verify.retries - (state.verifyRuns - 1);
-      state.remember('unfinished', { reason: undone });
-      if (left <= 0) {
-        state.keep = true;
-        return state.report('verify_failed', undone);
-      }
-      state.input.onPhase?.('working');
-      result = await at.turn(
-        `${undone} Finish it, then end with a summary. ${left - 1} fix-up turn(s) left.`,
-      );
-      continue;
-    }
-    if (!config.verify.command) return undefined;
-    state.input.onPhase?.('verifying');
-    state.verifyRuns += 1;
-    const verify = await runVerify(config.verify.command, {
-      cwd: state.worktree,
-      env: state.scrubbed,
-      timeoutMs: config.verify.timeout,
-      signal,
-      clock: state.input.deps.clock,
-      sandbox: guarded.sandboxes.commands,
-    });
-    state.verify = verify;
-    state.remember('verify', {
-      passed: verify.passed,
-      exitCode: verify.exitCode,
-      durationMs: verify.durationMs,
-    });
-    if (signal.aborted) return state.report('interrupted', 'interrupted while verifying');
-    if (verify.passed) return undefined;
+    const failed = await checkWork(state, guarded);
+    if (failed === undefined || 'outcome' in failed) return failed;
     const left = config.verify.retries - (state.verifyRuns - 1);
     if (left <= 0) {
       state.keep = true;
-      return state.report(
-        'verify_failed',
-        `\`${verify.command}\` failed (exit ${verify.exitCode ?? 'none'})`,
-      );
+      return state.report('verify_failed', failed.reason);
     }
     state.input.onPhase?.('working');
-    result = await at.turn(renderVerifyFailure(verify, left - 1));
+    result = await at.turn(failed.fixUp(left - 1));
   }
+}
+
+/** Why the work is not done yet, and what the agent's fix-up turn is told (with the turns left). */
+interface Unfinished {
+  reason: string;
+  fixUp(turnsLeft: number): string;
+}
+
+/**
+ * One check of the work, counted as a verify run: the harness's own check first (conflict markers a
+ * merge left), then the verify command. Undefined when it passed (or there is nothing to run), a
+ * report when it was interrupted.
+ */
+async function checkWork(
+  state: SessionState,
+  guarded: GuardedWorktree,
+): Promise<Unfinished | SessionReport | undefined> {
+  const { config, signal } = state.input;
+  const undone = await state.input.work.unfinished?.(state.worktree);
+  if (undone !== undefined) {
+    state.verifyRuns += 1;
+    state.remember('unfinished', { reason: undone });
+    return {
+      reason: undone,
+      fixUp: (left) => `${undone} Finish it, then end with a summary. ${left} fix-up turn(s) left.`,
+    };
+  }
+  if (!config.verify.command) return undefined;
+  state.input.onPhase?.('verifying');
+  state.verifyRuns += 1;
+  const verify = await runVerify(config.verify.command, {
+    cwd: state.worktree,
+    env: state.scrubbed,
+    timeoutMs: config.verify.timeout,
+    signal,
+    clock: state.input.deps.clock,
+    sandbox: guarded.sandboxes.commands,
+  });
+  state.verify = verify;
+  state.remember('verify', {
+    passed: verify.passed,
+    exitCode: verify.exitCode,
+    durationMs: verify.durationMs,
+  });
+  if (signal.aborted) return state.report('interrupted', 'interrupted while verifying');
+  if (verify.passed) return undefined;
+  return {
+    reason: `\`${verify.command}\` failed (exit ${verify.exitCode ?? 'none'})`,
+    fixUp: (left) => renderVerifyFailure(verify, left),
+  };
 }

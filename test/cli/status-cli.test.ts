@@ -73,20 +73,21 @@ describe('issueloop status', () => {
     const runs = join(cwd, '.issueloop', 'runs');
     await mkdir(runs, { recursive: true });
     const pr = (n: number) => `https://github.com/o/r/pull/${n}`;
+    /** An open PR's latest state in the ledger, and as `status --json` shows it. */
+    const failing = {
+      issue: 4,
+      pr: pr(9),
+      state: 'open',
+      detail: 'checks failed (test)',
+      checks: 'failed',
+      mergeable: true,
+      followups: 1,
+    };
     await writeFile(
       join(runs, '20261122T000000Z-0003.jsonl'),
       line({ type: 'run_start' }) +
         line({ type: 'pull_request', issue: 4, pr: pr(9), state: 'open', detail: 'checks running: test' }) +
-        line({
-          type: 'pull_request',
-          issue: 4,
-          pr: pr(9),
-          state: 'open',
-          detail: 'checks failed (test)',
-          checks: 'failed',
-          mergeable: true,
-          followups: 1,
-        }) +
+        line({ type: 'pull_request', ...failing }) +
         line({ type: 'pull_request', issue: 2, pr: pr(8), state: 'merged' }) +
         line({ type: 'run_end', stop: 'empty_backlog' }),
     );
@@ -95,18 +96,7 @@ describe('issueloop status', () => {
       `pull requests:\n  #2 merged ${pr(8)}\n  #4 open: checks failed (test); 1 follow-up(s) ${pr(9)}`,
     );
     const json = JSON.parse((await runBuiltCli(['status', '--json'], { cwd })).stdout);
-    expect(json.lastRun.pulls).toEqual([
-      { issue: 2, pr: pr(8), state: 'merged', detail: 'merged' },
-      {
-        issue: 4,
-        pr: pr(9),
-        state: 'open',
-        detail: 'checks failed (test)',
-        checks: 'failed',
-        mergeable: true,
-        followups: 1,
-      },
-    ]);
+    expect(json.lastRun.pulls).toEqual([{ issue: 2, pr: pr(8), state: 'merged', detail: 'merged' }, failing]);
   });
 
   it('says so when there has been no run yet', async () => {

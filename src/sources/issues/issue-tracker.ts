@@ -15,6 +15,9 @@ import { isFailure } from '../../session/outcome.js';
 import type { SessionReport } from '../../session/session-report.js';
 import type { IssueSourceOptions } from './options.js';
 
+/** Runs one issue's write after the ones asked for before it (`issueWrites().inOrder`). */
+export type InOrder = (issue: number, work: () => Promise<void>) => Promise<void>;
+
 /**
  * One issue's tracking writes, in the order they were asked for, across its claims in a run: the
  * outcome of one attempt lands before the next attempt's claim. `settle` waits for all of them.
@@ -201,7 +204,7 @@ export function trackIssue(
   options: IssueSourceOptions,
   issue: BacklogIssue,
   input: TrackerInput,
-  inOrder: (issue: number, work: () => Promise<void>) => Promise<void>,
+  inOrder: InOrder,
 ): ItemTracker {
   const writers = issueWriters(options, issue, input);
   const { track, boardMove, label } = writers;

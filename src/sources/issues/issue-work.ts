@@ -69,7 +69,8 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
     async deliver(input, git) {
       // A clean merge of the base the harness made alone (no model call) is not one of the
       // pr.max_followups sessions: it costs nothing, and a busy base must not use them up.
-      const harnessOnly = merge?.result()?.conflicted.length === 0 && input.modelCalls === 0;
+      const merged = merge?.result();
+      const harnessOnly = merged?.conflicted.length === 0 && input.modelCalls === 0;
       const followups = followUp ? followUp.pull.followups + (harnessOnly ? 0 : 1) : undefined;
       const published = await publish(
         {
@@ -79,7 +80,7 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
           issue,
           author: config.pr.author,
           ...(merge ? { commitMessage: merge.message(issue.number) } : {}),
-          ...(merge?.result() ? { mergeParent: merge.result()?.sha } : {}),
+          ...(merged ? { mergeParent: merged.sha } : {}),
           ...(config.pr.base ? { base: config.pr.base } : {}),
           draft: config.pr.draft,
           ...(followUp ? { followups: followups ?? 0, answeredReviews: answeredAfter(followUp) } : {}),

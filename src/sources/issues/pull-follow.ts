@@ -5,6 +5,7 @@ import type { PullDetail } from '../../github/pr-watch.js';
 import { canWrite, type TrustGate } from '../../github/trust.js';
 import type { SweepRound } from '../../scheduler/work-source.js';
 import type { FollowUp } from './follow-up.js';
+import type { InOrder } from './issue-tracker.js';
 import { describeDecision, type OpenPullState } from './open-pulls.js';
 import type { IssueSourceOptions } from './options.js';
 import { sweepPulls } from './pull-sweep.js';
@@ -16,10 +17,7 @@ import { type ReviewRequest, waitingRequests } from './review-requests.js';
  * (with what failed, read once per head commit, and the review threads, read only when the PR
  * changed).
  */
-export function followPulls(
-  options: IssueSourceOptions,
-  inOrder?: (issue: number, work: () => Promise<void>) => Promise<void>,
-) {
+export function followPulls(options: IssueSourceOptions, inOrder?: InOrder) {
   const { github } = options;
   /** What each open PR needed when last recorded. */
   const seen = new Map<number, string>();

@@ -13,7 +13,7 @@ import {
   type TrackingRecord,
 } from '../../github/tracking-comment.js';
 import type { Ledger } from '../../session/ledger.js';
-import { labelNeedsHuman, quietly } from './issue-tracker.js';
+import { type InOrder, labelNeedsHuman, quietly } from './issue-tracker.js';
 import { currentPulls, type OpenPullState, type ReadReviews, readOpenPulls } from './open-pulls.js';
 
 /** The claim outcome of an issue whose pull request merged: it is never worked again. */
@@ -53,7 +53,7 @@ export interface SweepInput {
    * writes a session of the same issue still has under way (else an older "In review" could land
    * over "Done"). Without it they are made at once.
    */
-  inOrder?: (issue: number, work: () => Promise<void>) => Promise<void>;
+  inOrder?: InOrder;
 }
 
 export interface SweepResult {
