@@ -14,7 +14,7 @@ const { renderSystemPrompt } = await import('../dist/agent/system-prompt.js');
 const { createToolset } = await import('../dist/agent/tools/toolset.js');
 const { createAnthropicModel } = await import('../dist/model/anthropic-model.js');
 const { priceOf } = await import('../dist/model/prices.js');
-const { createAnthropicEmulator, reply } = await import('../dist/sandbox/anthropic/index.js');
+const { createAnthropicEmulator, reply } = await import('../dist/emulators/anthropic/index.js');
 
 const TURNS = 30;
 const MODEL = 'claude-sonnet-5-5';

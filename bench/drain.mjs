@@ -18,10 +18,10 @@ import { EMULATED_GITHUB, emulatedGitHubClient, issueRunContext, requireDist } f
 requireDist('drain', 'scheduler/run-rounds.js');
 const { ConfigSchema } = await import('../dist/config/schema.js');
 const { systemClock } = await import('../dist/core/clock.js');
-const { createAnthropicEmulator, reply } = await import('../dist/sandbox/anthropic/index.js');
-const { createGitHubEmulator } = await import('../dist/sandbox/github/index.js');
+const { createAnthropicEmulator, reply } = await import('../dist/emulators/anthropic/index.js');
+const { createGitHubEmulator } = await import('../dist/emulators/github/index.js');
 const { runRounds } = await import('../dist/scheduler/run-rounds.js');
-const { createScratchRepo, scratchGitEnv } = await import('../dist/sandbox/scratch-repo.js');
+const { createScratchRepo, scratchGitEnv } = await import('../dist/emulators/scratch-repo.js');
 
 const ISSUES = Number(process.env.DRAIN_ISSUES ?? 12);
 const WORKERS = 4;

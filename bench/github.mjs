@@ -21,7 +21,7 @@ const { openGitHubAdapter } = await import('../dist/github/adapter.js');
 const { issueBranch } = await import('../dist/github/pulls.js');
 const { emptyTrackingRecord } = await import('../dist/github/tracking-comment.js');
 const { ConfigSchema } = await import('../dist/config/schema.js');
-const { createGitHubEmulator } = await import('../dist/sandbox/github/index.js');
+const { createGitHubEmulator } = await import('../dist/emulators/github/index.js');
 
 const clock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
 const emulator = createGitHubEmulator({

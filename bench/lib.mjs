@@ -90,8 +90,8 @@ export async function issueRunContext({
   };
 }
 
-/** A throwaway redis-server (src/sandbox/redis-server.ts); undefined when it is not installed. */
+/** A throwaway redis-server (src/emulators/redis-server.ts); undefined when it is not installed. */
 export async function startRedis() {
-  const { findRedisServer, startRedisServer } = await import('../dist/sandbox/redis-server.js');
+  const { findRedisServer, startRedisServer } = await import('../dist/emulators/redis-server.js');
   return findRedisServer() ? startRedisServer() : undefined;
 }

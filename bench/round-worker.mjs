@@ -7,8 +7,8 @@
 import { CLAIMS_FORMAT_VERSION } from '../dist/claims/claims-schema.js';
 import { createMemoryClaimStore } from '../dist/claims/memory-claim-store.js';
 import { ConfigSchema } from '../dist/config/schema.js';
+import { createGitHubEmulator } from '../dist/emulators/github/index.js';
 import { openGitHubAdapter } from '../dist/github/adapter.js';
-import { createGitHubEmulator } from '../dist/sandbox/github/index.js';
 import { readTrust } from '../dist/sources/issues/issue-source.js';
 import { planRound } from '../dist/sources/issues/plan-issues.js';
 import { EMULATED_GITHUB, emulatedGitHubClient } from './lib.mjs';

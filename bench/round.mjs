@@ -22,11 +22,11 @@ requireDist('round', 'scheduler/run-rounds.js');
 const { ConfigSchema } = await import('../dist/config/schema.js');
 const { systemClock } = await import('../dist/core/clock.js');
 const { createRedactor } = await import('../dist/core/redact.js');
-const { createAnthropicEmulator, reply } = await import('../dist/sandbox/anthropic/index.js');
-const { createGitHubEmulator } = await import('../dist/sandbox/github/index.js');
+const { createAnthropicEmulator, reply } = await import('../dist/emulators/anthropic/index.js');
+const { createGitHubEmulator } = await import('../dist/emulators/github/index.js');
 const { runRounds } = await import('../dist/scheduler/run-rounds.js');
 const git = await import('../dist/session/git/index.js');
-const { createScratchRepo, scratchGitEnv } = await import('../dist/sandbox/scratch-repo.js');
+const { createScratchRepo, scratchGitEnv } = await import('../dist/emulators/scratch-repo.js');
 
 const ISSUES = 20;
 const TOOL_CALLS = 5;

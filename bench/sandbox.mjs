@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { requireDist } from './lib.mjs';
 
-requireDist('sandbox', 'agent/exec/sandbox-host.js');
-const { probeSandbox } = await import('../dist/agent/exec/probe.js');
-const { createSandboxHost } = await import('../dist/agent/exec/sandbox-host.js');
-const { UNSANDBOXED } = await import('../dist/agent/exec/sandbox.js');
-const { startDomainProxy } = await import('../dist/agent/exec/domain-proxy.js');
+requireDist('sandbox', 'sandbox/sandbox-host.js');
+const { probeSandbox } = await import('../dist/sandbox/probe.js');
+const { createSandboxHost } = await import('../dist/sandbox/sandbox-host.js');
+const { UNSANDBOXED } = await import('../dist/sandbox/sandbox.js');
+const { startDomainProxy } = await import('../dist/sandbox/domain-proxy.js');
 const { runShell } = await import('../dist/agent/tools/run-shell.js');
 const { worktreeGitDirs, writeAgentGitDir } = await import('../dist/session/git/worktree-view.js');
 

@@ -1,4 +1,4 @@
-import type { WorktreeSandboxes } from '../agent/exec/sandbox-host.js';
+import type { WorktreeSandboxes } from '../sandbox/sandbox-host.js';
 import { createClaudeCodeEngine } from './claude-code/claude-code-engine.js';
 import { claudeConfigDir, claudeScope } from './claude-code/claude-scope.js';
 import type { EngineName, EngineTotals, SessionEngine, ThreadCarry } from './engine.js';

@@ -1,11 +1,11 @@
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { startDomainProxy } from '../agent/exec/domain-proxy.js';
-import { probeSandbox } from '../agent/exec/probe.js';
-import { createSandboxHost, type SandboxHost, UNSANDBOXED_HOST } from '../agent/exec/sandbox-host.js';
 import type { Config } from '../config/schema.js';
 import { UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
+import { startDomainProxy } from '../sandbox/domain-proxy.js';
+import { probeSandbox } from '../sandbox/probe.js';
+import { createSandboxHost, type SandboxHost, UNSANDBOXED_HOST } from '../sandbox/sandbox-host.js';
 import type { Env } from './secrets.js';
 
 /** Said wherever a run's sessions are unconfined: in the log, by doctor, in every tracking comment. */

@@ -1,9 +1,9 @@
 import type { AgentObserver } from '../agent/events.js';
-import type { SandboxHost } from '../agent/exec/sandbox-host.js';
 import type { Config } from '../config/schema.js';
 import type { Deps } from '../core/deps.js';
 import type { Redactor } from '../core/redact.js';
 import type { ModelRuntime } from '../engines/native/session-agent.js';
+import type { SandboxHost } from '../sandbox/sandbox-host.js';
 import type { Ledger } from './ledger.js';
 import type { Outcome, Productivity } from './outcome.js';
 import type { ResumeContext, SessionWork } from './session-work.js';

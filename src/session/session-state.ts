@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { renderTranscript } from '../agent/compaction/transcript.js';
 import type { AgentEvent, AgentObserver } from '../agent/events.js';
-import { agentGitDirPath } from '../agent/exec/sandbox-host.js';
 import { scrubEnv } from '../agent/tools/scrub-env.js';
 import type { Log } from '../core/logger.js';
 import type { EngineResult, SessionEngine } from '../engines/engine.js';
 import type { MessageParam } from '../model/types.js';
 import { totalTokens } from '../model/types.js';
+import { agentGitDirPath } from '../sandbox/sandbox-host.js';
 import type { GitOptions } from './git/index.js';
 import { eventFields } from './ledger-fields.js';
 import { type Outcome, productivity } from './outcome.js';

@@ -1,6 +1,6 @@
-import type { CommandSandbox } from '../agent/exec/sandbox.js';
 import { runShell } from '../agent/tools/run-shell.js';
 import type { Clock } from '../core/clock.js';
+import type { CommandSandbox } from '../sandbox/sandbox.js';
 
 /** Output kept from a verify run: enough for the agent to fix it and for the PR body to show it. */
 export const VERIFY_OUTPUT_CHARS = 8_000;

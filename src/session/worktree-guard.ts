@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
-import type { SandboxHost, WorktreeSandboxes } from '../agent/exec/sandbox-host.js';
 import { secretValues } from '../agent/tools/scrub-env.js';
 import type { Log } from '../core/logger.js';
+import type { SandboxHost, WorktreeSandboxes } from '../sandbox/sandbox-host.js';
 import { assertGitUntouched, snapshotGitState } from './git/git-state.js';
 import { removeNestedGitDirs } from './git/nested-repos.js';
 import { type GitOptions, runGit } from './git/run-git.js';

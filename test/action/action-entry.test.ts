@@ -1,8 +1,8 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { reply } from '../../src/sandbox/anthropic/index.js';
-import { DEFAULT_TOKEN } from '../../src/sandbox/github/index.js';
+import { reply } from '../../src/emulators/anthropic/index.js';
+import { DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
 import { useRunFixture } from '../cli/run-fixture.js';
 import { runNodeScript } from '../helpers/cli.js';
 import {

@@ -2,8 +2,12 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAction } from '../../src/action/run-action.js';
-import { type ParsedMessagesRequest, reply, type ScriptedReply } from '../../src/sandbox/anthropic/index.js';
-import { DEFAULT_TOKEN } from '../../src/sandbox/github/index.js';
+import {
+  type ParsedMessagesRequest,
+  reply,
+  type ScriptedReply,
+} from '../../src/emulators/anthropic/index.js';
+import { DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
 import { readLedger } from '../../src/session/ledger.js';
 import { useRunFixture } from '../cli/run-fixture.js';
 import { addTrackingComment, failureHistory } from '../helpers/tracking-history.js';

@@ -11,9 +11,9 @@ import { renderSystemPrompt } from '../../src/agent/system-prompt.js';
 import { createToolset } from '../../src/agent/tools/toolset.js';
 import { createSeededRandom } from '../../src/core/random.js';
 import { createRedactor } from '../../src/core/redact.js';
+import { createAnthropicEmulator, reply, scriptQueue } from '../../src/emulators/anthropic/index.js';
 import { createModelRuntime } from '../../src/engines/native/model-runtime.js';
 import { createAnthropicModel } from '../../src/model/anthropic-model.js';
-import { createAnthropicEmulator, reply, scriptQueue } from '../../src/sandbox/anthropic/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 

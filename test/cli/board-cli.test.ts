@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/github/index.js';
+import { createGitHubEmulator, type GitHubEmulator } from '../../src/emulators/github/index.js';
 import { runBuiltCli } from '../helpers/cli.js';
 
 const TOKEN = `ghp_${'B0ard'.repeat(8)}`;

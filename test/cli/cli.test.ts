@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/cli/commands/doctor.js';
 import { doctorExitCode, renderDoctor } from '../../src/cli/commands/doctor-report.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { createAnthropicEmulator } from '../../src/sandbox/anthropic/index.js';
-import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
+import { createAnthropicEmulator } from '../../src/emulators/anthropic/index.js';
+import { createGitHubEmulator } from '../../src/emulators/github/index.js';
 import { CLI, runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
+import { createGitHubEmulator } from '../../src/emulators/github/index.js';
 import { runBuiltCli } from '../helpers/cli.js';
 
 const TOKEN = `ghp_${'i'.repeat(36)}`;

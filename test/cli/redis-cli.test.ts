@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reply } from '../../src/sandbox/anthropic/index.js';
+import { reply } from '../../src/emulators/anthropic/index.js';
 import { runBuiltCli } from '../helpers/cli.js';
 import { startRedisServer, useRedisServer } from '../helpers/redis-server.js';
 import { useRunFixture } from './run-fixture.js';

@@ -2,8 +2,12 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type ParsedMessagesRequest, reply, type ScriptedReply } from '../../src/sandbox/anthropic/index.js';
-import { DEFAULT_TOKEN } from '../../src/sandbox/github/index.js';
+import {
+  type ParsedMessagesRequest,
+  reply,
+  type ScriptedReply,
+} from '../../src/emulators/anthropic/index.js';
+import { DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
 import { CLI, type CliResult, runBuiltCli } from '../helpers/cli.js';
 import { useRunFixture } from './run-fixture.js';
 

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { reply, type Script } from '../../src/sandbox/anthropic/index.js';
+import { reply, type Script } from '../../src/emulators/anthropic/index.js';
 import { readLedger } from '../../src/session/ledger.js';
 import { CLI, runBuiltCli } from '../helpers/cli.js';
 import { useRunFixture } from './run-fixture.js';

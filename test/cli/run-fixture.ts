@@ -1,11 +1,11 @@
 import { afterEach, beforeEach } from 'vitest';
-import { createAnthropicEmulator, type Script } from '../../src/sandbox/anthropic/index.js';
+import { createAnthropicEmulator, type Script } from '../../src/emulators/anthropic/index.js';
 import {
   createGitHubEmulator,
   DEFAULT_TOKEN,
   type GitHubEmulator,
   type ListeningEmulator,
-} from '../../src/sandbox/github/index.js';
+} from '../../src/emulators/github/index.js';
 import { createGitFixture, type GitFixture } from '../session/git/git-fixture.js';
 
 export interface RunFixture {

@@ -9,8 +9,8 @@ import {
   type ParsedMessagesRequest,
   reply,
   type Script,
-} from '../../src/sandbox/anthropic/index.js';
-import type { ListeningEmulator } from '../../src/sandbox/github/index.js';
+} from '../../src/emulators/anthropic/index.js';
+import type { ListeningEmulator } from '../../src/emulators/github/index.js';
 import { FAKE_CLAUDE, fakeClaude, resultJson } from '../engines/claude-code/fake-claude.js';
 import { CLI, runBuiltCli } from '../helpers/cli.js';
 import { createGitFixture, type GitFixture } from '../session/git/git-fixture.js';

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { type ApiErrorType, ERROR_STATUS, reply, scriptQueue } from '../../src/emulators/anthropic/index.js';
 import { type ClaudeCodeRunOptions, runClaudeCode } from '../../src/engines/claude-code/claude-code-run.js';
 import { createClaudeCodeConversation } from '../../src/engines/claude-code/conversation.js';
 import {
@@ -9,7 +10,6 @@ import {
   sessionFilePath,
 } from '../../src/engines/claude-code/session-history.js';
 import { COMPACTION_REQUEST } from '../../src/engines/engine.js';
-import { type ApiErrorType, ERROR_STATUS, reply, scriptQueue } from '../../src/sandbox/anthropic/index.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 import { CLAUDE_CODE_VERSION, claudeHarness, contractSuite, record, sessionFileText } from './real-claude.js';
 

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { reply, type Script, scriptQueue } from '../../src/sandbox/anthropic/index.js';
+import { reply, type Script, scriptQueue } from '../../src/emulators/anthropic/index.js';
 import { claudeCodeIssueSession } from '../engines/claude-code/claude-code-issue.js';
 import { GREETING_TYPO, useSessionRepo } from '../session/git/git-fixture.js';
 import { CLAUDE_CODE_VERSION, claudeHarness, contractSuite } from './real-claude.js';

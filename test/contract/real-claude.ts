@@ -5,7 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe } from 'vitest';
-import { createAnthropicEmulator, type Script } from '../../src/sandbox/anthropic/index.js';
+import { createAnthropicEmulator, type Script } from '../../src/emulators/anthropic/index.js';
 import { CLAUDE_CODE_VERSION } from '../helpers/claude-code-version.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProjectConfig } from '../../src/config/schema.js';
+import { createGitHubEmulator } from '../../src/emulators/github/index.js';
 import { openBoard } from '../../src/github/board/board.js';
 import { initBoard } from '../../src/github/board/board-init.js';
-import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
 import { createTempStateDirs } from '../claims/temp-state-dirs.js';
 import { BASE, emulated, emulatedClient } from './emulated.js';
 

@@ -1,8 +1,8 @@
 import { type Config, ConfigSchema } from '../../src/config/schema.js';
 import { createRedactor } from '../../src/core/redact.js';
+import { createGitHubEmulator, type GitHubEmulator } from '../../src/emulators/github/index.js';
 import { type GitHubAdapter, openGitHubAdapter } from '../../src/github/adapter.js';
 import { createGitHubClient, type GitHubClient } from '../../src/github/client.js';
-import { createGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/github/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog, type LogEntry } from '../helpers/memory-log.js';
 

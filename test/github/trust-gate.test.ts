@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createGitHubEmulator } from '../../src/emulators/github/index.js';
 import type { BacklogIssue } from '../../src/github/issue-shape.js';
-import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
 import { createTempStateDirs } from '../claims/temp-state-dirs.js';
 import { BASE, emulated } from './emulated.js';
 

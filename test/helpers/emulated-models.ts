@@ -1,8 +1,8 @@
 import type { Deps } from '../../src/core/deps.js';
 import type { Redactor } from '../../src/core/redact.js';
+import type { AnthropicEmulator } from '../../src/emulators/anthropic/index.js';
 import { createModelRuntime } from '../../src/engines/native/model-runtime.js';
 import { createAnthropicModel } from '../../src/model/anthropic-model.js';
-import type { AnthropicEmulator } from '../../src/sandbox/anthropic/index.js';
 
 /** The model runtime a session uses, talking in-process to the scripted Anthropic server. */
 export function emulatedModels(

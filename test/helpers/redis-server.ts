@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { type RedisServer, startRedisServer } from '../../src/sandbox/redis-server.js';
+import { type RedisServer, startRedisServer } from '../../src/emulators/redis-server.js';
 
 export { type RedisServer, startRedisServer };
 

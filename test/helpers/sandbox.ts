@@ -1,6 +1,6 @@
-import { probeSandbox } from '../../src/agent/exec/probe.js';
-import type { HostFacts } from '../../src/agent/exec/sandbox.js';
-import { createSandboxHost, type SandboxHost } from '../../src/agent/exec/sandbox-host.js';
+import { probeSandbox } from '../../src/sandbox/probe.js';
+import type { HostFacts } from '../../src/sandbox/sandbox.js';
+import { createSandboxHost, type SandboxHost } from '../../src/sandbox/sandbox-host.js';
 
 let facts: Promise<HostFacts> | undefined;
 

@@ -1,9 +1,9 @@
+import type { GitHubEmulator } from '../../src/emulators/github/index.js';
 import {
   emptyTrackingRecord,
   renderTrackingComment,
   type TrackingRecord,
 } from '../../src/github/tracking-comment.js';
-import type { GitHubEmulator } from '../../src/sandbox/github/index.js';
 
 /** What an earlier runner leaves in a tracking comment: `failures` failures of `errorClass`, a day apart. */
 export function failureHistory(

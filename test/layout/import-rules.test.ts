@@ -18,7 +18,8 @@ const crossing = edges.filter((edge) => folderOf(edge.from) !== folderOf(edge.to
 
 /**
  * What each folder of src/ may import, besides itself (ARCHITECTURE.md draws the same layers). A
- * folder imports only folders below it; the emulators (sandbox/) stand apart on core/ alone.
+ * folder imports only folders below it; the OS sandbox (sandbox/) and the emulators (emulators/) stand
+ * on core/ alone.
  */
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   core: [],
@@ -26,18 +27,36 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   model: ['core'],
   claims: ['core', 'config'],
   github: ['core', 'config'],
-  agent: ['core', 'config', 'model'],
-  engines: ['core', 'config', 'model', 'agent'],
-  session: ['core', 'config', 'model', 'agent', 'engines'],
-  scheduler: ['core', 'config', 'model', 'claims', 'agent', 'session'],
-  sources: ['core', 'config', 'model', 'claims', 'github', 'agent', 'engines', 'session', 'scheduler'],
-  run: ['core', 'config', 'model', 'claims', 'github', 'agent', 'engines', 'session', 'scheduler', 'sources'],
-  cli: [
-    ...['core', 'config', 'model', 'claims', 'github', 'agent', 'engines', 'session', 'scheduler', 'sources'],
-    ...['run', 'sandbox'],
-  ],
-  action: ['core', 'config', 'model', 'claims', 'github', 'agent', 'session', 'scheduler', 'sources', 'run'],
   sandbox: ['core'],
+  agent: ['core', 'config', 'model', 'sandbox'],
+  engines: ['core', 'config', 'model', 'sandbox', 'agent'],
+  session: ['core', 'config', 'model', 'sandbox', 'agent', 'engines'],
+  scheduler: ['core', 'config', 'model', 'claims', 'sandbox', 'agent', 'session'],
+  sources: [
+    'core',
+    'config',
+    'model',
+    'claims',
+    'github',
+    'sandbox',
+    'agent',
+    'engines',
+    'session',
+    'scheduler',
+  ],
+  run: [
+    ...['core', 'config', 'model', 'claims', 'github', 'sandbox', 'agent', 'engines', 'session', 'scheduler'],
+    'sources',
+  ],
+  cli: [
+    ...['core', 'config', 'model', 'claims', 'github', 'sandbox', 'agent', 'engines', 'session', 'scheduler'],
+    ...['sources', 'run', 'emulators'],
+  ],
+  action: [
+    ...['core', 'config', 'model', 'claims', 'github', 'sandbox', 'agent', 'session', 'scheduler', 'sources'],
+    'run',
+  ],
+  emulators: ['core'],
 };
 
 const ENTRYPOINTS = ['src/cli/main.ts', 'src/action/main.ts'];
@@ -76,9 +95,16 @@ describe('the layout of src/ (ARCHITECTURE.md)', () => {
     expect(describeEdges(edges.filter((edge) => ENTRYPOINTS.includes(edge.to)))).toEqual([]);
   });
 
-  it('has the emulators import core/ only', () => {
-    const fromSandbox = crossing.filter((edge) => folderOf(edge.from) === 'sandbox');
-    expect(describeEdges(fromSandbox.filter((edge) => folderOf(edge.to) !== 'core'))).toEqual([]);
+  it('has the emulators and the OS sandbox import core/ only', () => {
+    const below = crossing.filter((edge) => ['emulators', 'sandbox'].includes(folderOf(edge.from)));
+    expect(describeEdges(below.filter((edge) => folderOf(edge.to) !== 'core'))).toEqual([]);
+  });
+
+  it('keeps the emulators out of the product: only the demo (cli/) imports them', () => {
+    const users = crossing.filter(
+      (edge) => folderOf(edge.to) === 'emulators' && folderOf(edge.from) !== 'cli',
+    );
+    expect(describeEdges(users)).toEqual([]);
   });
 
   it('has no source file over 300 lines', () => {

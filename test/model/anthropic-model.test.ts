@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/core/random.js';
 import {
+  type AnthropicEmulator,
+  createAnthropicEmulator,
+  type ListeningEmulator,
+  reply,
+  type ScriptedReply,
+  scriptQueue,
+} from '../../src/emulators/anthropic/index.js';
+import {
   createAnthropicModel,
   NON_STREAMING_MAX_TOKENS,
   needsStreaming,
@@ -14,14 +22,6 @@ import {
   type ModelRequest,
   type TokenUsage,
 } from '../../src/model/types.js';
-import {
-  type AnthropicEmulator,
-  createAnthropicEmulator,
-  type ListeningEmulator,
-  reply,
-  type ScriptedReply,
-  scriptQueue,
-} from '../../src/sandbox/anthropic/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 

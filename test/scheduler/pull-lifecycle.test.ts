@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
+import { createGitHubEmulator } from '../../src/emulators/github/index.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { readLedger } from '../../src/session/ledger.js';
 import { BASE } from '../github/emulated.js';

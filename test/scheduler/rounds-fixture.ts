@@ -7,8 +7,8 @@ import {
   type ParsedMessagesRequest,
   reply,
   type ScriptedReply,
-} from '../../src/sandbox/anthropic/index.js';
-import { createGitHubEmulator, type GitHubEmulator } from '../../src/sandbox/github/index.js';
+} from '../../src/emulators/anthropic/index.js';
+import { createGitHubEmulator, type GitHubEmulator } from '../../src/emulators/github/index.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import type { WorkContext } from '../../src/scheduler/work-item.js';
 import { openLedger } from '../../src/session/ledger.js';

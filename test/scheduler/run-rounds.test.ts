@@ -5,7 +5,7 @@ import { createMemoryClaimStore } from '../../src/claims/memory-claim-store.js';
 import { ClaimStoreUnreachableError } from '../../src/claims/redis-claim-store.js';
 import { planDryRun } from '../../src/cli/commands/dry-run.js';
 import { IssueloopError } from '../../src/core/errors.js';
-import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
+import { createGitHubEmulator } from '../../src/emulators/github/index.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { type WorkContext, workItem } from '../../src/scheduler/work-item.js';
 import { openLedger, readLedger } from '../../src/session/ledger.js';

@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/core/random.js';
 import { createRedactor } from '../../src/core/redact.js';
-import type { BacklogIssue } from '../../src/github/issue-shape.js';
-import { resolveOrigin } from '../../src/run/open-run.js';
 import {
   createAnthropicEmulator,
   reply,
   type ScriptedReply,
   scriptQueue,
-} from '../../src/sandbox/anthropic/index.js';
+} from '../../src/emulators/anthropic/index.js';
+import type { BacklogIssue } from '../../src/github/issue-shape.js';
+import { resolveOrigin } from '../../src/run/open-run.js';
 import { openLedger } from '../../src/session/ledger.js';
 import { runSession } from '../../src/session/run-session.js';
 import type { SessionInput } from '../../src/session/session-report.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UNSANDBOXED } from '../../src/agent/exec/sandbox.js';
+import { UNSANDBOXED } from '../../src/sandbox/sandbox.js';
 import { failureClassOf, isFailure, outcomeOfStop, productivity } from '../../src/session/outcome.js';
 import { renderVerifyFailure, runVerify } from '../../src/session/verify.js';
 import { FakeClock } from '../helpers/fake-clock.js';

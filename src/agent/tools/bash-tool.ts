@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CommandSandbox } from '../exec/sandbox.js';
+import type { CommandSandbox } from '../../sandbox/sandbox.js';
 import { runShell } from './run-shell.js';
 import { formatInputError } from './tool-input-error.js';
 import type { AgentTool, ToolOutput } from './types.js';

@@ -1,8 +1,8 @@
 import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { killGroup, stopGroup } from '../../core/process-group.js';
-import { type CommandSandbox, UNSANDBOXED } from '../exec/sandbox.js';
-import { spawnSandboxed } from '../exec/spawn-sandboxed.js';
+import { type CommandSandbox, UNSANDBOXED } from '../../sandbox/sandbox.js';
+import { spawnSandboxed } from '../../sandbox/spawn-sandboxed.js';
 import { createOutputCollector } from './trim-output.js';
 
 export interface ShellOptions {

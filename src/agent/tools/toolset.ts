@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../../model/types.js';
-import type { CommandSandbox } from '../exec/sandbox.js';
+import type { CommandSandbox } from '../../sandbox/sandbox.js';
 import { createBashTool } from './bash-tool.js';
 import { createFileTracker, type FileTracker } from './file-tracker.js';
 import { scrubEnv } from './scrub-env.js';
@@ -16,7 +16,7 @@ export interface ToolsetOptions {
   bashTimeoutMs?: number;
   /** Cap on one bash result: head and tail are kept around an omitted-characters marker. */
   maxOutputChars?: number;
-  /** Where the bash tool's commands run (see agent/exec). */
+  /** Where the bash tool's commands run (see src/sandbox/). */
   sandbox?: CommandSandbox;
   /** Pass one in to share it across toolsets (e.g. after a session restart); a new one otherwise. */
   tracker?: FileTracker;

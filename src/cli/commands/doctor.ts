@@ -191,7 +191,7 @@ async function checkSandbox(
       fix: 'set sandbox.mode: os (the default) and install bubblewrap',
     };
   }
-  const { probeSandbox } = await import('../../agent/exec/probe.js');
+  const { probeSandbox } = await import('../../sandbox/probe.js');
   const probe = await probeSandbox(input.env);
   if (!probe.ok) return { name: 'sandbox', status: 'fail', detail: probe.problem, fix: probe.fix };
   const network = loaded.config.sandbox.network === 'full' ? 'full network' : 'no network';

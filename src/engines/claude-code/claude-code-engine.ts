@@ -1,9 +1,9 @@
 import type { AgentObserver } from '../../agent/events.js';
-import type { CommandSandbox } from '../../agent/exec/sandbox.js';
 import { scrubEnv } from '../../agent/tools/scrub-env.js';
 import type { Config } from '../../config/schema.js';
 import type { Log } from '../../core/logger.js';
 import type { MessageParam } from '../../model/types.js';
+import type { CommandSandbox } from '../../sandbox/sandbox.js';
 import {
   addTotals,
   type EngineResult,

@@ -1,8 +1,8 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { type CommandSandbox, UNSANDBOXED } from '../../agent/exec/sandbox.js';
-import { spawnSandboxed } from '../../agent/exec/spawn-sandboxed.js';
 import { type ClassifiedError, classifyError } from '../../core/classify/classify-error.js';
 import { stopGroup } from '../../core/process-group.js';
+import { type CommandSandbox, UNSANDBOXED } from '../../sandbox/sandbox.js';
+import { spawnSandboxed } from '../../sandbox/spawn-sandboxed.js';
 import { isSessionId } from './session-history.js';
 import {
   type ClaudeCodeUsage,

@@ -1,9 +1,9 @@
 import { copyFile, mkdir, mkdtemp, readdir, realpath, stat } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { installationOf } from '../../agent/exec/host-paths.js';
-import { findExecutable } from '../../agent/exec/probe.js';
-import type { ClaudeScope } from '../../agent/exec/sandbox-host.js';
+import { installationOf } from '../../sandbox/host-paths.js';
+import { findExecutable } from '../../sandbox/probe.js';
+import type { ClaudeScope } from '../../sandbox/sandbox-host.js';
 
 async function isFile(path: string): Promise<boolean> {
   return stat(path).then(

@@ -1,6 +1,5 @@
 import { type Agent, createAgent } from '../../agent/agent-loop.js';
 import type { AgentObserver } from '../../agent/events.js';
-import type { CommandSandbox } from '../../agent/exec/sandbox.js';
 import { type BootLookup, findBootFile, readIdentityFiles } from '../../agent/project-files.js';
 import { renderSystemPrompt, type WorkSubject } from '../../agent/system-prompt.js';
 import { createToolset, type Toolset } from '../../agent/tools/toolset.js';
@@ -9,6 +8,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Log } from '../../core/logger.js';
 import type { Redactor } from '../../core/redact.js';
 import type { MessageParam } from '../../model/types.js';
+import type { CommandSandbox } from '../../sandbox/sandbox.js';
 import type { createModelRuntime, SessionModel } from './model-runtime.js';
 
 export type ModelRuntime = ReturnType<typeof createModelRuntime>;

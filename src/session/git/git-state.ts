@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { WorktreeGitDirs } from '../../agent/exec/git-view.js';
 import { IssueloopError } from '../../core/errors.js';
+import type { WorktreeGitDirs } from '../../sandbox/git-view.js';
 
 /** What of the shared git can make the harness's own git run a program or send elsewhere. */
 function watchedFiles(dirs: WorktreeGitDirs): string[] {

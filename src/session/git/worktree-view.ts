@@ -1,7 +1,7 @@
 import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { WorktreeGitDirs } from '../../agent/exec/git-view.js';
-import { parseConfigList, sanitizedGitConfig } from '../../agent/exec/git-view.js';
+import type { WorktreeGitDirs } from '../../sandbox/git-view.js';
+import { parseConfigList, sanitizedGitConfig } from '../../sandbox/git-view.js';
 import { assertGitArg } from './git-args.js';
 import { type GitOptions, runGit } from './run-git.js';
 

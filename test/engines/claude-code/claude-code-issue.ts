@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { createSeededRandom } from '../../../src/core/random.js';
 import { createRedactor } from '../../../src/core/redact.js';
+import { createAnthropicEmulator, type Script } from '../../../src/emulators/anthropic/index.js';
 import type { createModelRuntime } from '../../../src/engines/native/model-runtime.js';
 import type { BacklogIssue } from '../../../src/github/issue-shape.js';
-import { createAnthropicEmulator, type Script } from '../../../src/sandbox/anthropic/index.js';
 import { openLedger } from '../../../src/session/ledger.js';
 import { runSession } from '../../../src/session/run-session.js';
 import { issueWork } from '../../../src/sources/issues/issue-work.js';

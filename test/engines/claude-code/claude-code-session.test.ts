@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ParsedMessagesRequest, reply } from '../../../src/sandbox/anthropic/index.js';
+import { type ParsedMessagesRequest, reply } from '../../../src/emulators/anthropic/index.js';
 import { readLedger } from '../../../src/session/ledger.js';
 import { GREETING_TYPO, useSessionRepo } from '../../session/git/git-fixture.js';
 import { claudeCodeIssueSession, SESSION_TOKEN } from './claude-code-issue.js';

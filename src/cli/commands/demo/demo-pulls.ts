@@ -1,6 +1,6 @@
 import { join } from 'node:path';
+import type { GitHubEmulator } from '../../../emulators/github/index.js';
 import { IN_PROGRESS_LABEL } from '../../../github/labels.js';
-import type { GitHubEmulator } from '../../../sandbox/github/index.js';
 import { latestLedger, readLedger } from '../../../session/ledger.js';
 import type { DemoScenario } from './demo-scenario.js';
 

@@ -1,5 +1,5 @@
 import { delimiter, dirname } from 'node:path';
-import { createScratchRepo, scratchGitEnv } from '../../../sandbox/scratch-repo.js';
+import { createScratchRepo, scratchGitEnv } from '../../../emulators/scratch-repo.js';
 
 export const DEMO_OWNER = 'demo-org';
 export const DEMO_REPO = 'widgets';

@@ -1,14 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../../github/labels.js';
-import { type AnthropicEmulator, createAnthropicEmulator } from '../../../sandbox/anthropic/index.js';
+import { type AnthropicEmulator, createAnthropicEmulator } from '../../../emulators/anthropic/index.js';
 import {
   createGitHubEmulator,
   DEFAULT_TOKEN,
   type GitHubEmulator,
   type ListeningEmulator,
-} from '../../../sandbox/github/index.js';
+} from '../../../emulators/github/index.js';
+import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../../github/labels.js';
 import { createDemoRepo, DEMO_OWNER, DEMO_REPO } from './demo-repo.js';
 import { type DemoRole, demoScript } from './demo-script.js';
 

@@ -1,10 +1,10 @@
-import { reply } from '../../../sandbox/anthropic/index.js';
+import { reply } from '../../../emulators/anthropic/index.js';
 import type {
   ParsedMessagesRequest,
   RequestMessage,
   Script,
   ScriptedReply,
-} from '../../../sandbox/anthropic/types.js';
+} from '../../../emulators/anthropic/types.js';
 
 /** What the scripted model does with an issue, chosen by the issue's number. */
 export type DemoRole = 'fix' | 'break';

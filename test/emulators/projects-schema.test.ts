@@ -13,7 +13,7 @@ import {
   validate,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { projectsSchema } from '../../src/sandbox/github/index.js';
+import { projectsSchema } from '../../src/emulators/github/index.js';
 import { DOCUMENTS } from './emulator-fixtures.js';
 
 function loadGitHubSchema(): GraphQLSchema {

@@ -1,7 +1,7 @@
 import Anthropic, { type APIError } from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { checkToolPairing } from '../../../src/sandbox/anthropic/pairing.js';
-import type { RequestMessage } from '../../../src/sandbox/anthropic/types.js';
+import { checkToolPairing } from '../../../src/emulators/anthropic/pairing.js';
+import type { RequestMessage } from '../../../src/emulators/anthropic/types.js';
 import { clocked, MODEL, rejectionOf } from './fixtures.js';
 
 const user = (text: string): RequestMessage => ({ role: 'user', content: [{ type: 'text', text }] });

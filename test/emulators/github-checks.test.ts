@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TOKEN } from '../../src/sandbox/github/index.js';
+import { DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
 import { BASE, call, clockedEmulator, octokit, REPO } from './emulator-fixtures.js';
 import { originRepo } from './origin-repo.js';
 

@@ -1,11 +1,11 @@
 import { Octokit } from '@octokit/rest';
-import { ISSUE_BODY_EDITS } from '../../src/github/issue-edits.js';
 import {
   createGitHubEmulator,
   DEFAULT_TOKEN,
   type GitHubEmulator,
   type GitHubEmulatorOptions,
-} from '../../src/sandbox/github/index.js';
+} from '../../src/emulators/github/index.js';
+import { ISSUE_BODY_EDITS } from '../../src/github/issue-edits.js';
 
 export const BASE = 'https://api.github.test';
 export const REPO = '/repos/octo-org/widgets';

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bwrapArgs } from '../../../src/agent/exec/bwrap-args.js';
-import { installationOf, toolDirectories } from '../../../src/agent/exec/host-paths.js';
-import { sandboxHome, sandboxMounts } from '../../../src/agent/exec/sandbox.js';
+import { bwrapArgs } from '../../src/sandbox/bwrap-args.js';
+import { installationOf, toolDirectories } from '../../src/sandbox/host-paths.js';
+import { sandboxHome, sandboxMounts } from '../../src/sandbox/sandbox.js';
 
 describe('bwrapArgs', () => {
   it('unshares every namespace, dies with its parent, starts a new session, and keeps the mounts in order', () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { PullJson } from '../../src/sandbox/github/index.js';
+import type { PullJson } from '../../src/emulators/github/index.js';
 import { call, clockedEmulator, REPO } from './emulator-fixtures.js';
 
 /** Without `origin` a branch's commit is a stand-in: the sha1 of `ref:owner:branch`, as before real refs. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ListeningEmulator } from '../../src/sandbox/github/index.js';
+import type { ListeningEmulator } from '../../src/emulators/github/index.js';
 import { clockedEmulator, DOCUMENTS, REPO } from './emulator-fixtures.js';
 
 const open: ListeningEmulator[] = [];

@@ -14,12 +14,12 @@ import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DomainProxy, startDomainProxy } from '../../../src/agent/exec/domain-proxy.js';
-import { createSandboxHost, type WorktreeSandboxes } from '../../../src/agent/exec/sandbox-host.js';
-import { runShell } from '../../../src/agent/tools/run-shell.js';
-import { claudeScope } from '../../../src/engines/claude-code/claude-scope.js';
-import { worktreeGitDirs, writeAgentGitDir } from '../../../src/session/git/worktree-view.js';
-import { sandboxFacts, testSandboxHost } from '../../helpers/sandbox.js';
+import { runShell } from '../../src/agent/tools/run-shell.js';
+import { claudeScope } from '../../src/engines/claude-code/claude-scope.js';
+import { type DomainProxy, startDomainProxy } from '../../src/sandbox/domain-proxy.js';
+import { createSandboxHost, type WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
+import { worktreeGitDirs, writeAgentGitDir } from '../../src/session/git/worktree-view.js';
+import { sandboxFacts, testSandboxHost } from '../helpers/sandbox.js';
 
 const SECRET = 'ghs_sandboxProbeSecret0123456789abcdef';
 let root: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createGitHubEmulator } from '../../src/sandbox/github/index.js';
+import { createGitHubEmulator } from '../../src/emulators/github/index.js';
 import { BASE, call, clockedEmulator, DOCUMENTS, graphql, octokit, REPO } from './emulator-fixtures.js';
 
 const NEXT_HOUR = Date.UTC(2026, 10, 21, 13, 0, 0) / 1000;

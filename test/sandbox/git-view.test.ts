@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gitViewMounts, parseConfigList, sanitizedGitConfig } from '../../../src/agent/exec/git-view.js';
+import { gitViewMounts, parseConfigList, sanitizedGitConfig } from '../../src/sandbox/git-view.js';
 
 const HOSTILE_CONFIG: Array<[string, string]> = [
   ['core.repositoryformatversion', '0'],

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import Anthropic, { type APIError, type RateLimitError } from '@anthropic-ai/sdk';
 import { describe, expect, it, vi } from 'vitest';
-import { createAnthropicEmulator, reply } from '../../../src/sandbox/anthropic/index.js';
+import { createAnthropicEmulator, reply } from '../../../src/emulators/anthropic/index.js';
 import { clientFor, clocked, MODEL, rejectionOf } from './fixtures.js';
 
 setFlagsFromString('--expose-gc');

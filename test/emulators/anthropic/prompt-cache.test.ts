@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { reply } from '../../../src/sandbox/anthropic/index.js';
+import { reply } from '../../../src/emulators/anthropic/index.js';
 import { bigTools, clocked, MODEL, SYSTEM } from './fixtures.js';
 
 const BREAK = { type: 'ephemeral' } as const;

@@ -6,7 +6,7 @@ import {
   isAllowedHost,
   parseAuthority,
   startDomainProxy,
-} from '../../../src/agent/exec/domain-proxy.js';
+} from '../../src/sandbox/domain-proxy.js';
 
 describe('isAllowedHost', () => {
   it('matches a host exactly, and a wildcard only on subdomains', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { buildSchema, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { projectsSchema } from '../../src/sandbox/github/index.js';
+import { projectsSchema } from '../../src/emulators/github/index.js';
 import { graphql } from './emulator-fixtures.js';
 import { REPLY, RESOLVE, THREADS, withReviewedOrigin } from './review-fixtures.js';
 

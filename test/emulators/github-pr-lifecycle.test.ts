@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PullJson } from '../../src/sandbox/github/index.js';
+import type { PullJson } from '../../src/emulators/github/index.js';
 import { call, clockedEmulator, octokit, REPO } from './emulator-fixtures.js';
 import { type OriginRepo, originRepo } from './origin-repo.js';
 

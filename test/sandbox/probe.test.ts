@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { explainRefusal } from '../../../src/agent/exec/probe.js';
+import { explainRefusal } from '../../src/sandbox/probe.js';
 
 const sysctls = (values: Record<string, string>) => (path: string) => values[path];
 const REFUSED = 'bwrap: setting up uid map: Permission denied\n';

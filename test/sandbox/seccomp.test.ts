@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assemble, keyringFilter } from '../../../src/agent/exec/seccomp.js';
+import { assemble, keyringFilter } from '../../src/sandbox/seccomp.js';
 
 /** Runs the classic BPF program on one (arch, nr) pair, as the kernel would. */
 function verdict(program: Buffer, arch: number, nr: number): number {

@@ -5,7 +5,7 @@ import {
   type AnthropicEmulatorOptions,
   createAnthropicEmulator,
   type ListeningEmulator,
-} from '../../../src/sandbox/anthropic/index.js';
+} from '../../../src/emulators/anthropic/index.js';
 
 export const MODEL = 'claude-sonnet-5-5';
 export const START = Date.UTC(2026, 10, 21, 12, 0, 0);

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { createScratchRepo, scratchGitEnv } from '../../src/sandbox/scratch-repo.js';
+import { createScratchRepo, scratchGitEnv } from '../../src/emulators/scratch-repo.js';
 
 const execFileAsync = promisify(execFile);
 

@@ -5,7 +5,7 @@ import {
   reply,
   type Script,
   scriptQueue,
-} from '../../../src/sandbox/anthropic/index.js';
+} from '../../../src/emulators/anthropic/index.js';
 import { clientFor, clocked, MODEL, rejectionOf, useListeners } from './fixtures.js';
 
 const open = useListeners();
