@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { BlockedRequest } from './blocked-requests.js';
 import type { Mount } from './bwrap-args.js';
 import { gitViewMounts, type WorktreeGitDirs } from './git-view.js';
 import { type CommandSandbox, createBwrapSandbox, type HostFacts, UNSANDBOXED } from './sandbox.js';
@@ -39,6 +40,10 @@ export interface WorktreeSandboxes {
   setup: CommandSandbox;
   /** The `claude` process: the network for the model API, the given directories of its home, its program. */
   claude(options: ClaudeScope): CommandSandbox;
+  /** What the session's egress proxy refused so far, for the report, the PR body and the ledger. */
+  blocked(): BlockedRequest[];
+  /** Stops what the session's sandboxes keep running for it; called once, when the session ends. */
+  close(): Promise<void>;
 }
 
 export interface SandboxHost {
@@ -50,6 +55,8 @@ const NONE: WorktreeSandboxes = Object.freeze({
   commands: UNSANDBOXED,
   setup: UNSANDBOXED,
   claude: () => UNSANDBOXED,
+  blocked: () => [],
+  close: async () => undefined,
 });
 
 /** `sandbox.mode: none`: every command runs as it is, with the scrubbed environment only. */
@@ -88,6 +95,8 @@ export function createSandboxHost(
             },
             facts,
           ),
+        blocked: () => [],
+        close: async () => undefined,
       };
     },
   };

@@ -78,6 +78,7 @@ async function prepareWorktree(
     remember: state.remember,
   });
   state.worktree = guarded.worktree;
+  state.sandboxes = guarded.sandboxes;
   if (!config.session.setup) return { guarded, base, harness };
   const setup = await runVerify(config.session.setup, {
     cwd: state.worktree,
@@ -169,6 +170,7 @@ async function deliver(
       model: state.model,
       modelCalls: result?.totals.modelCalls ?? 0,
       toolCalls: result?.totals.toolCalls ?? 0,
+      blockedRequests: guarded.sandboxes.blocked(),
     },
     guarded.git,
   );
@@ -217,6 +219,11 @@ async function cleanUp(state: SessionState): Promise<void> {
   const { input, log } = state;
   const branch = input.work.branch;
   const quiet = { env: state.scrubbed, redact: input.redact };
+  await state.sandboxes
+    ?.close()
+    .catch((err: unknown) =>
+      log.warn({ err: (err as Error).message }, 'could not stop the session sandboxes'),
+    );
   await rm(state.agentGitDir, { recursive: true, force: true }).catch(() => undefined);
   if (state.scratch) await rm(state.scratch, { recursive: true, force: true }).catch(() => undefined);
   if (!state.delivered && state.startedAt !== undefined) {

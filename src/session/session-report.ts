@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { Deps } from '../core/deps.js';
 import type { Redactor } from '../core/redact.js';
 import type { ModelRuntime } from '../engines/native/session-agent.js';
+import type { BlockedRequest } from '../sandbox/blocked-requests.js';
 import type { SandboxHost } from '../sandbox/sandbox-host.js';
 import type { Ledger } from './ledger.js';
 import type { Outcome, Productivity } from './outcome.js';
@@ -60,4 +61,6 @@ export interface SessionReport {
   hint?: string;
   /** Claude Code's session, when the work ran on it. */
   sessionId?: string;
+  /** Destinations the session's sandboxes asked for and the egress proxy refused (omitted when none). */
+  blockedRequests?: BlockedRequest[];
 }

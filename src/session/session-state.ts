@@ -6,7 +6,7 @@ import type { Log } from '../core/logger.js';
 import type { EngineResult, SessionEngine } from '../engines/engine.js';
 import type { MessageParam } from '../model/types.js';
 import { totalTokens } from '../model/types.js';
-import { agentGitDirPath } from '../sandbox/sandbox-host.js';
+import { agentGitDirPath, type WorktreeSandboxes } from '../sandbox/sandbox-host.js';
 import type { GitOptions } from './git/index.js';
 import { eventFields } from './ledger-fields.js';
 import { type Outcome, productivity } from './outcome.js';
@@ -42,6 +42,8 @@ export interface SessionState {
   delivered: boolean;
   /** Claude Code's throwaway configuration, removed with the worktree. */
   scratch?: string;
+  /** The session's sandboxes once the worktree is guarded: closed at clean-up, asked what they refused. */
+  sandboxes?: WorktreeSandboxes;
   /** Appends to the ledger; appends never reject (see Ledger), so nothing waits for them. */
   remember(type: string, fields: Record<string, unknown>): void;
   observer: AgentObserver;
@@ -105,6 +107,7 @@ function reportOf(
   const totals = state.result?.totals;
   const toolCalls = totals?.toolCalls ?? 0;
   const sessionId = state.engine?.sessionId?.();
+  const blockedRequests = state.sandboxes?.blocked() ?? [];
   return {
     issue: input.work.key,
     attempt: input.attempt,
@@ -122,6 +125,7 @@ function reportOf(
     productivity: productivity(filesChanged.length, extra.pr?.created ? 1 : 0, toolCalls),
     partialContext: input.redact(partialContextOf(state.messages)),
     ...(sessionId ? { sessionId } : {}),
+    ...(blockedRequests.length > 0 ? { blockedRequests } : {}),
     ...extra,
   };
 }

@@ -1,5 +1,6 @@
 import type { WorkSubject } from '../agent/system-prompt.js';
 import type { EngineName, ThreadCarry } from '../engines/engine.js';
+import type { BlockedRequest } from '../sandbox/blocked-requests.js';
 import type { GitOptions } from './git/index.js';
 import type { VerifyResult } from './verify.js';
 
@@ -53,6 +54,8 @@ export interface DeliveryInput {
   model: string;
   modelCalls: number;
   toolCalls: number;
+  /** What the egress proxy refused during the session: the PR body lists it. */
+  blockedRequests: BlockedRequest[];
 }
 
 export interface Delivered {
