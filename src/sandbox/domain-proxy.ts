@@ -16,6 +16,8 @@ import { join } from 'node:path';
 export const PROXY_SOCKET = '/run/issueloop/proxy.sock';
 export const BRIDGE_SCRIPT = '/run/issueloop/bridge.mjs';
 export const PROXY_PORT = 3128;
+/** Inside the `claude` sandbox: the session's model-credential proxy (ANTHROPIC_BASE_URL's port). */
+export const MODEL_PORT = 3129;
 /** Written by the bridge once it listens; the command starts only then. */
 export const BRIDGE_READY = '/tmp/.issueloop-proxy-ready';
 

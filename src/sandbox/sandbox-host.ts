@@ -30,6 +30,11 @@ export interface ClaudeScope {
   homeBinds: ReadonlyArray<{ source: string; dest: string }>;
   /** Read-only: the installation of the `claude` executable when it is not on PATH. */
   readOnly: readonly string[];
+  /**
+   * The session's model-credential proxy (model-proxy.ts), a Unix socket on the host: the sandbox
+   * shows it at http://127.0.0.1:MODEL_PORT, where ANTHROPIC_BASE_URL points.
+   */
+  modelSocket?: string;
 }
 
 /** The sandboxes of one session, all over the same worktree. */
