@@ -1,13 +1,15 @@
 import type { GitHubClient } from './client.js';
 import { gql } from './gql.js';
+import { type RawCommentPage, wholeThread } from './thread-comments.js';
 
 /**
  * The review threads of a pull request (GraphQL: REST has no threads, nor whether one is resolved)
  * and its reviews that requested changes (their own bodies), in one query, and issueloop's answers
  * to them. Read only when the PR changed since the last read (its `updated_at`), so an idle round
- * asks nothing. Cost: 1 point per query (50 threads × their last 20 comments, 100 reviews); a PR
- * with more than 50 threads takes a query per 50. The last comments are what says whether
- * issueloop answered, so a long thread is read from its end.
+ * asks nothing. Cost: 1 point per query (50 threads × their first 100 comments, 100 reviews); a PR
+ * with more than 50 threads takes a query per 50, and a thread with more than 100 comments a query
+ * per further 100 (thread-comments.ts). Every comment is read, from the start: whether a writer
+ * asked something cannot depend on how many others replied after them.
  */
 export const PULL_REVIEW_THREADS = gql`
   query PullReviewThreads($owner: String!, $name: String!, $number: Int!, $after: String) {
@@ -21,7 +23,9 @@ export const PULL_REVIEW_THREADS = gql`
             isOutdated
             path
             line
-            comments(last: 20) {
+            comments(first: 100) {
+              totalCount
+              pageInfo { hasNextPage endCursor }
               nodes { databaseId body author { login } diffHunk createdAt }
             }
           }
@@ -88,7 +92,10 @@ export interface ReviewThread {
   isOutdated: boolean;
   path: string;
   line: number | null;
+  /** Every comment, oldest first (past MAX_COMMENT_PAGES: its start and its end). */
   comments: ThreadComment[];
+  /** Comments between the start and the end of a thread too long to read whole. */
+  unread?: number;
 }
 
 interface Answer {
@@ -102,15 +109,7 @@ interface Answer {
           isOutdated: boolean;
           path: string;
           line: number | null;
-          comments: {
-            nodes: Array<{
-              databaseId: number | null;
-              body: string;
-              author: { login: string } | null;
-              diffHunk: string;
-              createdAt: string;
-            }>;
-          };
+          comments: RawCommentPage;
         }>;
       };
       reviews: {
@@ -146,6 +145,38 @@ export function standingChangeRequests<T extends { state: string; author: { logi
   );
 }
 
+type RawThread = NonNullable<
+  NonNullable<Answer['repository']>['pullRequest']
+>['reviewThreads']['nodes'][number];
+
+/** A thread with all its comments: those past its first page are read now (none, mostly). */
+async function readThread(gh: GitHubClient, thread: RawThread): Promise<ReviewThread> {
+  const { comments, unread } = thread.comments.pageInfo?.hasNextPage
+    ? await wholeThread(gh, thread.id, thread.comments)
+    : { comments: thread.comments.nodes, unread: 0 };
+  if (unread > 0) {
+    gh.log.warn(
+      { thread: thread.id, unread },
+      `a review thread of ${comments.length + unread} comments: ${unread} in its middle left unread`,
+    );
+  }
+  return {
+    id: thread.id,
+    isResolved: thread.isResolved,
+    isOutdated: thread.isOutdated,
+    path: thread.path,
+    line: thread.line,
+    comments: comments.map((c) => ({
+      id: c.databaseId ?? 0,
+      body: c.body,
+      author: loginOf(c.author),
+      diffHunk: c.diffHunk,
+      createdAt: c.createdAt,
+    })),
+    ...(unread > 0 ? { unread } : {}),
+  };
+}
+
 export function createReviewThreads(gh: GitHubClient) {
   const { owner, name } = gh.repo;
   let viewer: Promise<string> | undefined;
@@ -177,6 +208,9 @@ export function createReviewThreads(gh: GitHubClient) {
         threads.push(...(next?.nodes ?? []));
         info = next?.pageInfo;
       }
+      // One after another: a long thread's pages are the only requests here, and rarely more than one.
+      const read: ReviewThread[] = [];
+      for (const thread of threads) read.push(await readThread(gh, thread));
       const changeRequests = standingChangeRequests(found?.reviews?.nodes ?? []).map((review) => ({
         id: review.databaseId ?? 0,
         body: review.body,
@@ -185,20 +219,7 @@ export function createReviewThreads(gh: GitHubClient) {
       }));
       return {
         changeRequests,
-        threads: threads.map((thread) => ({
-          id: thread.id,
-          isResolved: thread.isResolved,
-          isOutdated: thread.isOutdated,
-          path: thread.path,
-          line: thread.line,
-          comments: thread.comments.nodes.map((c) => ({
-            id: c.databaseId ?? 0,
-            body: c.body,
-            author: loginOf(c.author),
-            diffHunk: c.diffHunk,
-            createdAt: c.createdAt,
-          })),
-        })),
+        threads: read,
       };
     },
 

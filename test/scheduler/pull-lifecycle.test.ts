@@ -260,7 +260,7 @@ describe('a pull request with many review threads', () => {
 });
 
 describe('a long review thread', () => {
-  it('regression: is read from its end (the last 20 comments), where an answer of issueloop would be', {
+  it('regression: is read whole, its start (a writer’s request) and its end (an answer of issueloop) alike', {
     timeout: 60_000,
   }, async () => {
     const { emulator, pr, gh } = await resolvedWithRealRefs();
@@ -275,7 +275,8 @@ describe('a long review thread', () => {
       emulator.addReviewReply(pr.number, commentIds[0] as number, { author: 'maint', body: `reply ${i}` });
     }
     const [thread] = (await gh.adapter.reviewThreads.read(pr.number)).threads;
-    expect(thread?.comments).toHaveLength(20);
+    expect(thread?.comments).toHaveLength(25);
+    expect(thread?.comments[0]?.body).toBe('first');
     expect(thread?.comments.at(-1)?.body).toBe('reply 24');
     expect(thread?.path).toBe('greet.js');
   });

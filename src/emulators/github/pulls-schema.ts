@@ -103,7 +103,7 @@ type PullRequestReviewThread implements Node {
   viewerCanResolve: Boolean!
   viewerCanUnresolve: Boolean!
   pullRequest: PullRequest!
-  comments(after: String, first: Int, last: Int): PullRequestReviewCommentConnection!
+  comments(after: String, before: String, first: Int, last: Int): PullRequestReviewCommentConnection!
 }
 
 type PullRequestReviewThreadConnection {
