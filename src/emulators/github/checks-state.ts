@@ -61,6 +61,7 @@ export function addCheckRun(store: Store, seed: SeedCheckRun): CheckRunRecord {
     },
     annotations: (seed.annotations ?? []).map(annotationRecord),
     ...(seed.log === undefined ? {} : { log: seed.log }),
+    ...(seed.app === undefined ? {} : { app: seed.app }),
   };
   settle(store, run);
   store.lifecycle.checkRuns.push(run);

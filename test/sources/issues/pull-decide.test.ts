@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type PullDetail, summarizeChecks } from '../../../src/github/pr-watch.js';
+import { summarizeChecks } from '../../../src/github/check-summary.js';
+import type { PullDetail } from '../../../src/github/pr-watch.js';
 import { decidePull } from '../../../src/sources/issues/pull-decide.js';
 
 const pull = (changes: Partial<PullDetail> = {}): PullDetail => ({
