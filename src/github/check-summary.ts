@@ -126,6 +126,21 @@ function appOf(run: RawCheckRun): string {
   return slug ? cleanCheckName(slug) : 'unknown app';
 }
 
+/**
+ * The newest run of each name in each app's suite (the highest id): read with `filter=all`, so
+ * whether GitHub's own `latest` keeps one run per name across apps cannot let another app's passing
+ * run of the same name hide a failing one.
+ */
+export function latestPerApp(runs: readonly RawCheckRun[]): RawCheckRun[] {
+  const newest = new Map<string, RawCheckRun>();
+  for (const run of runs) {
+    const key = `${run.app?.id ?? run.app?.slug ?? ''}\n${run.name}`;
+    const known = newest.get(key);
+    if (!known || run.id > known.id) newest.set(key, run);
+  }
+  return runs.filter((run) => newest.get(`${run.app?.id ?? run.app?.slug ?? ''}\n${run.name}`) === run);
+}
+
 /** GitHub keeps one status per context, newest first: the newest of each context counts. */
 export function latestPerContext(statuses: readonly RawStatus[]): RawStatus[] {
   const seen = new Set<string>();

@@ -1,5 +1,6 @@
 import {
   type CheckSummary,
+  latestPerApp,
   latestPerContext,
   type RawCheckRun,
   type RawStatus,
@@ -155,8 +156,8 @@ export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
       const runs = await getConditional(
         gh,
         cache,
-        `${repo}/commits/${sha}/check-runs?per_page=100`,
-        (raw) => (raw as { check_runs?: RawCheckRun[] }).check_runs ?? [],
+        `${repo}/commits/${sha}/check-runs?filter=all&per_page=100`,
+        (raw) => latestPerApp((raw as { check_runs?: RawCheckRun[] }).check_runs ?? []),
         `read the checks of ${sha.slice(0, 7)}`,
       );
       const statuses = await getConditional(

@@ -128,9 +128,12 @@ function firstPer<T>(list: readonly T[], key: (item: T) => string): T[] {
   });
 }
 
-/** GitHub's default `filter=latest`: the newest run of each name. */
+/**
+ * GitHub's default `filter=latest`: the newest run of each name in each app's check suite (a re-run
+ * replaces its own app's run; another app's run of the same name stands beside it).
+ */
 export function latestRuns(runs: readonly CheckRunRecord[]): CheckRunRecord[] {
-  return firstPer(runs, (run) => run.name);
+  return firstPer(runs, (run) => `${run.app ?? 'github-actions'}\n${run.name}`);
 }
 
 /** Every status of a commit, newest first (what `/statuses` lists). */

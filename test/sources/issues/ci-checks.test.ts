@@ -113,6 +113,19 @@ describe('regression: a failing check from any app started a follow-up (pr.ci_ch
     expect((await none.sweep()).followUp).toBeUndefined();
   });
 
+  it("another app's passing check of the same name does not hide the failing Actions run", async () => {
+    const { emulator, branch, sweep } = await resolvedPull();
+    emulator.addCheckRun({ ref: branch, name: 'test', status: 'completed', conclusion: 'failure' });
+    emulator.addCheckRun({
+      ref: branch,
+      name: 'test',
+      status: 'completed',
+      conclusion: 'success',
+      app: 'masker',
+    });
+    expect((await sweep()).followUp?.failures.map((f) => f.name)).toEqual(['test']);
+  });
+
   it('an ignored check still running is not waited for', async () => {
     const { emulator, branch, sweep } = await resolvedPull();
     emulator.addCheckRun({ ref: branch, name: 'slow', status: 'in_progress', app: 'other-app' });
