@@ -98,7 +98,7 @@ export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
   const fullName = `${gh.repo.owner}/${gh.repo.name}`;
   const own = (raw: unknown): OwnPull[] =>
     (raw as RawPull[]).flatMap((pull) => toOwnPull(pull, gh.repo.owner, fullName) ?? []);
-  /** Base branches whose protection this token may not read (403): not asked again this run. */
+  /** Base branches whose protection this token may not read (403) or that have none (404): not asked again this run. */
   const forbidden = new Set<string>();
 
   return {
@@ -172,7 +172,7 @@ export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
 
     /**
      * The base branch's required status checks the token can read (two conditional requests; one
-     * once the protection answered 403).
+     * once the protection answered 403 or 404).
      */
     requiredChecks(branch: string): Promise<RequiredChecks> {
       return readRequiredChecks(gh, cache, branch, forbidden);

@@ -81,8 +81,8 @@ interface RawRule {
 
 /**
  * Branch protection's required status checks (reading them needs admin rights: a 403 or 404, also
- * GitHub's answer for a branch without protection, means none are known from it; after a 403 it is
- * not asked again) and the rules of
+ * GitHub's answer for a branch without protection, means none are known from it; after either it
+ * is not asked again) and the rules of
  * every active ruleset on the branch (metadata read suffices). Conditional requests: 304 while
  * nothing changed. A rate limit or a server error is thrown, not taken for "none".
  */
@@ -90,7 +90,10 @@ export async function readRequiredChecks(
   gh: GitHubClient,
   cache: EtagCache,
   branch: string,
-  /** Branches whose protection answered 403: the token lacks admin rights, so it is not asked again. */
+  /**
+   * Branches whose protection answered 403 (no admin rights) or 404 (none): not asked again, since
+   * an answer without an ETag is charged at every sweep. Rulesets are read every time.
+   */
   forbidden: Set<string> = new Set(),
 ): Promise<RequiredChecks> {
   const repo = repoPath(gh.repo);
@@ -117,7 +120,7 @@ export async function readRequiredChecks(
       result.checks.push(...page.data);
     } catch (err) {
       if (!unreadable(err)) throw err;
-      if (httpStatusOf(err) === 403) forbidden.add(branch);
+      forbidden.add(branch);
       result.unreadable.push('branch protection');
     }
   }

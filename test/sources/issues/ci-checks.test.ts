@@ -148,7 +148,24 @@ describe('the cost of reading the required checks', () => {
     expect(required().map((r) => [r.status, r.charged])).toEqual([[304, false]]);
   });
 
-  it('an admin token reads the protection each sweep too, conditionally', async () => {
+  it('an admin token on an unprotected base: the 404 is not asked again either', async () => {
+    const { emulator, gh } = await resolvedPull();
+    emulator.setPermission('issueloop-bot', 'admin');
+    await gh.adapter.pullWatch.requiredChecks('main');
+    expect(emulator.requests.filter((r) => r.path.includes('/protection/')).map((r) => r.status)).toEqual([
+      404,
+    ]);
+    emulator.resetRequests();
+    expect(await gh.adapter.pullWatch.requiredChecks('main')).toEqual({
+      checks: [],
+      unreadable: ['branch protection'],
+    });
+    expect(emulator.requests.map((r) => r.path)).toEqual([
+      '/repos/octo-org/widgets/rules/branches/main?per_page=100',
+    ]);
+  });
+
+  it('an admin token reads a protected base each sweep, conditionally', async () => {
     const { emulator, gh } = await resolvedPull();
     emulator.setPermission('issueloop-bot', 'admin');
     emulator.requireStatusChecks('main', [{ context: 'ci/jenkins', app_id: -1 }]);
