@@ -1,6 +1,7 @@
 import type { GitHubClient } from './client.js';
 import { gql } from './gql.js';
-import { type RawCommentPage, wholeThread } from './thread-comments.js';
+import { allReviews, newestThreads, type RawReviewPage, type RawThread } from './review-pages.js';
+import { wholeThread } from './thread-comments.js';
 
 /**
  * The review threads of a pull request (GraphQL: REST has no threads, nor whether one is resolved)
@@ -8,14 +9,16 @@ import { type RawCommentPage, wholeThread } from './thread-comments.js';
  * to them. Read only when the PR changed since the last read (its `updated_at`), so an idle round
  * asks nothing. Cost: 1 point per query (50 threads × their first 100 comments, 100 reviews); a PR
  * with more than 50 threads takes a query per 50, and a thread with more than 100 comments a query
- * per further 100 (thread-comments.ts). Every comment is read, from the start: whether a writer
- * asked something cannot depend on how many others replied after them.
+ * per further 100 (thread-comments.ts), more than 100 reviews a query per 100 (review-pages.ts).
+ * Every comment and review is read, from the start: whether a writer asked something cannot depend
+ * on how many others wrote before or after them.
  */
 export const PULL_REVIEW_THREADS = gql`
   query PullReviewThreads($owner: String!, $name: String!, $number: Int!, $after: String) {
     repository(owner: $owner, name: $name) {
       pullRequest(number: $number) {
         reviewThreads(first: 50, after: $after) {
+          totalCount
           pageInfo { hasNextPage endCursor }
           nodes {
             id
@@ -31,6 +34,8 @@ export const PULL_REVIEW_THREADS = gql`
           }
         }
         reviews(first: 100, states: [APPROVED, CHANGES_REQUESTED, DISMISSED]) {
+          totalCount
+          pageInfo { hasNextPage endCursor }
           nodes { databaseId body state author { login } submittedAt }
         }
       }
@@ -38,7 +43,7 @@ export const PULL_REVIEW_THREADS = gql`
   }
 `;
 
-/** 500 threads: past that a PR is beyond what one follow-up session could answer anyway. */
+/** 500 threads from the start, then the newest 50: past that a PR is spam or beyond one follow-up. */
 const MAX_THREAD_PAGES = 10;
 
 export const REPLY_TO_THREAD = gql`
@@ -102,25 +107,11 @@ interface Answer {
   repository: {
     pullRequest: {
       reviewThreads: {
+        totalCount?: number;
         pageInfo?: { hasNextPage: boolean; endCursor: string | null };
-        nodes: Array<{
-          id: string;
-          isResolved: boolean;
-          isOutdated: boolean;
-          path: string;
-          line: number | null;
-          comments: RawCommentPage;
-        }>;
+        nodes: RawThread[];
       };
-      reviews: {
-        nodes: Array<{
-          databaseId: number | null;
-          body: string;
-          state: string;
-          author: { login: string } | null;
-          submittedAt: string | null;
-        }>;
-      } | null;
+      reviews: RawReviewPage | null;
     } | null;
   } | null;
 }
@@ -145,21 +136,17 @@ export function standingChangeRequests<T extends { state: string; author: { logi
   );
 }
 
-type RawThread = NonNullable<
-  NonNullable<Answer['repository']>['pullRequest']
->['reviewThreads']['nodes'][number];
+/** What a PR holds past the pages read (spam, at that size): logged, never silent. */
+function unreadWarning(gh: GitHubClient, what: string, unread: number): void {
+  if (unread > 0) gh.log.warn({ unread }, `${what}: ${unread} in the middle left unread`);
+}
 
 /** A thread with all its comments: those past its first page are read now (none, mostly). */
 async function readThread(gh: GitHubClient, thread: RawThread): Promise<ReviewThread> {
   const { comments, unread } = thread.comments.pageInfo?.hasNextPage
     ? await wholeThread(gh, thread.id, thread.comments)
     : { comments: thread.comments.nodes, unread: 0 };
-  if (unread > 0) {
-    gh.log.warn(
-      { thread: thread.id, unread },
-      `a review thread of ${comments.length + unread} comments: ${unread} in its middle left unread`,
-    );
-  }
+  unreadWarning(gh, `a review thread of ${comments.length + unread} comments`, unread);
   return {
     id: thread.id,
     isResolved: thread.isResolved,
@@ -208,10 +195,18 @@ export function createReviewThreads(gh: GitHubClient) {
         threads.push(...(next?.nodes ?? []));
         info = next?.pageInfo;
       }
+      const vars = { owner, name, number: pull };
+      if (info?.hasNextPage) {
+        const newest = await newestThreads(gh, vars, threads);
+        threads.push(...newest.threads);
+        unreadWarning(gh, `#${pull} has more review threads than are read`, newest.unread);
+      }
+      const reviews = await allReviews(gh, vars, found?.reviews ?? { nodes: [] });
+      unreadWarning(gh, `#${pull} has more reviews than are read`, reviews.unread);
       // One after another: a long thread's pages are the only requests here, and rarely more than one.
       const read: ReviewThread[] = [];
       for (const thread of threads) read.push(await readThread(gh, thread));
-      const changeRequests = standingChangeRequests(found?.reviews?.nodes ?? []).map((review) => ({
+      const changeRequests = standingChangeRequests(reviews.reviews).map((review) => ({
         id: review.databaseId ?? 0,
         body: review.body,
         author: loginOf(review.author),

@@ -74,8 +74,77 @@ describe('regression: the buried thread (outsider replies pushed a writer’s co
     expect(thread?.comments).toHaveLength(total - 50);
     // The PR's query, 19 further pages from the start, and the last page.
     expect(graphqlRequests(emulator.requests)).toBe(MAX_COMMENT_PAGES + 1);
-    expect(gh.log.some((e) => e.level === 'warn' && e.msg?.includes('50 in its middle left unread'))).toBe(
-      true,
+    expect(
+      gh.log.some((e) => e.level === 'warn' && e.msg?.includes('comments: 50 in the middle left unread')),
+    ).toBe(true);
+  });
+});
+
+describe('regression: a change request behind many reviews or threads (a page of 100 reviews, 500 threads)', () => {
+  async function crowded() {
+    const fixture = await resolvedPull();
+    fixture.emulator.addUser('maint');
+    fixture.emulator.setPermission('maint', 'write');
+    fixture.emulator.addUser('stranger');
+    return fixture;
+  }
+
+  it("a maintainer's change request after 150 outsider approvals is worked", async () => {
+    const { emulator, pr, sweep } = await crowded();
+    for (let i = 0; i < 150; i++)
+      emulator.addReview(pr.number, { author: 'stranger', state: 'APPROVED', body: `lgtm ${i}` });
+    emulator.addReview(pr.number, {
+      author: 'maint',
+      state: 'CHANGES_REQUESTED',
+      body: 'Rename greet to hello.',
+    });
+    const { followUp, message } = await sweep();
+    expect(followUp?.reviews.map((r) => r.kind)).toEqual(['review']);
+    expect(message).toContain(
+      'REVIEW by maint (changes requested), about the whole pull request:\nRename greet to hello.',
     );
+  });
+
+  it('past 1,000 reviews the newest are read too, and the unread middle counted', async () => {
+    const { emulator, pr, gh } = await crowded();
+    for (let i = 0; i < 1_149; i++)
+      emulator.addReview(pr.number, { author: 'stranger', state: 'APPROVED', body: `lgtm ${i}` });
+    emulator.addReview(pr.number, {
+      author: 'maint',
+      state: 'CHANGES_REQUESTED',
+      body: 'Rename greet to hello.',
+    });
+    emulator.resetRequests();
+    const read = await gh.adapter.reviewThreads.read(pr.number);
+    expect(read.changeRequests.map((r) => r.author)).toEqual(['maint']);
+    // The PR's query, 9 more pages of reviews, the newest 100.
+    expect(graphqlRequests(emulator.requests)).toBe(11);
+    expect(
+      gh.log.some(
+        (e) => e.msg === `#${pr.number} has more reviews than are read: 50 in the middle left unread`,
+      ),
+    ).toBe(true);
+  });
+
+  it("a maintainer's thread after 520 outsider threads is worked (the newest threads are read past 500)", async () => {
+    const { emulator, pr, sweep } = await crowded();
+    const line = { path: 'greet.js', line: 1 };
+    for (let i = 0; i < 520; i++) {
+      emulator.addReview(pr.number, {
+        author: 'stranger',
+        state: 'COMMENTED',
+        comments: [{ ...line, body: `spam ${i}` }],
+      });
+    }
+    emulator.addReview(pr.number, {
+      author: 'maint',
+      state: 'COMMENTED',
+      comments: [{ ...line, body: 'Rename greet.' }],
+    });
+    emulator.resetRequests();
+    const { followUp, message } = await sweep();
+    expect(followUp?.reviews).toHaveLength(1);
+    expect(message).toContain('- maint: Rename greet.');
+    expect(message).not.toContain('spam');
   });
 });
