@@ -22,6 +22,9 @@ export type { CheckSummary, FailedCheck, IgnoredCheck } from './check-summary.js
 
 const OWN_BRANCH = /^issueloop\/issue-(\d+)$/;
 
+/** Pages of 100 check runs, and of 100 statuses, read for one commit. */
+const MAX_CHECK_PAGES = 10;
+
 /** A pull request from an `issueloop/issue-<n>` branch of the repository itself. */
 export interface OwnPull {
   number: number;
@@ -99,7 +102,7 @@ export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
   const own = (raw: unknown): OwnPull[] =>
     (raw as RawPull[]).flatMap((pull) => toOwnPull(pull, gh.repo.owner, fullName) ?? []);
   /** Base branches whose protection this token may not read (403) or that have none (404): not asked again this run. */
-  const forbidden = new Set<string>();
+  const unreadableProtection = new Set<string>();
 
   return {
     /**
@@ -149,25 +152,28 @@ export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
     },
 
     /**
-     * The check runs and commit statuses of `sha` (two conditional requests), judged over those
-     * `policy` relies on (every one without a policy).
+     * The check runs and commit statuses of `sha` (two conditional requests, a page of 100 each; up
+     * to ten pages, so no one buries a check under a hundred of their own), judged over those
+     * `policy` relies on.
      */
-    async checks(sha: string, policy?: CheckPolicy): Promise<CheckSummary> {
-      const runs = await getConditional(
+    async checks(sha: string, policy: CheckPolicy): Promise<CheckSummary> {
+      const runs = await getAllPages(
         gh,
         cache,
         `${repo}/commits/${sha}/check-runs?filter=all&per_page=100`,
-        (raw) => latestPerApp((raw as { check_runs?: RawCheckRun[] }).check_runs ?? []),
+        (raw) => (raw as { check_runs?: RawCheckRun[] }).check_runs ?? [],
         `read the checks of ${sha.slice(0, 7)}`,
+        MAX_CHECK_PAGES,
       );
-      const statuses = await getConditional(
+      const statuses = await getAllPages(
         gh,
         cache,
-        `${repo}/commits/${sha}/status`,
-        (raw) => latestPerContext((raw as { statuses?: RawStatus[] }).statuses ?? []),
+        `${repo}/commits/${sha}/status?per_page=100`,
+        (raw) => (raw as { statuses?: RawStatus[] }).statuses ?? [],
         `read the statuses of ${sha.slice(0, 7)}`,
+        MAX_CHECK_PAGES,
       );
-      return summarizeChecks(runs.data, statuses.data, policy);
+      return summarizeChecks(latestPerApp(runs.items), latestPerContext(statuses.items), policy);
     },
 
     /**
@@ -175,7 +181,7 @@ export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
      * once the protection answered 403 or 404).
      */
     requiredChecks(branch: string): Promise<RequiredChecks> {
-      return readRequiredChecks(gh, cache, branch, forbidden);
+      return readRequiredChecks(gh, cache, branch, unreadableProtection);
     },
   };
 }

@@ -12,7 +12,6 @@ import { httpStatusOf, isGitHubError } from './github-error.js';
  * counted: a foreign app's check run or a status anyone with push access posted is text someone else
  * wrote, and would otherwise put work (and words) in front of the agent.
  */
-export { APP_ENTRY, CI_CHECKS_DEFAULT } from '../config/schema.js';
 
 /** A required status check: its name, and the app that must provide it (null: any source). */
 export interface RequiredCheck {
@@ -82,9 +81,9 @@ interface RawRule {
 /**
  * Branch protection's required status checks (reading them needs admin rights: a 403 or 404, also
  * GitHub's answer for a branch without protection, means none are known from it; after either it
- * is not asked again) and the rules of
- * every active ruleset on the branch (metadata read suffices). Conditional requests: 304 while
- * nothing changed. A rate limit or a server error is thrown, not taken for "none".
+ * is not asked again) and the rules of every active ruleset on the branch (metadata read suffices).
+ * Conditional requests: 304 while nothing changed. A rate limit or a server error is thrown, not
+ * taken for "none".
  */
 export async function readRequiredChecks(
   gh: GitHubClient,
@@ -94,7 +93,7 @@ export async function readRequiredChecks(
    * Branches whose protection answered 403 (no admin rights) or 404 (none): not asked again, since
    * an answer without an ETag is charged at every sweep. Rulesets are read every time.
    */
-  forbidden: Set<string> = new Set(),
+  unreadableProtection: Set<string> = new Set(),
 ): Promise<RequiredChecks> {
   const repo = repoPath(gh.repo);
   const ref = encodeURIComponent(branch);
@@ -103,7 +102,7 @@ export async function readRequiredChecks(
     const status = httpStatusOf(err);
     return (status === 403 || status === 404) && !isGitHubError(err, 'rate_limit');
   };
-  if (forbidden.has(branch)) result.unreadable.push('branch protection');
+  if (unreadableProtection.has(branch)) result.unreadable.push('branch protection');
   else {
     try {
       const page = await getConditional(
@@ -120,7 +119,7 @@ export async function readRequiredChecks(
       result.checks.push(...page.data);
     } catch (err) {
       if (!unreadable(err)) throw err;
-      forbidden.add(branch);
+      unreadableProtection.add(branch);
       result.unreadable.push('branch protection');
     }
   }

@@ -126,6 +126,22 @@ describe('regression: a failing check from any app started a follow-up (pr.ci_ch
     expect((await sweep()).followUp?.failures.map((f) => f.name)).toEqual(['test']);
   });
 
+  it("a failing Actions run under 150 of another app's check runs (past the first page) is still seen", async () => {
+    const { emulator, branch, sweep, ledger } = await resolvedPull();
+    emulator.addCheckRun({ ref: branch, name: 'test', status: 'completed', conclusion: 'failure' });
+    for (let i = 0; i < 150; i++) {
+      emulator.addCheckRun({
+        ref: branch,
+        name: `spam ${i}`,
+        status: 'completed',
+        conclusion: 'success',
+        app: 'spammer',
+      });
+    }
+    expect((await sweep()).followUp?.failures.map((f) => f.name)).toEqual(['test']);
+    expect(pullStates(ledger)[0]).toMatchObject({ ignored_checks: 150 });
+  });
+
   it('an ignored check still running is not waited for', async () => {
     const { emulator, branch, sweep } = await resolvedPull();
     emulator.addCheckRun({ ref: branch, name: 'slow', status: 'in_progress', app: 'other-app' });
