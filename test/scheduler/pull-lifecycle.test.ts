@@ -180,6 +180,47 @@ describe('a pull request whose checks failed', () => {
   });
 });
 
+describe('regression: follow-up inputs that were anyone’s, through whole runs', () => {
+  it("a foreign app's failing check starts no session; a maintainer's comment under 25 outsider replies does, and is in its first message", {
+    timeout: 60_000,
+  }, async () => {
+    const fixture = await resolvedWithRealRefs();
+    const { emulator, issue, pr, branch } = fixture;
+    emulator.addCheckRun({
+      ref: branch,
+      name: 'test',
+      status: 'completed',
+      conclusion: 'failure',
+      app: 'evil-app',
+    });
+    emulator.addUser('maint');
+    emulator.setPermission('maint', 'write');
+    emulator.addUser('stranger');
+    const review = emulator.addReview(pr.number, {
+      author: 'maint',
+      state: 'COMMENTED',
+      comments: [{ path: 'greet.js', line: 1, body: 'Please add a test for greet().' }],
+    });
+    for (let i = 0; i < 25; i++) {
+      emulator.addReviewReply(pr.number, review.commentIds[0] as number, {
+        author: 'stranger',
+        body: `bump ${i}`,
+      });
+    }
+    const { summary, firstMessage: message } = await runKeepingFirstMessages(fixture);
+    expect(summary.reports.map((r) => [r.issue, r.outcome, r.reason])).toEqual([
+      [
+        issue,
+        'resolved',
+        `pushed to PR #${pr.number} (follow-up 1: review comments); 1 review thread(s) answered`,
+      ],
+    ]);
+    expect(message).toContain('maint: Please add a test for greet().');
+    expect(message).not.toContain('FAILING CHECK');
+    expect(message).not.toContain('bump');
+  });
+});
+
 describe('a pull request a reviewer asked changes on', () => {
   it('gets a follow-up with the threads of people with write access only, then a reply (and a resolve) on each', {
     timeout: 60_000,
