@@ -144,6 +144,10 @@ export const ProjectSchema = z
     message: 'set project.number or project.title to name the board',
   });
 
+/** `pr.ci_checks`: an `app:<slug>` entry; the default relies on GitHub Actions and the required checks. */
+export const APP_ENTRY = /^app:([a-z0-9][a-z0-9-]*)$/i;
+export const CI_CHECKS_DEFAULT = ['app:github-actions', 'required'];
+
 const PullRequestSchema = z.strictObject({
   draft: z.boolean().default(true),
   base: z.string().min(1).optional(),
@@ -159,6 +163,22 @@ const PullRequestSchema = z.strictObject({
    * fail, the issue goes to a human.
    */
   max_followups: z.int().nonnegative().default(3),
+  /**
+   * The checks whose failures start a follow-up: `app:<slug>` (every check run of that GitHub App),
+   * `required` (the base branch's required status checks, where the token can read them), or a check
+   * run's name or status context, exactly. Every other check is ignored and counted. `[]`: CI
+   * failures never start one.
+   */
+  ci_checks: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((entry) => !entry.startsWith('app:') || APP_ENTRY.test(entry), {
+          message: 'expected app:<slug> with a GitHub App slug, such as app:github-actions',
+        }),
+    )
+    .default(() => [...CI_CHECKS_DEFAULT]),
   /** Resolve a review thread once a follow-up answered it (otherwise the reviewer resolves it). */
   resolve_threads: z.boolean().default(false),
   /**
