@@ -6,7 +6,7 @@ import { classifyError } from '../core/classify/classify-error.js';
 import type { Deps } from '../core/deps.js';
 import type { Log } from '../core/logger.js';
 import type { Ledger } from '../session/ledger.js';
-import { failureClassOf, isFailure } from '../session/outcome.js';
+import { failureClassOf, isFailure, REFUSED_NEEDS_HUMAN } from '../session/outcome.js';
 import { runSession } from '../session/run-session.js';
 import type { SessionInput, SessionReport } from '../session/session-report.js';
 import { keepLease } from './lease-keeper.js';
@@ -165,7 +165,7 @@ export async function workItem<T extends WorkItem>(
   const recorded = paused ? 'interrupted' : report.outcome;
   const failed = isFailure(recorded);
   await releaseClaim(ctx, keeper.current(), log, {
-    outcome: recorded,
+    outcome: report.needsHuman && !paused ? REFUSED_NEEDS_HUMAN : recorded,
     ...(failed ? { failure: { errorClass: failureClassOf(report.outcome), message: report.reason } } : {}),
     ...(recorded === 'interrupted' ? { partialContext: report.partialContext } : {}),
     ...(report.hint ? { hint: report.hint } : {}),

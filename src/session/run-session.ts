@@ -74,6 +74,7 @@ async function prepareWorktree(
     sandbox: input.sandbox,
     env: input.env,
     redactEnv: config.redact_env,
+    protectedPaths: config.protected_paths,
     log: state.log,
     remember: state.remember,
   });
@@ -155,6 +156,15 @@ async function deliver(
   input.onPhase?.('publishing');
   // The verify command ran in the sandbox too, and a fix-up turn may have followed it.
   await guarded.reclaim();
+  // Before the secret scan: a workflow change goes to a person whatever else it holds.
+  const touched = await guarded.protectedInDiff({
+    start: start.base,
+    ...(start.harness.scanFrom ? { merged: start.harness.scanFrom } : {}),
+  });
+  if (touched) {
+    state.keep = true;
+    return state.report('refused', touched.reason, { needsHuman: true });
+  }
   const secret = await guarded.secretsInDiff(start.harness.scanFrom ?? start.base);
   if (secret) {
     state.keep = true;

@@ -11,7 +11,7 @@ import {
 } from '../../github/tracking-comment.js';
 import type { RunCause } from '../../scheduler/run-failure.js';
 import type { ItemTracker, TrackerInput } from '../../scheduler/work-source.js';
-import { isFailure } from '../../session/outcome.js';
+import { isFailure, REFUSED_NEEDS_HUMAN } from '../../session/outcome.js';
 import type { SessionReport } from '../../session/session-report.js';
 import type { IssueSourceOptions } from './options.js';
 
@@ -170,7 +170,8 @@ async function writeOutcome(
     ...record(),
     failure_count: after?.failure_count ?? 0,
     failure_reasons: (after?.failure_reasons ?? []).map((f) => ({ ...f })),
-    last_outcome: paused ? 'interrupted' : report.outcome,
+    // As the claim records it: a runner that imports this history skips the item too.
+    last_outcome: paused ? 'interrupted' : report.needsHuman ? REFUSED_NEEDS_HUMAN : report.outcome,
   };
   const cost = { costUsd: report.costUsd, record: finalRecord };
   if (paused) {
@@ -183,7 +184,9 @@ async function writeOutcome(
   } else if (report.outcome === 'resolved') {
     await boardMove('review');
     await track('review', { ...cost, ...(report.pr ? { prUrl: report.pr.url } : {}) });
-  } else if (after?.needs_human) {
+  } else if (after?.needs_human || report.needsHuman) {
+    // A refusal no retry fixes (a protected path) goes to a human at once; the label keeps it out of
+    // the backlog (exclude_labels) until a person takes it off.
     await quiet('needs-human label', () => labelNeedsHuman(github.labels, issue.number));
     await boardMove('blocked');
     await track('blocked', { ...cost, lastFailure: redact(report.reason) });
