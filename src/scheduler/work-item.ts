@@ -4,6 +4,7 @@ import type { Config } from '../config/schema.js';
 import { computeBackoff } from '../core/backoff.js';
 import { classifyError } from '../core/classify/classify-error.js';
 import type { Deps } from '../core/deps.js';
+import { safeDestination, safeRole } from '../core/destination-text.js';
 import type { Log } from '../core/logger.js';
 import type { Ledger } from '../session/ledger.js';
 import { failureClassOf, isFailure, REFUSED_NEEDS_HUMAN } from '../session/outcome.js';
@@ -187,6 +188,7 @@ export async function workItem<T extends WorkItem>(
     filesChanged: report.filesChanged.length,
     productivity: report.productivity.score,
     ...(paused ? { paused: paused.errorClass } : {}),
+    ...(report.blockedRequests?.length ? { blockedRequests: ledgerBlocked(report.blockedRequests) } : {}),
   });
   if (report.productivity.warning)
     log.warn({ score: report.productivity.score }, report.productivity.warning);
@@ -196,4 +198,13 @@ export async function workItem<T extends WorkItem>(
     await ctx.ledger.append('needs_human', { issue: item.number, failures: after.failure_count });
   }
   return report;
+}
+
+/** Refused destinations as the ledger keeps them: shown text only (see core/destination-text.ts). */
+function ledgerBlocked(blocked: NonNullable<SessionReport['blockedRequests']>) {
+  return blocked.map((b) => ({
+    role: safeRole(b.role),
+    destination: safeDestination(b.destination),
+    count: b.count,
+  }));
 }

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { classifyError } from '../core/classify/classify-error.js';
+import { cleanBlocked } from '../core/destination-text.js';
 import { openSessionEngine } from '../engines/open-engine.js';
 import { GitTamperedError } from './git/git-state.js';
 import { addWorktree, GitError, removeWorktree, resetBranch } from './git/index.js';
@@ -180,7 +181,7 @@ async function deliver(
       model: state.model,
       modelCalls: result?.totals.modelCalls ?? 0,
       toolCalls: result?.totals.toolCalls ?? 0,
-      blockedRequests: guarded.sandboxes.blocked(),
+      blockedRequests: cleanBlocked(guarded.sandboxes.blocked(), input.redact),
     },
     guarded.git,
   );

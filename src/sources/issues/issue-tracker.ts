@@ -8,6 +8,7 @@ import {
   emptyTrackingRecord,
   type TrackingPhase,
   type TrackingRecord,
+  type TrackingView,
 } from '../../github/tracking-comment.js';
 import type { RunCause } from '../../scheduler/run-failure.js';
 import type { ItemTracker, TrackerInput } from '../../scheduler/work-source.js';
@@ -126,6 +127,7 @@ function issueWriters(options: IssueSourceOptions, issue: BacklogIssue, input: T
       lastFailure?: string;
       pausedBy?: string;
       record?: TrackingRecord;
+      blockedRequests?: TrackingView['blockedRequests'];
     } = {},
   ) =>
     // Without the store's record the comment's hidden history would be overwritten with a blank one.
@@ -173,7 +175,11 @@ async function writeOutcome(
     // As the claim records it: a runner that imports this history skips the item too.
     last_outcome: paused ? 'interrupted' : report.needsHuman ? REFUSED_NEEDS_HUMAN : report.outcome,
   };
-  const cost = { costUsd: report.costUsd, record: finalRecord };
+  const cost = {
+    costUsd: report.costUsd,
+    record: finalRecord,
+    ...(report.blockedRequests?.length ? { blockedRequests: report.blockedRequests } : {}),
+  };
   if (paused) {
     // Not the issue's failure: back in the queue, saying why the run stopped working it.
     await boardMove('queued');
