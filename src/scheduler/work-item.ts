@@ -1,4 +1,5 @@
 import type { ClaimStore, ClaimView, Lease, ReleaseOutcome } from '../claims/claim-store.js';
+import { REFUSED_NEEDS_HUMAN } from '../claims/claims-state.js';
 import { StaleLeaseError } from '../claims/errors.js';
 import type { Config } from '../config/schema.js';
 import { computeBackoff } from '../core/backoff.js';
@@ -7,7 +8,7 @@ import type { Deps } from '../core/deps.js';
 import { safeDestination, safeRole } from '../core/destination-text.js';
 import type { Log } from '../core/logger.js';
 import type { Ledger } from '../session/ledger.js';
-import { failureClassOf, isFailure, REFUSED_NEEDS_HUMAN } from '../session/outcome.js';
+import { failureClassOf, isFailure } from '../session/outcome.js';
 import { runSession } from '../session/run-session.js';
 import type { SessionInput, SessionReport } from '../session/session-report.js';
 import { keepLease } from './lease-keeper.js';

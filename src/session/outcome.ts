@@ -11,12 +11,6 @@ export type Outcome =
   | 'interrupted'
   | `error:${ErrorClass}`;
 
-/**
- * The claim's last outcome after a refusal that needs a person (a protected path): the planner skips
- * the item until its failures are reset (`issueloop claims reset-failures`), whatever the labels say.
- */
-export const REFUSED_NEEDS_HUMAN = 'refused_needs_human';
-
 /** Outcomes that are not failures of the issue: it was done, or the run was stopped. */
 export function isFailure(outcome: Outcome): boolean {
   return outcome !== 'resolved' && outcome !== 'interrupted';

@@ -28,7 +28,7 @@ describe('an agent that writes a workflow file', () => {
     expect(gh.emulator.pulls()).toEqual([]);
     expect(gh.emulator.labelsOf(issue)).toContain('issueloop:needs-human');
     expect(trackingOf(gh.emulator, issue)).toContain('blocked, needs a human');
-    expect((await claims.get(issue))?.last_outcome).toBe('refused_needs_human');
+    expect(await claims.get(issue)).toMatchObject({ last_outcome: 'refused_needs_human', needs_human: true });
   });
 
   it("in a follow-up steered by a failing check: refused, the PR's branch and body untouched, labelled", {

@@ -1,4 +1,5 @@
 import type { ClaimView } from '../../claims/claim-store.js';
+import { REFUSED_NEEDS_HUMAN } from '../../claims/claims-state.js';
 import type { Clock } from '../../core/clock.js';
 import type { Log } from '../../core/logger.js';
 import type { BoardPhase } from '../../github/board/board-state.js';
@@ -12,7 +13,7 @@ import {
 } from '../../github/tracking-comment.js';
 import type { RunCause } from '../../scheduler/run-failure.js';
 import type { ItemTracker, TrackerInput } from '../../scheduler/work-source.js';
-import { isFailure, REFUSED_NEEDS_HUMAN } from '../../session/outcome.js';
+import { isFailure } from '../../session/outcome.js';
 import type { SessionReport } from '../../session/session-report.js';
 import type { IssueSourceOptions } from './options.js';
 

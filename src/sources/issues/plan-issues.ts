@@ -1,8 +1,8 @@
 import type { ClaimView } from '../../claims/claim-store.js';
+import { REFUSED_NEEDS_HUMAN } from '../../claims/claims-state.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import type { TrustDecision } from '../../github/trust.js';
 import { DEPRIORITISE_AFTER_FAILURES, type RoundPlan } from '../../scheduler/plan-round.js';
-import { REFUSED_NEEDS_HUMAN } from '../../session/outcome.js';
 import { FOLLOWUPS_EXHAUSTED, MERGED, PR_CLOSED_NEEDS_HUMAN } from './pull-sweep.js';
 
 const PULL_NEEDS_HUMAN: Readonly<Record<string, string>> = {
@@ -50,16 +50,16 @@ export function planRound(input: {
       });
       return;
     }
-    if (claim?.needs_human) {
-      skipped.push({ issue, reason: { kind: 'needs_human', failures: claim.failure_count } });
-      return;
-    }
-    // Refused for a person (a protected path): not by the label alone, which lands after the round.
+    // Refused for a person (a protected path): said so, rather than as a count of failures.
     if (claim?.last_outcome === REFUSED_NEEDS_HUMAN && claim.failure_count > 0) {
       skipped.push({
         issue,
         reason: { kind: 'pull_needs_human', why: 'its change touched protected paths' },
       });
+      return;
+    }
+    if (claim?.needs_human) {
+      skipped.push({ issue, reason: { kind: 'needs_human', failures: claim.failure_count } });
       return;
     }
     // Resolved issues stay open and labelled until their PR merges; working them again would only
