@@ -114,6 +114,7 @@ function addBlocked(sofar: readonly BlockedSeen[] = [], more: unknown): BlockedS
     if (typeof entry !== 'object' || entry === null) continue;
     const { role, destination, count } = entry as Record<string, unknown>;
     if (typeof destination !== 'string' || typeof count !== 'number') continue;
+    if (!Number.isSafeInteger(count) || count < 1) continue;
     const seen = { role: safeRole(String(role)), destination: safeDestination(destination), count };
     const known = all.find((b) => b.role === seen.role && b.destination === seen.destination);
     if (known) known.count += count;
