@@ -83,7 +83,11 @@ export async function guardWorktree(input: {
       if (paths.length === 0) return undefined;
       const reason = describeProtected(paths);
       input.log.error({ paths: paths.length }, reason);
-      input.remember('protected_paths', { paths });
+      // Bounded: the names are the agent's, and so is their number.
+      input.remember('protected_paths', {
+        count: paths.length,
+        paths: paths.slice(0, 20).map((p) => p.slice(0, 300)),
+      });
       return { reason, paths };
     },
   };

@@ -98,7 +98,7 @@ describe('protected paths (a first attempt)', () => {
     expectNothingDelivered(number);
     const { events } = await readLedger(ledger.file);
     expect(events).toContainEqual(
-      expect.objectContaining({ type: 'protected_paths', paths: ['.github/workflows/exfil.yml'] }),
+      expect.objectContaining({ type: 'protected_paths', count: 1, paths: ['.github/workflows/exfil.yml'] }),
     );
   });
 
