@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { globProblem } from '../core/path-glob.js';
 import { DURATION_HELP, formatDuration, parseDuration } from './duration.js';
+import { DEFAULT_PROTECTED_PATHS, DEFAULTS_ENTRY } from './protected-paths.js';
 
 /**
  * The one configuration schema of issueloop. Every object is strict (a typo is an error, never a
@@ -246,6 +248,14 @@ const SandboxSchema = z.strictObject({
     .default([]),
 });
 
+const protectedGlob = z
+  .string()
+  .max(500)
+  .superRefine((glob, ctx) => {
+    const problem = glob === DEFAULTS_ENTRY ? undefined : globProblem(glob);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 export const ConfigSchema = z.strictObject({
   repo: repoSlug.optional(),
   label: label.default('issueloop'),
@@ -265,6 +275,11 @@ export const ConfigSchema = z.strictObject({
   log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Names of extra environment variables whose values are secrets, redacted everywhere. */
   redact_env: z.array(z.string().regex(ENV_NAME, 'expected an environment variable name')).default([]),
+  /**
+   * Globs of paths an agent's change may not touch (see config/protected-paths.ts): a list replaces
+   * the defaults, `'...'` in it stands for them, `[]` turns them off (a run and doctor warn).
+   */
+  protected_paths: z.array(protectedGlob).default([...DEFAULT_PROTECTED_PATHS]),
   claims: ClaimsSchema.prefault({}),
   model: ModelSchema.prefault({}),
   session: SessionSchema.prefault({}),
