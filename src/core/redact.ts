@@ -3,6 +3,7 @@
  * Known token shapes are removed by pattern; configured secret values (the tokens issueloop was given,
  * plus any variable the user names) are removed in every encoding an exfiltration would use.
  */
+import { decodedMatches, percentDecodedView, replaceSpans } from './percent-decoded.js';
 import { MIN_DERIVED_LENGTH, type SecretForm, secretForms, secretsPattern } from './secret-forms.js';
 
 export const REDACTED = '[REDACTED]';
@@ -35,7 +36,8 @@ export type Redactor = (text: string) => string;
 /**
  * Builds a redactor that also removes the given secret values (empty and very short values are
  * ignored) in every form secret-forms.ts knows: literal, JSON-escaped, base64 and base64url at any
- * alignment, hex, URL-encoded, reversed, and split across lines.
+ * alignment, hex, URL-encoded, reversed, and split across lines; and each of those forms, and every
+ * token shape, again after percent-decoding any of its characters (`%7A%7a-%257A…`).
  */
 export function createRedactor(secrets: Iterable<string | undefined> = []): Redactor {
   const forms: SecretForm[] = [];
@@ -53,6 +55,12 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
   return (text: string): string => {
     let out = literalPattern ? text.replace(literalPattern, REDACTED) : text;
     if (splitPattern && out.includes('\n')) out = out.replace(splitPattern, REDACTED);
+    // Only a text with a `%XX` in it pays for a second look; a span that decodes to a secret goes whole.
+    const view = percentDecodedView(out);
+    if (view) {
+      const split = view.text.includes('\n') ? splitPattern : undefined;
+      out = replaceSpans(out, decodedMatches(view, [literalPattern, split, ...TOKEN_PATTERNS]), REDACTED);
+    }
     for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
     out = out.replace(
       HEADER_PATTERN,
