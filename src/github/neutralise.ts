@@ -108,13 +108,19 @@ function folded(char: string): string {
   return plain.length === 1 && plain < '\u0080' ? plain : char;
 }
 
-const KEYWORD = /(close[sd]?|fix(?:e[sd])?|resolve[sd]?)/;
-const REF = /(?:[\w.-]+\/[\w.-]+)?#\d|GH-\d|https?:\/\/[^\s/]+\/[\w.-]+\/[\w.-]+\/(?:issues|pull)\/\d/;
+const KEYWORD = /(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)/;
+/**
+ * `#N`, `owner/repo#N`, `GH-N`, an issue or pull request URL. Names are bounded by GitHub's own
+ * limits (owner 39, repository 100 characters, with room to spare), so a keyword followed by a
+ * long word costs a bounded look, not one to the word's end: the agent's text cannot make this slow.
+ */
+const REF =
+  /(?:[\w.-]{1,100}\/[\w.-]{1,100})?#\d+|GH-\d+|https?:\/\/[^\s/]{1,255}\/[\w.-]{1,100}\/[\w.-]{1,100}\/(?:issues|pull)\/\d+/;
 /** Gaps GitHub (or a more generous reader) could skip between a keyword and its references. */
 const GAP = String.raw`[\s:\p{Cf}]*`;
 const LIST_GAP = String.raw`[\s,:\p{Cf}]*(?:and[\s\p{Cf}]+)?`;
 const CLOSING = new RegExp(
-  String.raw`${KEYWORD.source}${GAP}(?:${REF.source})[\w./-]*(?:${LIST_GAP}(?:${REF.source})[\w./-]*)*`,
+  `${KEYWORD.source}${GAP}(?:${REF.source})(?:${LIST_GAP}(?:${REF.source}))*`,
   'giu',
 );
 /** Where, inside a closing reference, its issue number starts. */
