@@ -75,7 +75,8 @@ function before(escapes: Layer, position: number): number {
 
 /**
  * The spans of the original text (merged, in order) whose decoded form matches one of `patterns`
- * (each global). Empty without a view.
+ * (each global) and holds at least one decoded `%XX` (a match of literal text alone is the literal
+ * passes' business). Empty without a view.
  */
 export function decodedMatches(
   view: DecodedView | undefined,
@@ -85,9 +86,17 @@ export function decodedMatches(
   const spans: Array<[number, number]> = [];
   for (const pattern of patterns) {
     if (!pattern) continue;
-    for (const match of view.text.matchAll(pattern)) {
-      if (match[0].length > 0) spans.push(view.original(match.index, match.index + match[0].length));
+    // exec on the pattern itself: matchAll would clone it on every call.
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(view.text); match !== null; match = pattern.exec(view.text)) {
+      if (match[0].length === 0) {
+        pattern.lastIndex += 1;
+        continue;
+      }
+      const span = view.original(match.index, match.index + match[0].length);
+      if (span[1] - span[0] > match[0].length) spans.push(span);
     }
+    pattern.lastIndex = 0;
   }
   spans.sort((a, b) => a[0] - b[0]);
   const merged: Array<[number, number]> = [];

@@ -31,6 +31,17 @@ const URL_TOKEN_USER_PATTERN = /\b([a-z][a-z0-9+.-]*:\/\/)[A-Za-z0-9_-]{20,}@/gi
 const QUERY_SECRET_PATTERN =
   /([?&][a-z_-]*(?:key|token|secret|password|passwd|sig|signature)[a-z_-]*=)[^&\s#"']+/gi;
 
+/**
+ * The shapes looked for again after percent-decoding: tokens, and what a URL nested in another one's
+ * query carries (`?next=https%3A%2F%2Fuser%3Apass%40…`, `%3Fapi_key%3D…`).
+ */
+const DECODED_PATTERNS: readonly RegExp[] = [
+  ...TOKEN_PATTERNS,
+  URL_USERINFO_PATTERN,
+  URL_TOKEN_USER_PATTERN,
+  QUERY_SECRET_PATTERN,
+];
+
 export type Redactor = (text: string) => string;
 
 /**
@@ -55,12 +66,6 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
   return (text: string): string => {
     let out = literalPattern ? text.replace(literalPattern, REDACTED) : text;
     if (splitPattern && out.includes('\n')) out = out.replace(splitPattern, REDACTED);
-    // Only a text with a `%XX` in it pays for a second look; a span that decodes to a secret goes whole.
-    const view = percentDecodedView(out);
-    if (view) {
-      const split = view.text.includes('\n') ? splitPattern : undefined;
-      out = replaceSpans(out, decodedMatches(view, [literalPattern, split, ...TOKEN_PATTERNS]), REDACTED);
-    }
     for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
     out = out.replace(
       HEADER_PATTERN,
@@ -73,7 +78,12 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
     );
     out = out.replace(URL_TOKEN_USER_PATTERN, (_m, scheme: string) => `${scheme}${REDACTED}@`);
     out = out.replace(QUERY_SECRET_PATTERN, (_m, name: string) => `${name}${REDACTED}`);
-    return out;
+    // Last, and only for a text with a `%XX` left in it: every pattern again on the decoded view. A
+    // span that decodes to a secret goes whole (what the literal passes matched is already gone).
+    const view = percentDecodedView(out);
+    if (!view) return out;
+    const split = view.text.includes('\n') ? splitPattern : undefined;
+    return replaceSpans(out, decodedMatches(view, [literalPattern, split, ...DECODED_PATTERNS]), REDACTED);
   };
 }
 

@@ -1,4 +1,4 @@
-import { percentDecodedView } from '../core/percent-decoded.js';
+import { decodedMatches, percentDecodedView } from '../core/percent-decoded.js';
 import { MIN_DERIVED_LENGTH, type SecretForm, secretForms, secretsPattern } from '../core/secret-forms.js';
 
 /** A secret found in what a change adds: where, and what kind of thing; never the value. */
@@ -79,16 +79,13 @@ export function findSecrets(diff: string, secrets: Iterable<string>): SecretHit[
     const text = run.map((l) => l.text).join('\n');
     const offsets = run.map((_, i) => run.slice(0, i).reduce((sum, l) => sum + l.text.length + 1, 0));
     const lineAt = (index: number) => run[offsets.findLastIndex((offset) => offset <= index)] as AddedLine;
-    const decoded = percentDecodedView(text);
     if (known) {
       for (const match of text.matchAll(known)) {
         const kind = kindOf.get(match[0].replace(/\r?\n\+?[ \t]*/g, '')) ?? 'split';
         hit(lineAt(match.index), `known secret (${kind})`);
       }
-      if (decoded) {
-        for (const match of decoded.text.matchAll(known)) {
-          hit(lineAt(decoded.original(match.index, match.index + 1)[0]), 'known secret (percent-encoded)');
-        }
+      for (const [first] of decodedMatches(percentDecodedView(text), [known])) {
+        hit(lineAt(first), 'known secret (percent-encoded)');
       }
     }
     for (const line of run) {

@@ -54,6 +54,19 @@ describe('regression: a percent-encoded secret passed the redactor', () => {
     expect(redact(`x ${every('g')}${token.slice(1)} y`)).toBe(`x ${REDACTED} y`);
   });
 
+  it('removes a password or a key that an encoded URL carries, and leaves literal ones to the literal passes', () => {
+    expect(patternsOnly('next=https%3A%2F%2Fdeploy%3As3cretpass%40host%2Fx done')).toBe(
+      `next=${REDACTED}host%2Fx done`,
+    );
+    expect(patternsOnly('go https%3A%2F%2Fx.io%2F%3Fapi_key%3Dabc123 now')).toBe(
+      `go https%3A%2F%2Fx.io%2F${REDACTED} now`,
+    );
+    expect(patternsOnly('authorization: Bearer abc.def and a%20b')).toBe(
+      `authorization: Bearer ${REDACTED} and a%20b`,
+    );
+    expect(patternsOnly('GET /x?access_token=abc%2Bdef')).toBe(`GET /x?access_token=${REDACTED}`);
+  });
+
   it('keeps the text around an encoded secret and the percent-encoding that is not one', () => {
     const text = `GET /search?q=a%20b&x=${every(SECRET)}&page=2%25`;
     expect(redact(text)).toBe(`GET /search?q=a%20b&x=${REDACTED}&page=2%25`);

@@ -76,6 +76,13 @@ describe('regression: a percent-encoded secret in the diff', () => {
     expect(hits.some((h) => h.line === 4)).toBe(false);
   });
 
+  it('names a literal secret once, as literal, on a line that also has percent-encoding', () => {
+    const hits = findSecrets(diff('a.txt', 1, [`x%20y ${TOKEN}`]), [TOKEN]);
+    expect(hits.filter((h) => h.kind.startsWith('known secret'))).toEqual([
+      { file: 'a.txt', line: 1, kind: 'known secret (literal)' },
+    ]);
+  });
+
   it('finds a credential shape that is nobody’s known secret, percent-encoded', () => {
     const key = `sk-ant-api03-${'Ab3xY'.repeat(6)}`;
     const hits = findSecrets(diff('a.txt', 1, [encode(key)]), []);
