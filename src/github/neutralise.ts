@@ -149,7 +149,8 @@ function breakPoints(shadow: Shadow): number[] {
  * word joiner. Everything else is kept as it was.
  */
 export function neutraliseMarkdown(text: string): string {
-  if (!/[@#&\\＃＠﹟﹫]|GH-|\/(?:issues|pull)\//i.test(text)) return text;
+  // Nothing that is or folds to `#`, `@`, an entity, an escape, `GH-` or an issue URL: nothing to do.
+  if (!/[@#&\\\ufe50-\ufe6f\uff00-\uffef]|GH-|\/(?:issues|pull)\//i.test(text)) return text;
   const shadow = shadowOf(text);
   const at = [...new Set(breakPoints(shadow).map((i) => shadow.at[i] ?? text.length))].sort((a, b) => a - b);
   if (at.length === 0) return text;

@@ -24,6 +24,7 @@ describe('neutraliseMarkdown: closing references in every form GitHub reads as o
     'a list after one keyword': 'fixes #11, #12 and #13',
     '&#99;loses #14 (the keyword itself encoded)': '&#99;loses #14',
     'closes #&#49;5 (the number encoded)': 'closes #&#49;5',
+    'ｃｌｏｓｅｓ ＃１６ (all full-width)': 'ｃｌｏｓｅｓ ＃１６',
   };
   for (const [how, text] of Object.entries(attacks)) {
     it(`regression: ${how} closes nothing once neutralised`, () => {
