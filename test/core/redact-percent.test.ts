@@ -22,6 +22,41 @@ describe('percent-decoded view', () => {
     expect(percentDecodedView('%41%2541x')?.original(1, 2)).toEqual([3, 8]);
   });
 
+  it('decodes a UTF-8 run as its characters, each mapped to all of its escapes', () => {
+    const view = percentDecodedView('a%C3%A4b%E2%82%ACc%FF');
+    expect(view?.text).toBe('aäb€c\u00ff');
+    expect(view?.original(1, 2)).toEqual([1, 7]);
+    expect(view?.original(3, 4)).toEqual([8, 17]);
+    expect(view?.original(5, 6)).toEqual([18, 21]);
+  });
+
+  it('property: each decoded character maps back to exactly the piece it was written as', () => {
+    const piece = fc.tuple(
+      // No '%': a literal one before hex digits is an escape to the next layer, as it should be.
+      fc.constantFrom('a', 'Z', '-', '_', 'ä', '€', '7'),
+      fc.constantFrom('literal', 'once', 'twice'),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), (more) => {
+        // One encoded piece at least, so that there is a view.
+        const pieces: Array<[string, string]> = [['a', 'once'], ...more];
+        const written = pieces.map(([char, how]) => {
+          if (how === 'literal') return char;
+          const once = encodeURIComponent(char).replace(/[-_]/, (c) => `%${hex(c)}`) || char;
+          const encoded = once.startsWith('%') ? once : `%${hex(char)}`;
+          return how === 'twice' ? encoded.replace(/%/g, '%25') : encoded;
+        });
+        const view = percentDecodedView(written.join(''));
+        expect(view?.text).toBe(pieces.map(([char]) => char).join(''));
+        let at = 0;
+        for (const [i, text] of written.entries()) {
+          expect(view?.original(i, i + 1)).toEqual([at, at + text.length]);
+          at += text.length;
+        }
+      }),
+    );
+  });
+
   it('is undefined for text with nothing percent-encoded', () => {
     expect(percentDecodedView('50% done, 100%')).toBeUndefined();
   });
@@ -65,6 +100,12 @@ describe('regression: a percent-encoded secret passed the redactor', () => {
       `authorization: Bearer ${REDACTED} and a%20b`,
     );
     expect(patternsOnly('GET /x?access_token=abc%2Bdef')).toBe(`GET /x?access_token=${REDACTED}`);
+  });
+
+  it('removes a non-ASCII secret percent-encoded as UTF-8, mixed with literal characters', () => {
+    const secret = 'pässwörd-grün-42';
+    const encoded = encodeURIComponent(secret).replace('%C3%B6', 'ö').replace('r', '%72');
+    expect(createRedactor([secret])(`pw=${encoded};`)).toBe(`pw=${REDACTED};`);
   });
 
   it('keeps the text around an encoded secret and the percent-encoding that is not one', () => {
