@@ -5,12 +5,14 @@
  *
  * GitHub acts on what it renders, not on the raw characters: `closes &#35;3`, `closes \#2`,
  * `**closes** #3`, `Closes: #3` and `&#64;team` all render as a live reference or mention. So the
- * text is first read the way GitHub reads it (a "shadow": entities decoded, backslash escapes undone,
- * emphasis, code, link brackets and HTML tags dropped, full-width forms folded), references and mentions are found
- * there, and each is broken in the original by a WORD JOINER (U+2060) right before its number or name:
- * invisible, in every context (prose, code span, fenced block, table cell) it stops GitHub from
- * reading `#⁠3` as a reference or `@⁠team` as a mention, whatever encoding the `#` or `@` had.
- * Whatever could be one is treated as one: a needless joiner costs nothing, a missed one closes an issue.
+ * text is first read the way GitHub reads it (a "shadow": entities decoded, backslash escapes
+ * undone, emphasis, code, link brackets and HTML tags dropped, full-width forms folded), references
+ * and mentions are found there, and each is broken in the original by a WORD JOINER (U+2060) right
+ * before its number or name: invisible, in every context (prose, code span, fenced block, table
+ * cell) it stops GitHub from reading `#⁠3` as a reference or `@⁠team` as a mention, whatever
+ * encoding the `#` or `@` had. Whatever could be one is treated as one: a needless joiner costs
+ * nothing, a missed one closes an issue. Code is not exempt (as in sanitize.ts): telling code from
+ * prose exactly as GitHub does would take its parser, and a wrong guess would leave a live mention.
  */
 
 /** Breaks a reference or a mention and shows nothing. */
