@@ -37,6 +37,12 @@ export interface CommandIo extends CliIo {
   redactAlso(envNames: readonly string[]): Redactor;
   /** Runs `close` when the command ends, however it ends (a Redis store's connection). */
   atExit(close: () => Promise<void>): void;
+  /**
+   * stderr for issueloop's own escape sequences (log colours, live progress lines): redacted but not
+   * cleaned, so only text its writer made safe goes here. `stdout` and `stderr` strip every escape
+   * sequence, control and bidi character (core/terminal-text.ts).
+   */
+  terminal(text: string): void;
 }
 
 interface GlobalOptions {
@@ -97,7 +103,8 @@ export async function configured(
   io: CommandIo,
   command: Command,
   quietInfo = false,
-  write: (line: string) => void = io.stderr,
+  // The logger cleans what it formats itself, and keeps its colours.
+  write: (line: string) => void = io.terminal,
 ) {
   const [{ loadConfig }, { createProcessDeps }] = await Promise.all([
     import('../config/load-config.js'),

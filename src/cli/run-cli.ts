@@ -3,6 +3,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { systemClock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import { createRedactor } from '../core/redact.js';
+import { forTerminal, terminalJson } from '../core/terminal-text.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../run/exit-codes.js';
 import { secretsFromEnv } from '../run/secrets.js';
 import { readVersion } from '../run/version.js';
@@ -180,7 +181,7 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
         import('./commands/doctor-report.js'),
       ]);
       const report = await runDoctor({ ...loadOptions(io, command), version, nodeVersion: io.nodeVersion });
-      io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderDoctor(report));
+      io.stdout(options.json ? `${terminalJson(report, undefined, 2)}\n` : renderDoctor(report));
       setExit(doctorExitCode(report));
     });
 
@@ -248,13 +249,15 @@ function checkCommandNames(program: Command, argv: readonly string[]): void {
 
 /** Runs one CLI invocation and returns its exit code; never throws, never calls process.exit. */
 export async function runCli(rawIo: CliIo): Promise<ExitCode> {
-  // Defence in depth: whatever a command prints, the tokens it was given are never part of it.
+  // Defence in depth: whatever a command prints, the tokens it was given are never part of it, and
+  // nothing from GitHub, the model or the ledger reaches the terminal as an escape sequence.
   let redact = createRedactor(secretsFromEnv(rawIo.env));
   const closers: Array<() => Promise<void>> = [];
   const io: CommandIo = {
     ...rawIo,
-    stdout: (text) => rawIo.stdout(redact(text)),
-    stderr: (text) => rawIo.stderr(redact(text)),
+    stdout: (text) => rawIo.stdout(forTerminal(redact(text))),
+    stderr: (text) => rawIo.stderr(forTerminal(redact(text))),
+    terminal: (text) => rawIo.stderr(redact(text)),
     redactAlso: (names) => {
       redact = createRedactor(secretsFromEnv(rawIo.env, names));
       return redact;
@@ -279,7 +282,7 @@ export async function runCli(rawIo: CliIo): Promise<ExitCode> {
     // A script that asked for JSON gets JSON on a failure too, not an empty stdout.
     if (code !== EXIT.ok && io.argv.includes('--json')) {
       io.stdout(
-        `${JSON.stringify({ error: { message: message.replace(/^error: /, ''), exitCode: code } }, null, 2)}\n`,
+        `${terminalJson({ error: { message: message.replace(/^error: /, ''), exitCode: code } }, undefined, 2)}\n`,
       );
     }
     return code;

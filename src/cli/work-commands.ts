@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
+import { terminalJson } from '../core/terminal-text.js';
 import type { ExitCode } from '../run/exit-codes.js';
 import { type CliIo, type CommandIo, configured, openStore } from './command-io.js';
 import type { RunFlags } from './commands/run.js';
@@ -29,13 +30,15 @@ export function addDemoCommand(
     .action(async (flags: { keep?: boolean; json?: boolean }, command: Command) => {
       const { runDemo, demoGlobalFlags } = await import('./commands/demo/demo-command.js');
       const logFlags = demoGlobalFlags(command.optsWithGlobals(), io);
-      const { env, nodeVersion, stdout, stderr, interrupt, isTTY, noCursor, color } = io;
+      const { env, nodeVersion, stdout, interrupt, isTTY, noCursor, color } = io;
       const optional = {
         ...(color === undefined ? {} : { color }),
         ...(interrupt ? { interrupt } : {}),
         ...(isTTY ? { isTTY } : {}),
         ...(noCursor ? { noCursor } : {}),
       };
+      // The demo's own run writes its log colours and live lines through this; it cleans its text itself.
+      const stderr = io.terminal;
       setExit(await runDemo({ flags, env, nodeVersion, stdout, stderr, runCli, logFlags, ...optional }));
     });
 }
@@ -63,7 +66,7 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
       const labels = new Map<number, string>();
       const progress = createProgressDisplay({
         isTTY: io.isTTY === true && io.noCursor !== true && flags.json !== true,
-        write: io.stderr,
+        write: io.terminal,
         log: () => log,
         now: () => systemClock.now(),
         ...(flags.tasks
@@ -110,7 +113,7 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
         ]);
         const state = await openTaskState(taskInputs(io, at, options.tasks, config));
         const report = await readTaskStatus(state, config, systemClock.now());
-        io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderTaskStatus(report));
+        io.stdout(options.json ? `${terminalJson(report, undefined, 2)}\n` : renderTaskStatus(report));
         return;
       }
       const { opened, config } = await openStore(at, command);
@@ -120,7 +123,7 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
       ]);
       const now = systemClock.now();
       const report = await readStatus(stateDirOf(config, at.cwd), await opened.store.list(), now);
-      io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report, now));
+      io.stdout(options.json ? `${terminalJson(report, undefined, 2)}\n` : renderStatus(report, now));
     });
 }
 

@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import type { Redactor } from './redact.js';
+import { forTerminal, jsonTextForTerminal } from './terminal-text.js';
 
 /**
  * The logging surface library code depends on. pino's Logger satisfies it; tests pass a recorder.
@@ -32,7 +33,8 @@ export interface LoggerOptions {
  * when the process exits on an interrupt. pino-pretty is loaded only for a TTY, keeping start-up light.
  */
 export async function createLogger(options: LoggerOptions): Promise<Log> {
-  let format: (line: string) => string = (line) => line;
+  // A JSON line stays the same JSON; what pino leaves raw (C1 controls, DEL, bidi) is escaped.
+  let format: (line: string) => string = jsonTextForTerminal;
   if (options.pretty) {
     const { prettyFactory } = await import('pino-pretty');
     const pretty = prettyFactory({
@@ -40,7 +42,7 @@ export async function createLogger(options: LoggerOptions): Promise<Log> {
       translateTime: 'HH:MM:ss',
       ignore: 'pid,hostname',
     });
-    format = (line) => pretty(line) ?? line;
+    format = (line) => pretty(cleanedLine(line)) ?? forTerminal(line);
   }
   const destination = {
     write(line: string): void {
@@ -49,4 +51,16 @@ export async function createLogger(options: LoggerOptions): Promise<Log> {
   };
   const logger: Log = pino<never>({ level: options.level, base: undefined }, destination);
   return logger;
+}
+
+/**
+ * The line with every string in it cleaned for the terminal (core/terminal-text.ts) before pino-pretty
+ * prints its values raw: a check name or a model's text in a field must not move the cursor.
+ */
+function cleanedLine(line: string): string {
+  try {
+    return `${JSON.stringify(JSON.parse(line, (_key, value) => (typeof value === 'string' ? forTerminal(value) : value)))}\n`;
+  } catch {
+    return forTerminal(line);
+  }
 }

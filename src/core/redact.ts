@@ -3,6 +3,7 @@
  * Known token shapes are removed by pattern; configured secret values (the tokens issueloop was given,
  * plus any variable the user names) are removed in every encoding an exfiltration would use.
  */
+import { decodedMatches, percentDecodedView, replaceSpans } from './percent-decoded.js';
 import { MIN_DERIVED_LENGTH, type SecretForm, secretForms, secretsPattern } from './secret-forms.js';
 
 export const REDACTED = '[REDACTED]';
@@ -30,12 +31,24 @@ const URL_TOKEN_USER_PATTERN = /\b([a-z][a-z0-9+.-]*:\/\/)[A-Za-z0-9_-]{20,}@/gi
 const QUERY_SECRET_PATTERN =
   /([?&][a-z_-]*(?:key|token|secret|password|passwd|sig|signature)[a-z_-]*=)[^&\s#"']+/gi;
 
+/**
+ * The shapes looked for again after percent-decoding: tokens, and what a URL nested in another one's
+ * query carries (`?next=https%3A%2F%2Fuser%3Apass%40…`, `%3Fapi_key%3D…`).
+ */
+const DECODED_PATTERNS: readonly RegExp[] = [
+  ...TOKEN_PATTERNS,
+  URL_USERINFO_PATTERN,
+  URL_TOKEN_USER_PATTERN,
+  QUERY_SECRET_PATTERN,
+];
+
 export type Redactor = (text: string) => string;
 
 /**
  * Builds a redactor that also removes the given secret values (empty and very short values are
  * ignored) in every form secret-forms.ts knows: literal, JSON-escaped, base64 and base64url at any
- * alignment, hex, URL-encoded, reversed, and split across lines.
+ * alignment, hex, URL-encoded, reversed, and split across lines; and each of those forms, and every
+ * token shape, again after percent-decoding any of its characters (`%7A%7a-%257A…`).
  */
 export function createRedactor(secrets: Iterable<string | undefined> = []): Redactor {
   const forms: SecretForm[] = [];
@@ -65,7 +78,12 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
     );
     out = out.replace(URL_TOKEN_USER_PATTERN, (_m, scheme: string) => `${scheme}${REDACTED}@`);
     out = out.replace(QUERY_SECRET_PATTERN, (_m, name: string) => `${name}${REDACTED}`);
-    return out;
+    // Last, and only for a text with a `%XX` left in it: every pattern again on the decoded view. A
+    // span that decodes to a secret goes whole (what the literal passes matched is already gone).
+    const view = percentDecodedView(out);
+    if (!view) return out;
+    const split = view.text.includes('\n') ? splitPattern : undefined;
+    return replaceSpans(out, decodedMatches(view, [literalPattern, split, ...DECODED_PATTERNS]), REDACTED);
   };
 }
 

@@ -1,5 +1,6 @@
 import { type BlockedLine, renderBlockedSection } from './blocked-requests-text.js';
 import { sanitizeIssueTitle } from './issue-title.js';
+import { codeSpan, longestRun, neutraliseMarkdown } from './neutralise.js';
 import { clip, oneLine } from './text-limits.js';
 
 /**
@@ -60,35 +61,31 @@ export interface PullRequestReport {
 type Redact = (text: string) => string;
 
 /**
- * GitHub's closing keywords followed by an issue reference: `#12`, `owner/repo#12`, `GH-12`, or an
- * issue URL on any host (GitHub Enterprise has its own). Each part is unambiguous, so matching stays
- * linear.
- */
-const CLOSING_REFERENCE =
-  /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*(?::\s*)?)((?:[\w.-]+\/[\w.-]+)?#\d+|GH-\d+|https?:\/\/[^\s/]+\/[\w.-]+\/[\w.-]+\/(?:issues|pull)\/\d+)/gi;
-// `@user` and `@org/team` notify; in a code span they do not.
-const MENTION = /(^|[^\w`])@([A-Za-z0-9][A-Za-z0-9-]*(?:\/[A-Za-z0-9][\w.-]*)?)/g;
-
-/**
  * `Fix #<n>: <title>`. The title is sanitised again (this must hold whoever passes it) and cannot
  * close another issue: a squash merge makes the pull request title the commit subject on the default
  * branch, where a closing keyword acts.
  */
-export function renderPullRequestTitle(issue: { number: number; title: string }): string {
-  const title = neutraliseClosingKeywords(sanitizeIssueTitle(issue.title));
+export function renderPullRequestTitle(
+  issue: { number: number; title: string },
+  redact: Redact = (text) => text,
+): string {
+  const title = neutraliseMarkdown(redact(sanitizeIssueTitle(issue.title)));
   return clip(`Fix #${issueNumber(issue.number)}${title === '' ? '' : `: ${title}`}`, MAX_TITLE);
 }
 
 /** The session's commit: the pull request title as subject, then `Closes #<n>`, the only closing reference. */
-export function renderCommitMessage(issue: { number: number; title: string }): string {
-  return `${renderPullRequestTitle(issue)}\n\nCloses #${issueNumber(issue.number)}\n`;
+export function renderCommitMessage(
+  issue: { number: number; title: string },
+  redact: Redact = (text) => text,
+): string {
+  return `${renderPullRequestTitle(issue, redact)}\n\nCloses #${issueNumber(issue.number)}\n`;
 }
 
 export function renderPullRequestBody(report: PullRequestReport, redact: Redact): string {
   // When over the limit, aim lower by the room the "trimmed" notes take.
   const target = MAX_PR_BODY_LENGTH - 1 - TRIM_NOTE_ROOM;
   let summary = untrustedProse(redact(report.summary));
-  let tail = report.verify ? neutraliseClosingKeywords(redact(report.verify.outputTail)) : '';
+  let tail = report.verify ? neutraliseMarkdown(redact(report.verify.outputTail)) : '';
   let body = composeBody(report, redact, summary, tail);
   // Over the limit: the output tail gives way first (keeping its end), then the summary (keeping its start).
   if (body.length >= MAX_PR_BODY_LENGTH) {
@@ -107,7 +104,7 @@ function composeBody(report: PullRequestReport, redact: Redact, summary: string,
   const files = report.filesChanged;
   const listed = files
     .slice(0, MAX_FILES_LISTED)
-    .map((file) => `- ${codeSpan(clip(oneLine(redact(file)), MAX_FILE_NAME))}`);
+    .map((file) => `- ${codeSpan(clip(redact(file), MAX_FILE_NAME))}`);
   if (files.length > MAX_FILES_LISTED) listed.push(`- … and ${files.length - MAX_FILES_LISTED} more`);
   return [
     `Closes #${issueNumber(report.issue.number)}`,
@@ -193,17 +190,7 @@ function footer(report: PullRequestReport, redact: Redact): string {
  * unterminated `<!--` would hide everything after it, the real verification result included).
  */
 function untrustedProse(text: string): string {
-  return neutraliseClosingKeywords(text)
-    .replace(MENTION, '$1`@$2`')
-    .replace(/<(?=[!?/A-Za-z])/g, '&lt;');
-}
-
-/** `Fixes #12` becomes ``Fixes `#12` ``: the reference in a code span is neither linked nor acted on. */
-export function neutraliseClosingKeywords(text: string): string {
-  return text.replace(
-    CLOSING_REFERENCE,
-    (_match, keyword: string, gap: string, ref: string) => `${keyword}${gap}\`${ref}\``,
-  );
+  return neutraliseMarkdown(text).replace(/<(?=[!?/A-Za-z])/g, '&lt;');
 }
 
 /** Closes a fenced code block the summary left open, which would otherwise swallow the rest of the body. */
@@ -218,24 +205,6 @@ function closeOpenFence(text: string): string {
       open = undefined;
   }
   return open === undefined ? text : `${text}\n${open}`;
-}
-
-/** Inline code that shows `text` verbatim, however many backticks it contains. */
-function codeSpan(text: string): string {
-  if (text === '') return '_(empty)_';
-  const ticks = '`'.repeat(longestRun(text, '`') + 1);
-  const pad = /^[` ]|[` ]$/.test(text) ? ' ' : '';
-  return `${ticks}${pad}${text}${pad}${ticks}`;
-}
-
-function longestRun(text: string, char: string): number {
-  let longest = 0;
-  let run = 0;
-  for (const c of text) {
-    run = c === char ? run + 1 : 0;
-    if (run > longest) longest = run;
-  }
-  return longest;
 }
 
 function keepEnd(text: string, keep: number): string {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type BlockedLine, blockedItems, WIDEN_HINT } from './blocked-requests-text.js';
+import { neutraliseMarkdown } from './neutralise.js';
 import { clip, oneLine } from './text-limits.js';
 
 /**
@@ -223,17 +224,15 @@ const ESCAPES: Readonly<Record<string, string>> = {
   ']': '&#93;',
 };
 
-// `@user` and `@org/team` notify; in a code span they do not.
-const MENTION = /(^|[^A-Za-z0-9_`])@([A-Za-z0-9][A-Za-z0-9-]*(?:\/[A-Za-z0-9][A-Za-z0-9_.-]*)?)/g;
-
 /**
  * Free text as shown: redacted before anything is cut (so no secret survives as a prefix), one line,
  * capped, then with every character that could end a table cell, open HTML or a link, start code or
  * escape our own delimiter written as an entity. Backslash too: `\|` would merge two table cells.
+ * Last, no mention or closing reference is left live (neutralise.ts).
  */
 function shown(text: string, redact: Redact): string {
   const escaped = clip(oneLine(redact(text)), MAX_TEXT).replace(/[&<>|`\\[\]]/g, (c) => ESCAPES[c] ?? c);
-  return escaped.replace(MENTION, '$1`@$2`');
+  return neutraliseMarkdown(escaped);
 }
 
 function nonNegative(value: number): number {

@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../agent/events.js';
 import { humanDuration } from '../core/human-duration.js';
 import type { Log } from '../core/logger.js';
+import { forTerminal } from '../core/terminal-text.js';
 import type { ProgressSink } from '../scheduler/progress.js';
 
 interface Active {
@@ -39,7 +40,9 @@ export function createProgressDisplay(options: {
   let drawn = 0;
   const name = options.label ?? ((issue: number) => `#${issue}`);
   const line = (issue: number, a: Active) =>
-    `${name(issue)}  ${a.phase.padEnd(10)} ${String(a.calls).padStart(3)} model calls  $${a.costUsd.toFixed(2)}  ${humanDuration(options.now() - a.started)}`;
+    forTerminal(
+      `${name(issue)}  ${a.phase.padEnd(10)} ${String(a.calls).padStart(3)} model calls  $${a.costUsd.toFixed(2)}  ${humanDuration(options.now() - a.started)}`,
+    );
   const clear = () => {
     if (drawn > 0) options.write(`${up(drawn)}${ERASE_DOWN}`);
     drawn = 0;
@@ -54,7 +57,8 @@ export function createProgressDisplay(options: {
   const say = (issue: number, text: string) => {
     if (options.isTTY) {
       clear();
-      options.write(`${text}\n`);
+      // Written around the live lines' own escape sequences: only the text is cleaned.
+      options.write(`${forTerminal(text)}\n`);
       draw();
     } else options.log()?.info(options.fields?.(issue) ?? { issue }, text);
   };

@@ -1,3 +1,4 @@
+import { decodedMatches, percentDecodedView } from '../core/percent-decoded.js';
 import { MIN_DERIVED_LENGTH, type SecretForm, secretForms, secretsPattern } from '../core/secret-forms.js';
 
 /** A secret found in what a change adds: where, and what kind of thing; never the value. */
@@ -48,8 +49,8 @@ export function addedLines(diff: string): AddedLine[] {
 }
 
 /**
- * Every known secret (in any of its forms, also split over consecutive added lines) and every
- * credential-shaped string a diff adds. The harness runs this before it commits: a hit ends the
+ * Every known secret (in any of its forms, also split over consecutive added lines, also with any of
+ * its characters percent-encoded) and every credential-shaped string a diff adds. The harness runs this before it commits: a hit ends the
  * session `refused` and nothing is pushed.
  */
 export function findSecrets(diff: string, secrets: Iterable<string>): SecretHit[] {
@@ -83,9 +84,16 @@ export function findSecrets(diff: string, secrets: Iterable<string>): SecretHit[
         const kind = kindOf.get(match[0].replace(/\r?\n\+?[ \t]*/g, '')) ?? 'split';
         hit(lineAt(match.index), `known secret (${kind})`);
       }
+      for (const [first] of decodedMatches(percentDecodedView(text), [known])) {
+        hit(lineAt(first), 'known secret (percent-encoded)');
+      }
     }
     for (const line of run) {
-      for (const shape of TOKEN_SHAPES) if (shape.pattern.test(line.text)) hit(line, shape.kind);
+      const plain = percentDecodedView(line.text)?.text;
+      for (const shape of TOKEN_SHAPES) {
+        if (shape.pattern.test(line.text) || (plain !== undefined && shape.pattern.test(plain)))
+          hit(line, shape.kind);
+      }
     }
     start = end;
   }

@@ -5,6 +5,7 @@ import { createFileClaimStore } from '../../src/claims/file-claim-store.js';
 import { parseIssueArg } from '../../src/cli/commands/claims.js';
 import { humanDuration } from '../../src/core/human-duration.js';
 import { runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
+import { TERMINAL_ACTS } from '../helpers/terminal-acts.js';
 import { createClaimsCheckouts, HOUR } from './claims-checkouts.js';
 
 const GITHUB_TOKEN = `ghp_${'S3cr3t'.repeat(6)}`;
@@ -27,6 +28,19 @@ describe('issueloop claims', () => {
     );
     expect(lines.find((l) => l.startsWith('#9'))).toMatch(/^#9\s+-\s+-\s+0\/3\s+interrupted\s+-$/);
     expect(result.stdout).toContain(`1 leased, 1 needing a human, 3 known (${file})`);
+  });
+
+  it('regression: a failure reason carrying escape sequences is shown as its text, and --json keeps it escaped', async () => {
+    const { cwd, file } = await checkout();
+    const hostile = 'npm test failed\u001b]0;pwned\u0007\u001b[2J\u202e';
+    const stored = await readFile(file, 'utf8');
+    await writeFile(file, stored.replaceAll('npm test failed', JSON.stringify(hostile).slice(1, -1)));
+    expect(await readFile(file, 'utf8')).toContain('\\u001b]0;pwned');
+    const result = await runBuiltCli(['claims'], { cwd });
+    expect(result.stdout).toMatch(/#5 .*verify_failed: npm test failed \(attempt 3\)$/m);
+    const json = await runBuiltCli(['claims', '--json'], { cwd });
+    expect(json.stdout).toContain('\\u202e');
+    for (const out of [result.stdout, result.stderr, json.stdout]) expect(out).not.toMatch(TERMINAL_ACTS);
   });
 
   it('--json prints the records, the limit and where they live', async () => {

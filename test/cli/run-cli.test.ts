@@ -177,6 +177,24 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     expect(run.fx.git(run.fx.checkout, 'status', '--porcelain', '--ignored')).toBe('');
   });
 
+  it('regression: a percent-encoded token in an issue title is redacted in what the CLI prints, as text and as JSON', {
+    timeout: 60_000,
+  }, async () => {
+    const encoded = [...DEFAULT_TOKEN]
+      .map((c, i) => (i % 3 === 1 ? c : `%${c.charCodeAt(0).toString(16)}`))
+      .join('')
+      .replace(/%/, '%25');
+    const number = run.github.addIssue({ title: `Leak ${encoded} here`, ...member });
+    const { env } = await servers_(() => reply.text('never asked'));
+    for (const json of [[], ['--json']]) {
+      const result = await runBuiltCli([...ARGS, '--dry-run', ...json], { cwd: run.fx.checkout, env });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`(#|"number": )${number}\\b`));
+      expect(result.stdout).toContain('Leak [REDACTED] here');
+      expect(result.stdout).not.toContain(encoded.slice(3, 20));
+    }
+  });
+
   it('bad --max-rounds is a usage error (exit 2) naming the flag', { timeout: 60_000 }, async () => {
     const { env } = await servers_(() => reply.text('x'));
     const result = await runBuiltCli([...ARGS, '--max-rounds', 'zero'], { cwd: run.fx.checkout, env });

@@ -2,6 +2,7 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBuiltCli } from '../helpers/cli.js';
+import { TERMINAL_ACTS } from '../helpers/terminal-acts.js';
 import { createClaimsCheckouts } from './claims-checkouts.js';
 
 const { checkout, cleanup } = createClaimsCheckouts();
@@ -97,6 +98,28 @@ describe('issueloop status', () => {
     );
     const json = JSON.parse((await runBuiltCli(['status', '--json'], { cwd })).stdout);
     expect(json.lastRun.pulls).toEqual([{ issue: 2, pr: pr(8), state: 'merged', detail: 'merged' }, failing]);
+  });
+
+  it('regression: a check name holding `\\x1b]0;pwned\\x07\\x1b[2J` set the terminal title and cleared the screen; it is stripped, and --json keeps it escaped', async () => {
+    const { cwd } = await checkout();
+    const runs = join(cwd, '.issueloop', 'runs');
+    await mkdir(runs, { recursive: true });
+    const hostile = 'test\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202eevil\r';
+    const detail = `checks failed (${hostile})`;
+    await writeFile(
+      join(runs, '20261122T000000Z-0004.jsonl'),
+      line({ type: 'run_start' }) +
+        line({ type: 'pull_request', issue: 4, pr: 'https://github.com/o/r/pull/9', state: 'open', detail }) +
+        line({ type: 'run_end', stop: 'empty_backlog' }),
+    );
+    const result = await runBuiltCli(['status'], { cwd });
+    expect(result.stdout).toContain('#4 open: checks failed (testevil)');
+    const json = await runBuiltCli(['status', '--json'], { cwd });
+    expect(JSON.parse(json.stdout).lastRun.pulls[0].detail).toBe(detail);
+    for (const out of [result.stdout, json.stdout, result.stderr, json.stderr]) {
+      expect(out).not.toMatch(TERMINAL_ACTS);
+    }
+    expect(result.stdout).not.toContain('pwned');
   });
 
   it('says so when there has been no run yet', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/core/logger.js';
 import { createRedactor } from '../../src/core/redact.js';
+import { TERMINAL_ACTS } from '../helpers/terminal-acts.js';
 
 const TOKEN = `ghp_${'Q'.repeat(36)}`;
 const SECRET = 'hunter2-configured';
@@ -55,5 +56,31 @@ describe('createLogger', () => {
     log.info({}, 'hidden');
     log.warn({}, 'shown');
     expect(lines.map((l) => JSON.parse(l).msg)).toEqual(['shown']);
+  });
+});
+
+describe('createLogger: text from GitHub or the model in a log line', () => {
+  const hostile = 'test\u001b]0;pwned\u0007\u001b[2J\u009b2J\u202eevil';
+
+  it('regression: a pretty line shows it as text, not as escape sequences (colours off)', async () => {
+    const lines: string[] = [];
+    const log = await createLogger({
+      level: 'info',
+      pretty: true,
+      color: false,
+      redact: (text) => text,
+      write: (line) => lines.push(line),
+    });
+    log.warn({ check: hostile }, `check ${hostile} failed`);
+    const all = lines.join('');
+    expect(all).not.toMatch(TERMINAL_ACTS);
+    expect(all).toContain('check testevil failed');
+  });
+
+  it('a JSON line keeps the same data, with what a terminal acts on escaped', async () => {
+    const { log, lines } = await capture(false);
+    log.warn({ check: hostile }, 'm');
+    expect(lines.join('')).not.toMatch(TERMINAL_ACTS);
+    expect(JSON.parse(lines[0] ?? '').check).toBe(hostile);
   });
 });

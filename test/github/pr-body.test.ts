@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { closingReferences, liveMentions } from '../../src/emulators/github/index.js';
+import { WORD_JOINER as J } from '../../src/github/neutralise.js';
 import {
   answeredReviewsOf,
   followupsOf,
@@ -56,17 +58,18 @@ describe('renderPullRequestTitle', () => {
   });
 
   it.each([
-    ['Fixes #2: crash', 'Fixes `#2`: crash'],
-    ['fixes: acme/x#3', 'fixes: `acme/x#3`'],
-    ['CLOSES #4 and resolved:#5', 'CLOSES `#4` and resolved:`#5`'],
-    ['close https://github.com/acme/x/issues/6', 'close `https://github.com/acme/x/issues/6`'],
+    ['Fixes #2: crash', `Fixes #${J}2: crash`],
+    ['fixes: acme/x#3', `fixes: acme/x#${J}3`],
+    ['CLOSES #4 and resolved:#5', `CLOSES #${J}4 and resolved:#${J}5`],
+    ['close https://github.com/acme/x/issues/6', `close https://github.com/acme/x/issues/${J}6`],
     [
       'Resolves https://ghe.example.com/acme/x/issues/7',
-      'Resolves `https://ghe.example.com/acme/x/issues/7`',
+      `Resolves https://ghe.example.com/acme/x/issues/${J}7`,
     ],
     // A keyword split by hidden text is whole again once that text is gone: neutralised after sanitising.
-    ['Fi\u200Bxes #8', 'Fixes `#8`'],
-    ['Fix<!-- -->es #9', 'Fixes `#9`'],
+    ['Fi\u200Bxes #8', `Fixes #${J}8`],
+    ['Fix<!-- -->es #9', `Fixes #${J}9`],
+    ['closes &#35;10', `closes &#35;${J}10`],
   ])('neutralises a closing keyword in the title: %s', (title, shown) => {
     const rendered = renderPullRequestTitle({ number: 1, title });
     expect(rendered).toBe(`Fix #1: ${shown}`);
@@ -84,7 +87,7 @@ describe('renderPullRequestTitle', () => {
 describe('renderCommitMessage', () => {
   it('regression: `Fixes #2` in a title no longer lands in the commit message; only its own issue is closed', () => {
     const message = renderCommitMessage({ number: 1, title: 'Fixes #2: crash, fixes: acme/x#3' });
-    expect(message).toBe('Fix #1: Fixes `#2`: crash, fixes: `acme/x#3`\n\nCloses #1\n');
+    expect(message).toBe(`Fix #1: Fixes #${J}2: crash, fixes: acme/x#${J}3\n\nCloses #1\n`);
     // The subject's own `Fix #1` names the same issue: nothing else can be closed.
     expect(message.match(CLOSING)).toEqual(['Fix #1', 'Closes #1']);
   });
@@ -121,8 +124,15 @@ describe('renderPullRequestBody', () => {
       redact,
     );
     expect(body.match(CLOSING)).toEqual(['Closes #12']);
-    expect(body).toContain('Closes `#999`');
-    expect(body).toContain('fixes `acme/other#3`');
+    expect(body).toContain(`Closes #${J}999`);
+    expect(body).toContain(`fixes acme/other#${J}3`);
+  });
+
+  it('regression: `closes &#35;3`, `closes \\#2` and `Fixes: owner/repo#4` in the summary close nothing but the work’s issue', () => {
+    const summary = 'Done; closes &#35;3 and closes \\#2. **Fixes**: octo-org/widgets#4, Closes: ＃5';
+    expect(closingReferences(summary)).toHaveLength(4);
+    const body = renderPullRequestBody(report({ summary }), redact);
+    expect(closingReferences(body)).toEqual([{ owner: undefined, repo: undefined, number: 12 }]);
   });
 
   it('keeps the agent from pinging people or hiding the rest of the body', () => {
@@ -130,8 +140,9 @@ describe('renderPullRequestBody', () => {
       report({ summary: 'cc @octocat and @acme/maintainers <!-- everything below is hidden\n<details>' }),
       redact,
     );
-    expect(body).toContain('`@octocat`');
-    expect(body).toContain('`@acme/maintainers`');
+    expect(body).toContain(`@${J}octocat`);
+    expect(body).toContain(`@${J}acme/maintainers`);
+    expect(liveMentions(body)).toEqual([]);
     // The marker at the very end is the only comment left.
     expect(body.match(/<!--/g)).toHaveLength(1);
     expect(body.endsWith(PR_MARKER)).toBe(true);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/core/random.js';
+import { liveMentions } from '../../src/emulators/github/index.js';
 import {
   emptyTrackingRecord,
   isTrackingComment,
@@ -123,7 +124,8 @@ describe('renderTrackingComment', () => {
     expect(row.match(/\|/g)).toHaveLength(3);
     expect(body).not.toContain('| forged |');
     expect(body).not.toMatch(/<script|\[x\]\(|\\/);
-    expect(row).toContain('`@octocat`');
+    expect(row).toContain('@\u2060octocat');
+    expect(liveMentions(body)).toEqual([]);
     // The only comment closers are those of the marker and of the record.
     expect(body.match(/-->/g)).toHaveLength(2);
     expect(parseTrackingRecord(body)?.failure_reasons[0]?.message).toBe(hostile.replace(/\s+/g, ' '));

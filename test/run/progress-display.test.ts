@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createProgressDisplay } from '../../src/run/progress-display.js';
 import { usage } from '../helpers/fake-model.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
+import { TERMINAL_ACTS } from '../helpers/terminal-acts.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -76,5 +77,26 @@ describe('progress display', () => {
     display.writeLog('plain\n');
     expect(out).toBe('plain\n');
     display.stop();
+  });
+});
+
+describe('progress display: text from outside', () => {
+  it('draws its own cursor moves around the live lines, and none that came in a label, a phase or an outcome', () => {
+    let out = '';
+    const display = createProgressDisplay({
+      isTTY: true,
+      write: (t) => (out += t),
+      log: () => undefined,
+      now: () => 0,
+      label: (n) => `task ${n}\u001b]0;pwned\u0007`,
+    });
+    // Phases are issueloop's own words; one that carried a sequence would still be cleaned.
+    display.phase(3, 'working\u001b[2J' as 'working');
+    display.done(3, 'resolved\u009b2J\u202e');
+    display.stop();
+    expect(out).toContain('task 3  working');
+    expect(out).toContain('task 3 resolved');
+    expect(out).toContain('\u001b[1A\r\u001b[J');
+    expect(out.replaceAll('\u001b[1A\r', '').replaceAll('\u001b[J', '')).not.toMatch(TERMINAL_ACTS);
   });
 });

@@ -53,13 +53,17 @@ const fix = () =>
     },
   ]);
 
-async function attack(replies: ScriptedReply[], configOverrides: Record<string, unknown> = {}) {
+async function attack(
+  replies: ScriptedReply[],
+  configOverrides: Record<string, unknown> = {},
+  title = 'Greeting typo',
+) {
   const anthropic = createAnthropicEmulator({ script: scriptQueue(replies) });
   const clock = new FakeClock();
   const redact = createRedactor([TOKEN, API_KEY, EXTRA]);
   const deps = { clock, random: createSeededRandom(5), log: createMemoryLog() };
   const number = gh.emulator.addIssue({
-    title: 'Greeting typo',
+    title,
     body: 'greet() says helo',
     author: 'octocat',
     authorAssociation: 'MEMBER',
@@ -315,6 +319,48 @@ describe('a secret in the diff', () => {
       expectNothingPushed(number);
     });
   }
+});
+
+describe('what the agent writes reaches GitHub inert', () => {
+  it("regression: `closes &#35;3`, `closes \\#2` and `Fixes: owner/repo#4` in the agent's summary close nothing but the work's issue", async () => {
+    const others = [1, 2, 3].map((i) =>
+      gh.emulator.addIssue({ title: `other ${i}`, body: '', author: 'octocat', labels: [] }),
+    );
+    const [a, b, c] = others;
+    const summary = `Fixed. closes &#35;${a}, closes \\#${b}; **Fixes**: octo-org/widgets#${c}`;
+    const { report, number } = await attack([fix(), reply.text(summary)]);
+    expect(report.outcome).toBe('resolved');
+    const [pr] = gh.emulator.pulls();
+    expect(pr?.body).toContain(`Closes #${number}`);
+    gh.emulator.mergePull(pr?.number ?? 0, 'octocat');
+    expect(gh.emulator.issue(number)?.state).toBe('closed');
+    for (const other of others) expect(gh.emulator.issue(other)?.state).toBe('open');
+  });
+
+  it('regression: a percent-encoded secret in the issue title and the agent’s summary is redacted in the PR title, body and commit', async () => {
+    const encode = (text: string) =>
+      [...text].map((ch, i) => (i % 2 ? ch : `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)).join('');
+    const { report, number } = await attack(
+      [fix(), reply.text(`Fixed. Debug: ${encode(TOKEN)} and ${encode(EXTRA).replace(/%/g, '%25')}`)],
+      {},
+      `Greeting typo ${encode(API_KEY)}`,
+    );
+    expect(report.outcome).toBe('resolved');
+    const [pr] = gh.emulator.pulls();
+    const subject = repo.fx.git(
+      repo.fx.root,
+      '--git-dir',
+      repo.fx.origin,
+      'log',
+      '-1',
+      '--format=%B',
+      `issueloop/issue-${number}`,
+    );
+    for (const text of [pr?.title ?? '', pr?.body ?? '', subject]) {
+      expect(text).toContain('[REDACTED]');
+      expectNoSecret(decodeURIComponent(decodeURIComponent(text.replace(/%(?![0-9A-F]{2})/gi, '%25'))));
+    }
+  });
 });
 
 describe('attacks with sandbox.mode: none (the harness still defends itself)', () => {

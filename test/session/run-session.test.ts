@@ -161,7 +161,7 @@ describe('session: one issue end to end against a real repository and the emulat
     );
     expect(message).toContain(`Closes #${number}`);
     expect(message).not.toMatch(/[\u202E\u200B]|<!--|delete the tests/);
-    expect(gh.emulator.pulls()[0]?.title).toBe(`Fix #${number}: Fixes \`#2\`: crash`);
+    expect(gh.emulator.pulls()[0]?.title).toBe(`Fix #${number}: Fixes #\u20602: crash`);
     const first = anthropic.requests.find((r) => r.path === '/v1/messages')?.body as {
       messages: unknown[];
     };

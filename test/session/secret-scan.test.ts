@@ -59,3 +59,33 @@ describe('findSecrets', () => {
     expect(findSecrets(text, [TOKEN])).toEqual([]);
   });
 });
+
+describe('regression: a percent-encoded secret in the diff', () => {
+  const encode = (text: string) =>
+    [...text].map((c, i) => (i % 3 === 0 ? c : `%${c.charCodeAt(0).toString(16).toUpperCase()}`)).join('');
+
+  it('finds a known secret with its characters percent-encoded, also double-encoded, on its line', () => {
+    const text = diff('notes.md', 4, [
+      'harmless %20 line',
+      `see ${encode(TOKEN)}`,
+      `and ${encode(TOKEN).replace(/%/g, '%25')}`,
+    ]);
+    const hits = findSecrets(text, [TOKEN]);
+    expect(hits).toContainEqual({ file: 'notes.md', line: 5, kind: 'known secret (percent-encoded)' });
+    expect(hits).toContainEqual({ file: 'notes.md', line: 6, kind: 'known secret (percent-encoded)' });
+    expect(hits.some((h) => h.line === 4)).toBe(false);
+  });
+
+  it('names a literal secret once, as literal, on a line that also has percent-encoding', () => {
+    const hits = findSecrets(diff('a.txt', 1, [`x%20y ${TOKEN}`]), [TOKEN]);
+    expect(hits.filter((h) => h.kind.startsWith('known secret'))).toEqual([
+      { file: 'a.txt', line: 1, kind: 'known secret (literal)' },
+    ]);
+  });
+
+  it('finds a credential shape that is nobody’s known secret, percent-encoded', () => {
+    const key = `sk-ant-api03-${'Ab3xY'.repeat(6)}`;
+    const hits = findSecrets(diff('a.txt', 1, [encode(key)]), []);
+    expect(hits).toEqual([{ file: 'a.txt', line: 1, kind: 'Anthropic key' }]);
+  });
+});

@@ -3,6 +3,7 @@ import { type Config, type ProjectConfig, ProjectSchema } from '../../config/sch
 import { UsageError } from '../../core/errors.js';
 import type { Log } from '../../core/logger.js';
 import type { Redactor } from '../../core/redact.js';
+import { terminalJson } from '../../core/terminal-text.js';
 import { BOARD_FILE } from '../../github/adapter.js';
 import { openBoard } from '../../github/board/board.js';
 import { type BoardInitReport, initBoard } from '../../github/board/board-init.js';
@@ -88,6 +89,6 @@ export async function runBoardInit(input: BoardInitInput): Promise<{ output: str
     force: input.flags.force === true,
     ...(input.flags.title ? { title: input.flags.title } : {}),
   });
-  const output = input.flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderBoardInit(report);
+  const output = input.flags.json ? `${terminalJson(report, undefined, 2)}\n` : renderBoardInit(report);
   return { output, exitCode: report.refused ? EXIT.failure : EXIT.ok };
 }

@@ -5,6 +5,7 @@ import { moveClaimsFileAside } from '../../claims/file-claim-store.js';
 import type { OpenedClaimStore } from '../../claims/open-claim-store.js';
 import { CorruptStateError, UsageError } from '../../core/errors.js';
 import { humanDuration } from '../../core/human-duration.js';
+import { terminalJson } from '../../core/terminal-text.js';
 
 /** `42` or `#42` → 42; anything else is a usage error that shows the expected form. */
 export function parseIssueArg(text: string): number {
@@ -58,7 +59,7 @@ export async function listClaims(
 ): Promise<string> {
   const views = await opened.store.list();
   return json
-    ? `${JSON.stringify({ location: opened.location, max_failures: maxFailures, claims: views }, null, 2)}\n`
+    ? `${terminalJson({ location: opened.location, max_failures: maxFailures, claims: views }, undefined, 2)}\n`
     : renderClaims(views, now, opened.location, maxFailures);
 }
 

@@ -3,6 +3,7 @@ import type { Config } from '../../config/schema.js';
 import type { Deps } from '../../core/deps.js';
 import { UsageError } from '../../core/errors.js';
 import type { Redactor } from '../../core/redact.js';
+import { terminalJson } from '../../core/terminal-text.js';
 import { EXIT, type ExitCode } from '../../run/exit-codes.js';
 import { executeRun, type FinishedRun, openRun, openRunBase } from '../../run/open-run.js';
 import { assertPrerequisites, withRepoFromOrigin } from '../../run/prerequisites.js';
@@ -79,7 +80,7 @@ async function runIssues(input: RunCommandInput, maxRounds: number | undefined):
         stateDir,
         now: input.deps.clock.now(),
       });
-      input.stdout(input.flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderDryRun(plan));
+      input.stdout(input.flags.json ? `${terminalJson(plan, undefined, 2)}\n` : renderDryRun(plan));
       return EXIT.ok;
     }
     finished = await executeRun(
@@ -94,7 +95,7 @@ async function runIssues(input: RunCommandInput, maxRounds: number | undefined):
   const { summary, requests, ledgerFile } = finished;
   input.stdout(
     input.flags.json
-      ? `${JSON.stringify({ ...summary, requests, ledger: ledgerFile }, roundedCosts, 2)}\n`
+      ? `${terminalJson({ ...summary, requests, ledger: ledgerFile }, roundedCosts, 2)}\n`
       : renderRunSummary(summary, requests, ledgerFile),
   );
   return summary.stop === 'interrupted' ? EXIT.interrupted : EXIT.ok;
@@ -121,7 +122,7 @@ async function runTaskFile(
     if (input.flags.dryRun) {
       const { planTaskDryRun, renderTaskDryRun } = await import('./task-status.js');
       const plan = await planTaskDryRun(state, input.config, input.deps.clock.now());
-      input.stdout(input.flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderTaskDryRun(plan));
+      input.stdout(input.flags.json ? `${terminalJson(plan, undefined, 2)}\n` : renderTaskDryRun(plan));
       return EXIT.ok;
     }
     return await tasks.runTasks({

@@ -5,6 +5,7 @@ import type { Config } from '../../config/schema.js';
 import type { Deps } from '../../core/deps.js';
 import type { Redactor } from '../../core/redact.js';
 import { ensureStateDir } from '../../core/state-dir.js';
+import { terminalJson } from '../../core/terminal-text.js';
 import { EXIT, type ExitCode } from '../../run/exit-codes.js';
 import { executeRounds, openCheckedModels, openRunFiles, requireAnthropicKey } from '../../run/open-run.js';
 import { openSandbox } from '../../run/open-sandbox.js';
@@ -130,7 +131,7 @@ export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
       ...rest,
     }));
     input.stdout(
-      `${JSON.stringify({ ...summary, reports, skipped, branch, ledger: ledgerFile }, roundedCosts, 2)}\n`,
+      `${terminalJson({ ...summary, reports, skipped, branch, ledger: ledgerFile }, roundedCosts, 2)}\n`,
     );
   } else {
     const text = renderRunSummary(

@@ -3,6 +3,7 @@ import type { GitIdentity, GitOrigin } from './git-origin.js';
 import { sha1 } from './ids.js';
 import { pullShas, requirePull } from './pull-refs.js';
 import type { IssueRecord } from './records.js';
+import { closingReferences } from './rendered-text.js';
 import type { Store } from './store.js';
 import type { MergeMethod } from './types.js';
 
@@ -112,17 +113,13 @@ function mergeInOrigin(
   return sha;
 }
 
-/** GitHub's closing keywords, with `#N` or `owner/repo#N` of this repository. */
-const CLOSING = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?):?\s+(?:([\w.-]+)\/([\w.-]+))?#(\d+)\b/gi;
-
-/** The open issues (not PRs) of this repository that a PR body says it closes. */
+/** The open issues (not PRs) of this repository that a PR body says it closes, read as GitHub renders it. */
 export function linkedIssues(store: Store, body: string | null): IssueRecord[] {
   const found: IssueRecord[] = [];
-  for (const match of (body ?? '').matchAll(CLOSING)) {
-    const [, owner, repo, number] = match;
+  for (const { owner, repo, number } of closingReferences(body ?? '')) {
     if (owner !== undefined && owner.toLowerCase() !== store.owner.login.toLowerCase()) continue;
     if (repo !== undefined && repo.toLowerCase() !== store.repo.name.toLowerCase()) continue;
-    const issue = store.issues.get(Number(number));
+    const issue = store.issues.get(number);
     if (issue && !issue.pull && issue.state === 'open' && !found.includes(issue)) found.push(issue);
   }
   return found;

@@ -1,4 +1,5 @@
 import type { FailureDetail } from '../../github/ci-failures.js';
+import { codeSpan } from '../../github/neutralise.js';
 import type { PullDetail } from '../../github/pr-watch.js';
 import type { ReviewThreads } from '../../github/review-threads.js';
 import { sanitizeIssueText } from '../../github/sanitize.js';
@@ -132,7 +133,8 @@ export async function answerThreads(
     redact: (text: string) => string;
   },
 ): Promise<{ threads: number; reviews: number; failed: number }> {
-  const files = done.filesChanged.slice(0, 20).map((file) => `\`${done.redact(file).replace(/`/g, "'")}\``);
+  // A file name is the agent's: with blank lines in it, a hand-made code span let `@team` out.
+  const files = done.filesChanged.slice(0, 20).map((file) => codeSpan(done.redact(file)));
   const body = `Addressed in ${done.commit.slice(0, 12)}${files.length > 0 ? `, changing ${files.join(', ')}` : ''}.`;
   const answered = { threads: 0, reviews: 0, failed: 0 };
   for (const request of followUp.reviews) {

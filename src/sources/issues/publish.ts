@@ -53,11 +53,11 @@ export async function publish(
   git: GitOptions,
 ): Promise<Published> {
   const branch = issueBranch(input.issue.number);
-  const title = renderPullRequestTitle(input.issue);
+  const title = renderPullRequestTitle(input.issue, redact);
   const commit = await commitAll(
     input.worktree,
     {
-      message: input.commitMessage ?? renderCommitMessage(input.issue),
+      message: input.commitMessage ?? renderCommitMessage(input.issue, redact),
       author: input.author,
       ...(input.mergeParent ? { mergeParent: input.mergeParent } : {}),
     },

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
+import { terminalJson } from '../../../core/terminal-text.js';
 import { EXIT, type ExitCode } from '../../../run/exit-codes.js';
 import type { CliIo } from '../../command-io.js';
 import type { DemoOutcome, DemoScenario } from './index.js';
@@ -102,7 +103,7 @@ function epilogue(scenario: DemoScenario, outcome: DemoOutcome, keep: boolean): 
 function demoSummary(text: string, kept: boolean): string {
   try {
     const summary = JSON.parse(text) as Record<string, unknown>;
-    return `${JSON.stringify({ ...summary, ledger: kept ? summary.ledger : null, kept }, null, 2)}\n`;
+    return `${terminalJson({ ...summary, ledger: kept ? summary.ledger : null, kept }, undefined, 2)}\n`;
   } catch {
     return text;
   }
