@@ -18,7 +18,12 @@ export interface BwrapInvocation {
    * which is a session holder's (net-holder.ts), joined with nsenter, never the host's.
    */
   network: 'own' | 'inherit';
-  /** `deny` (the default): no further user namespace inside; `allow` for the network holder alone. */
+  /**
+   * `deny` (the default): no further user namespace inside. `allow`, for the network holder alone,
+   * also leaves out the minimal /dev: run unprivileged, bwrap maps root to mount devpts and then
+   * moves into a second user namespace, which does not own the network namespace, so nothing could
+   * join it (nsenter: EPERM).
+   */
   userns?: 'deny' | 'allow';
   cwd: string;
   /** The command and its arguments, run as given (no shell is added here). */
@@ -63,6 +68,8 @@ export function bwrapArgs(invocation: BwrapInvocation): string[] {
   args.push('--die-with-parent', '--new-session', '--hostname', SANDBOX_HOSTNAME);
   for (const mount of invocation.mounts) args.push(...mountArgs(mount));
   if (invocation.seccompFd !== undefined) args.push('--seccomp', String(invocation.seccompFd));
-  args.push('--proc', '/proc', '--dev', '/dev', '--chdir', invocation.cwd, '--', ...invocation.argv);
+  args.push('--proc', '/proc');
+  if (invocation.userns !== 'allow') args.push('--dev', '/dev');
+  args.push('--chdir', invocation.cwd, '--', ...invocation.argv);
   return args;
 }

@@ -44,6 +44,8 @@ describe('bwrapArgs', () => {
     const args = bwrapArgs({ mounts: [], network: 'own', cwd: '/', argv: ['node'], userns: 'allow' });
     expect(args).not.toContain('--disable-userns');
     expect(args).not.toContain('--share-net');
+    // No devpts: unprivileged, bwrap would move into a second user namespace that cannot be joined.
+    expect(args).not.toContain('--dev');
   });
 });
 
