@@ -49,6 +49,8 @@ function bridgeScript(): string {
 }
 
 export interface NetHolder {
+  /** The holder's bubblewrap process on the host (for the harness's own diagnostics and tests). */
+  readonly pid: number | undefined;
   /**
    * The command that runs `file args` inside the namespace: nsenter joining it through the two
    * descriptors given (fresh ones each call, for the spawner to pass as the child's fd `at` and
@@ -66,6 +68,8 @@ export interface HolderOptions {
   ports: ReadonlyArray<{ port: number; socket: string }>;
   /** At most this long to start (default 15 s). */
   timeoutMs?: number;
+  /** Told when the holder ends before `close()`: its role has no way out any more (fails closed). */
+  onLost?: (why: string) => void;
 }
 
 function holderArgs(options: HolderOptions): string[] {
@@ -145,7 +149,11 @@ export async function startNetHolder(options: HolderOptions): Promise<NetHolder>
   for (const stream of [child.stdout, child.stderr, child.stdio[3]]) (stream as Socket | null)?.unref();
   const [userFd, netFd] = held as [number, number];
   let closed = false;
+  child.once('exit', (code, signal) => {
+    if (!closed) options.onLost?.(`the network holder ended (${signal ?? `exit ${code}`})`);
+  });
   return {
+    pid: child.pid,
     enter(file, args, at) {
       if (closed) throw new Error('the network holder is closed');
       const fds = [openSync(`/proc/self/fd/${userFd}`, 'r'), openSync(`/proc/self/fd/${netFd}`, 'r')];

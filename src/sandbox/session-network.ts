@@ -77,6 +77,8 @@ export function openSessionNetwork(input: {
           { port: PROXY_PORT, socket },
           ...(modelSocket ? [{ port: MODEL_PORT, socket: modelSocket }] : []),
         ],
+        onLost: (why) =>
+          input.log?.warn({ role }, `sandbox: ${why}; ${role} has no network until the session ends`),
       });
       holders.push(holder);
       return holder;
