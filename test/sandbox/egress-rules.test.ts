@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SETUP_PRESETS } from '../../src/config/schema.js';
+import { ConfigSchema, SETUP_PRESETS } from '../../src/config/schema.js';
 import {
   addressBytes,
   destination,
@@ -8,6 +11,7 @@ import {
   matchesHost,
   parseAuthority,
 } from '../../src/sandbox/egress-rules.js';
+import { rolePolicies } from '../../src/sandbox/sandbox-host.js';
 import { detectPresets, REGISTRY_PRESETS, setupHosts } from '../../src/sandbox/setup-registries.js';
 
 const forbidden = (address: string, own: string[] = []) => forbiddenAddress(address, own);
@@ -163,7 +167,57 @@ describe('setup_domains', () => {
     expect(setupHosts([], ['x.test'], entries)).toEqual(['x.test']);
   });
 
+  it('are validated in the config: presets and hosts, ports in range; defaults [auto] and []', () => {
+    const sandbox = (value: Record<string, unknown>) => ConfigSchema.safeParse({ sandbox: value });
+    const defaults = ConfigSchema.parse({}).sandbox;
+    expect(defaults.setup_domains).toEqual(['auto']);
+    expect(defaults.allow_ports).toEqual([]);
+    expect(sandbox({ setup_domains: ['npm', 'auto', 'npm.pkg.github.com', '*.corp.example'] }).success).toBe(
+      true,
+    );
+    expect(sandbox({ setup_domains: ['evil host'] }).success).toBe(false);
+    expect(sandbox({ setup_domains: ['http://x.test'] }).success).toBe(false);
+    expect(sandbox({ allow_ports: [8443] }).success).toBe(true);
+    expect(sandbox({ allow_ports: [0] }).success).toBe(false);
+    expect(sandbox({ allow_ports: [65_536] }).success).toBe(false);
+  });
+
   it("the config schema's presets are the sandbox's", () => {
     expect([...SETUP_PRESETS].sort()).toEqual(['auto', ...Object.keys(REGISTRY_PRESETS)].sort());
+  });
+});
+
+describe('the allowlist of each role', () => {
+  it('commands: allow_domains, or any public host with network: full; setup: its registries and allow_domains; claude: allow_domains', () => {
+    const worktree = mkdtempSync(join(tmpdir(), 'issueloop-roles-'));
+    try {
+      writeFileSync(join(worktree, 'Cargo.toml'), '[package]\n');
+      const settings = {
+        mode: 'os' as const,
+        read_only: [],
+        allow_domains: ['api.example.com'],
+        allow_ports: [8443],
+      };
+      const none = rolePolicies({ ...settings, network: 'none' }, worktree);
+      expect(none.commands.hosts).toEqual(['api.example.com']);
+      expect([...none.commands.ports]).toEqual([80, 443, 8443]);
+      expect(none.setup.hosts).toEqual([
+        'crates.io',
+        'index.crates.io',
+        'static.crates.io',
+        'api.example.com',
+      ]);
+      expect(none.claude.hosts).toEqual(['api.example.com']);
+      const full = rolePolicies({ ...settings, network: 'full' }, worktree);
+      expect(full.commands.hosts).toBe('any');
+      // network: full is the commands' and verify's; setup and claude keep their lists.
+      expect(full.setup.hosts).toEqual(none.setup.hosts);
+      expect(full.claude.hosts).toEqual(['api.example.com']);
+      const empty = rolePolicies({ mode: 'os', read_only: [], network: 'none' }, worktree);
+      expect(empty.commands.hosts).toEqual([]);
+      expect([...empty.commands.ports]).toEqual([80, 443]);
+    } finally {
+      rmSync(worktree, { recursive: true, force: true });
+    }
   });
 });
