@@ -26,6 +26,9 @@ export const PROXY_PORT = 3128;
 /** Inside the `claude` sandbox: the session's model-credential proxy (ANTHROPIC_BASE_URL's port). */
 export const MODEL_PORT = 3129;
 
+/** Open connections one role's proxy serves at once. */
+const MAX_CONNECTIONS = 256;
+
 export type Lookup = (host: string) => Promise<ReadonlyArray<{ address: string; family: number }>>;
 export type Connect = (port: number, address: string) => Socket;
 
@@ -140,6 +143,8 @@ export async function startEgressProxy(options: {
         method: req.method,
         path: `${target.pathname}${target.search}`,
         headers: forwardedHeaders(req, target.host),
+        // With createConnection and no agent, Node pools nothing: a socket to one checked address
+        // never carries another host's request.
         createConnection: () => connect(port, decision.address),
       },
       (answer) => {
@@ -180,6 +185,8 @@ export async function startEgressProxy(options: {
     client.on('close', () => upstream.destroy());
   });
 
+  // A flood of connections costs the harness, not the sandbox: bounded per role and session.
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.socket, () => resolve());

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { Agent, createServer, request, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,7 +116,7 @@ describe('the egress proxy on its Unix socket', () => {
     socket = join(dir, 'egress.sock');
     proxy = await startEgressProxy({
       socket,
-      policy: { hosts: ['registry.test', 'rebind.test'], ports },
+      policy: { hosts: ['registry.test', 'rebind.test', 'v6.test'], ports },
       network,
       onRefused: (destination) => refused.push(destination),
     });
@@ -126,9 +126,9 @@ describe('the egress proxy on its Unix socket', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const viaProxy = (url: string) =>
+  const viaProxy = (url: string, agent?: Agent) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ socketPath: socket, path: url, method: 'GET' }, (res) => {
+      const req = request({ socketPath: socket, path: url, method: 'GET', agent }, (res) => {
         let body = '';
         res.setEncoding('utf8').on('data', (chunk: string) => {
           body += chunk;
@@ -159,6 +159,18 @@ describe('the egress proxy on its Unix socket', () => {
     expect(answer).toEqual({ status: 200, body: 'upstream GET /pkg?x=1 host=registry.test' });
     expect(connects).toEqual(['198.51.100.7:80']);
     expect(await tunnel('registry.test:443')).toBe('HTTP/1.1 200 Connection Established');
+  });
+
+  it('checks every request of a kept-alive connection on its own, and connects each to its own address', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      expect((await viaProxy('http://registry.test/a', agent)).status).toBe(200);
+      expect((await viaProxy('http://v6.test/b', agent)).status).toBe(200);
+      expect((await viaProxy('http://rebind.test/c', agent)).status).toBe(403);
+      expect(connects).toEqual(['198.51.100.7:80', '2001:db8::7:80']);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('refuses and counts every other destination; connect is never called for them', async () => {
