@@ -5,6 +5,7 @@ import type { Mount } from './bwrap-args.js';
 import type { EgressNetwork, EgressPolicy } from './domain-proxy.js';
 import { WEB_PORTS } from './egress-rules.js';
 import { gitViewMounts, type WorktreeGitDirs } from './git-view.js';
+import type { NetHolder } from './net-holder.js';
 import { type CommandSandbox, createBwrapSandbox, type HostFacts, UNSANDBOXED } from './sandbox.js';
 import { openSessionNetwork } from './session-network.js';
 import { setupHosts, topLevelEntries } from './setup-registries.js';
@@ -136,6 +137,16 @@ export function createSandboxHost(
           network.open('setup', policies.setup),
         ]);
         const reaches = (policy: EgressPolicy) => policy.hosts === 'any' || policy.hosts.length > 0;
+        // One claude namespace per session and model socket, however often the engine asks.
+        const claudeNets = new Map<string, Promise<NetHolder>>();
+        const claudeNet = (modelSocket: string | undefined) => {
+          const key = modelSocket ?? '';
+          const known = claudeNets.get(key);
+          if (known) return known;
+          const started = network.open('claude', policies.claude, modelSocket);
+          claudeNets.set(key, started);
+          return started;
+        };
         return {
           commands: createBwrapSandbox(
             { ...scope, net: commands, nodeUsesProxy: reaches(policies.commands) },
@@ -143,7 +154,7 @@ export function createSandboxHost(
           ),
           setup: createBwrapSandbox({ ...scope, net: setup, nodeUsesProxy: reaches(policies.setup) }, facts),
           async claude({ home, homeBinds, readOnly, modelSocket }) {
-            const net = await network.open('claude', policies.claude, modelSocket);
+            const net = await claudeNet(modelSocket);
             const readOnlyDirs = [...settings.read_only, ...readOnly];
             const nodeUsesProxy = reaches(policies.claude);
             const claudeScope = { ...scope, readOnly: readOnlyDirs, net, nodeUsesProxy };

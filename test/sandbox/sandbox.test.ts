@@ -140,6 +140,18 @@ describe("the sandbox around the agent's commands (real bubblewrap)", () => {
     await rm(scope.scratch, { recursive: true, force: true });
   });
 
+  it('gives the claude role one namespace per session, however often the engine asks, apart from the commands', async () => {
+    const scope = await claudeScope('sh', env);
+    const netOf = async (sandbox: WorktreeSandboxes['commands']) =>
+      (await runIn('readlink /proc/self/ns/net', sandbox)).output.trim();
+    const first = await netOf(await sandboxes.claude(scope));
+    expect(first).toMatch(/^net:\[\d+\]$/);
+    expect(await netOf(await sandboxes.claude(scope))).toBe(first);
+    expect(await netOf(sandboxes.commands)).not.toBe(first);
+    expect(await netOf(sandboxes.setup)).not.toBe(await netOf(sandboxes.commands));
+    await rm(scope.scratch, { recursive: true, force: true });
+  });
+
   it('points every role at the egress proxy; Node uses it only where the role may reach a host', () => {
     for (const sandbox of [sandboxes.commands, sandboxes.setup]) {
       const inside = sandbox.env({ PATH: '/usr/bin' });
