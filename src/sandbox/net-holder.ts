@@ -95,27 +95,36 @@ async function started(child: ChildProcess, timeoutMs: number): Promise<{ pid: n
   let info = '';
   let out = '';
   let err = '';
-  child.stdio[3]?.on('data', (chunk: Buffer) => {
-    info += chunk.toString('utf8');
-  });
   child.stderr?.on('data', (chunk: Buffer) => {
     err += chunk.toString('utf8');
   });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the network holder did not start: ${err}`)), timeoutMs);
+  // bwrap writes its report and closes the descriptor before the bridge starts; both are awaited,
+  // since two pipes are read in no given order.
+  const reported = new Promise<void>((resolve) => {
+    child.stdio[3]?.on('data', (chunk: Buffer) => {
+      info += chunk.toString('utf8');
+    });
+    child.stdio[3]?.once('end', () => resolve());
+  });
+  const ready = new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8');
-      if (out.includes('ready\n')) {
-        clearTimeout(timer);
-        resolve();
-      }
+      if (out.includes('ready\n')) resolve();
     });
     child.once('error', (e) => reject(e));
     child.once('exit', (code) => {
-      clearTimeout(timer);
       reject(new Error(`the network holder exited (${code}): ${err.trim() || 'no output'}`));
     });
   });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`the network holder did not start: ${err}`)), timeoutMs);
+  });
+  try {
+    await Promise.race([Promise.all([reported, ready]), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
   const report = JSON.parse(info) as { 'child-pid'?: number; 'net-namespace'?: number };
   if (typeof report['child-pid'] !== 'number' || typeof report['net-namespace'] !== 'number')
     throw new Error(`the network holder's report is incomplete: ${info}`);
