@@ -11,6 +11,7 @@ import { type EgressNetwork, MODEL_PORT } from '../../src/sandbox/domain-proxy.j
 import { type CommandSandbox, UNSANDBOXED } from '../../src/sandbox/sandbox.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
 import { worktreeGitDirs, writeAgentGitDir } from '../../src/session/git/worktree-view.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
 import { useRedisServer } from '../helpers/redis-server.js';
 import { testSandboxHost } from '../helpers/sandbox.js';
 
@@ -42,6 +43,7 @@ const seen = {
   model: [] as string[],
 };
 const connects: string[] = [];
+const log = createMemoryLog();
 
 const network: EgressNetwork = {
   lookup: async (host) => {
@@ -124,7 +126,7 @@ beforeAll(async () => {
     { network: 'none', allow_domains: ['registry.test', 'rebind.test'], setup_domains: ['auto'] },
     { network },
   );
-  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir });
+  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir, log });
 }, 60_000);
 
 afterAll(async () => {
@@ -245,6 +247,17 @@ describe.each([
         'localhost:80',
         `127.0.0.1:${portOf(http4)}`,
       ]),
+    );
+  });
+
+  it('logged each refused destination once, with its role and why', () => {
+    const warned = log.entries.filter((entry) => entry.fields.role === role && entry.level === 'warn');
+    const destinations = warned.map((entry) => entry.fields.destination);
+    expect(new Set(destinations).size).toBe(destinations.length);
+    // rebind.test:80 was refused twice (CONNECT and a plain GET), logged once.
+    expect(blocked.find((entry) => entry.destination === 'rebind.test:80')?.count).toBe(2);
+    expect(warned.find((entry) => entry.fields.destination === 'rebind.test:80')?.msg).toBe(
+      `sandbox: refused ${role}'s request for rebind.test:80: resolves to 127.0.0.1, a loopback, private or reserved address`,
     );
   });
 
