@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { type AddressInfo, connect, createServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -64,6 +73,27 @@ const network: EgressNetwork = {
   },
 };
 
+/** npm's registry answers for one package, served by the stand-in registry over plain HTTP. */
+const LEFT_PAD_PACKUMENT = JSON.stringify({
+  name: 'left-pad',
+  'dist-tags': { latest: '1.0.0' },
+  versions: {
+    '1.0.0': {
+      name: 'left-pad',
+      version: '1.0.0',
+      dist: { tarball: 'http://registry.npmjs.org/left-pad/-/left-pad-1.0.0.tgz' },
+    },
+  },
+});
+
+function npmTarball(dir: string): Buffer {
+  const pkg = join(dir, 'left-pad-src', 'package');
+  mkdirSync(pkg, { recursive: true });
+  writeFileSync(join(pkg, 'package.json'), '{"name":"left-pad","version":"1.0.0"}\n');
+  writeFileSync(join(pkg, 'index.js'), 'module.exports = (s, n) => String(s).padStart(n);\n');
+  return execFileSync('tar', ['-czf', '-', '-C', join(dir, 'left-pad-src'), 'package']);
+}
+
 function listen(server: Server | NetServer, host: string): Promise<void> {
   return new Promise((resolve) => server.listen(0, host, () => resolve()));
 }
@@ -107,9 +137,12 @@ beforeAll(async () => {
     });
   http4 = record(seen.http);
   http6 = record(seen.http);
+  const tarball = npmTarball(root);
   registry = createHttpServer((req, res) => {
     seen.registry.push(`${req.headers.host}${req.url}`);
-    res.end(`registry ok ${req.url}`);
+    if (req.url === '/left-pad') res.setHeader('content-type', 'application/json').end(LEFT_PAD_PACKUMENT);
+    else if (req.url === '/left-pad/-/left-pad-1.0.0.tgz') res.end(tarball);
+    else res.end(`registry ok ${req.url}`);
   });
   abstract = createServer((socket) =>
     socket.setEncoding('utf8').on('data', (chunk: string) => seen.abstract.push(chunk)),
@@ -291,6 +324,40 @@ describe("Node's own fetch", () => {
     expect((await fetchIn(`http://127.0.0.1:${portOf(http4)}/fetch-direct`)).output).toMatch(/^failed/);
     expect(seen.http).not.toContain('/fetch-direct');
   });
+});
+
+describe("setup's honest work", () => {
+  it('npm installs a package from its (stand-in) registry through the proxy; the commands cannot', async () => {
+    const install = (sandbox: CommandSandbox) =>
+      runShell('npm install left-pad --no-audit --no-fund --no-package-lock --no-save', {
+        cwd: worktree,
+        // The stand-in registry speaks plain HTTP; the proxy settings are the sandbox's own.
+        env: { ...env, npm_config_registry: 'http://registry.npmjs.org/', npm_config_fetch_retries: '0' },
+        timeoutMs: 60_000,
+        maxOutputChars: 20_000,
+        signal: new AbortController().signal,
+        sandbox,
+      });
+    const commands = await install(sandboxes.commands);
+    expect(commands.exitCode).not.toBe(0);
+    expect(existsSync(join(worktree, 'node_modules', 'left-pad'))).toBe(false);
+    // Refused by the proxy, not failed on the way: npm did ask it.
+    expect(sandboxes.blocked()).toContainEqual(
+      expect.objectContaining({ role: 'commands', destination: 'registry.npmjs.org:80' }),
+    );
+    const setup = await install(sandboxes.setup);
+    expect(setup.exitCode, setup.output).toBe(0);
+    expect(readFileSync(join(worktree, 'node_modules', 'left-pad', 'index.js'), 'utf8')).toContain(
+      'padStart',
+    );
+    expect(seen.registry).toEqual(
+      expect.arrayContaining([
+        'registry.npmjs.org/left-pad',
+        'registry.npmjs.org/left-pad/-/left-pad-1.0.0.tgz',
+      ]),
+    );
+    rmSync(join(worktree, 'node_modules'), { recursive: true, force: true });
+  }, 120_000);
 });
 
 describe('the two-step setup attack', () => {
