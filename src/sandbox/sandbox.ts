@@ -42,7 +42,7 @@ export interface SandboxScope {
   net?: NetHolder;
   /**
    * Whether Node's own fetch and http use the proxy (NODE_USE_ENV_PROXY=1): only where the role may
-   * reach a host, since it costs every Node process ~70 ms at start (bench/sandbox).
+   * reach a host, since it costs every Node process 35–70 ms at start (bench/sandbox).
    */
   nodeUsesProxy?: boolean;
 }
