@@ -130,7 +130,7 @@ export async function probeSandbox(env: Readonly<Record<string, string | undefin
  * with nsenter, and from inside, a namespace that is not the host's in which 127.0.0.1:PROXY_PORT
  * reaches a socket on the host. Undefined when all of that works.
  */
-async function probeSessionNetwork(
+export async function probeSessionNetwork(
   facts: HostFacts,
   dir: string,
   env: Readonly<Record<string, string | undefined>>,
