@@ -1,3 +1,4 @@
+import { safeCount, safeDestination, safeRole } from '../core/destination-text.js';
 import { STOP_TEXT, tally } from '../run/run-summary.js';
 import type { RunSummary } from '../scheduler/run-rounds.js';
 import { isFailure } from '../session/outcome.js';
@@ -74,6 +75,30 @@ function issueRow(report: SessionReport, titles: ReadonlyMap<number, string>): s
 
 const header = (...cells: string[]) => cells.map((data) => ({ data, header: true }));
 
+/**
+ * What each session's egress proxy refused, so the maintainer can widen `sandbox.allow_domains` on
+ * purpose: ten destinations a session at most, as shown text (core/destination-text.ts), escaped.
+ */
+function writeBlocked(out: SummaryWriter, reports: readonly SessionReport[]): void {
+  const rows = reports.flatMap((r) =>
+    (r.blockedRequests ?? [])
+      .slice(0, 10)
+      .map((b) => [
+        `<code>${escapeHtml(safeDestination(b.destination))}</code>`,
+        safeCount(b.count),
+        safeRole(b.role),
+        `#${r.issue}`,
+      ]),
+  );
+  if (rows.length === 0) return;
+  out.addHeading('Blocked network requests', 3);
+  out.addRaw(
+    '<p>The sandbox refused these; widen <code>sandbox.allow_domains</code> on purpose if the work needs one.</p>',
+    true,
+  );
+  out.addTable([header('Destination', 'Times', 'Sandbox', 'Issue'), ...rows]);
+}
+
 export function writeJobSummary(out: SummaryWriter, report: ActionReport): void {
   const run = report.run;
   const scope = report.mode === 'issue' ? `issue #${report.issue}` : 'drain';
@@ -88,6 +113,7 @@ export function writeJobSummary(out: SummaryWriter, report: ActionReport): void 
       ...summary.reports.map((r) => issueRow(r, report.titles)),
     ]);
   }
+  writeBlocked(out, summary.reports);
   const count = tally(summary.reports);
   if (count.byClass.size > 0) {
     out.addHeading('Failures by class', 3);

@@ -65,11 +65,26 @@ export function blankRecord(issue: number): ClaimRecord {
   };
 }
 
+/**
+ * The last outcome a release records for a refusal that needs a person (the change touched
+ * `protected_paths`): the item needs a human at once, not after `max_failures`, until its failures
+ * are reset (`issueloop claims reset-failures`).
+ */
+export const REFUSED_NEEDS_HUMAN = 'refused_needs_human';
+
+/** Whether a person must look before the item is worked again. */
+export function needsHumanNow(record: ClaimRecord, maxFailures: number): boolean {
+  return (
+    record.failure_count >= maxFailures ||
+    (record.last_outcome === REFUSED_NEEDS_HUMAN && record.failure_count > 0)
+  );
+}
+
 export function viewOf(record: ClaimRecord, ctx: Pick<RuleContext, 'now' | 'maxFailures'>): ClaimView {
   return {
     ...record,
     lease: isLive(record.lease, ctx.now) ? record.lease : null,
-    needs_human: record.failure_count >= ctx.maxFailures,
+    needs_human: needsHumanNow(record, ctx.maxFailures),
   };
 }
 

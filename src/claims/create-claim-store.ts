@@ -102,7 +102,7 @@ export function createClaimStore(backend: ClaimsBackend, options: ClaimStoreOpti
     async needsHuman(issue) {
       checkIssue(issue);
       const record = (await backend.read()).issues[issue];
-      return record !== undefined && record.failure_count >= options.maxFailures;
+      return record !== undefined && rules.needsHumanNow(record, options.maxFailures);
     },
     async importHistory(issue, history) {
       checkIssue(issue);

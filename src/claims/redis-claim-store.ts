@@ -3,7 +3,7 @@ import type { Log } from '../core/logger.js';
 import { type Redactor, redact as redactByPattern } from '../core/redact.js';
 import type { ClaimStore, ClaimView, Lease } from './claim-store.js';
 import { type ClaimRecord, MAX_FAILURE_REASONS } from './claims-schema.js';
-import { blankRecord, holderOf, oneLine, viewOf } from './claims-state.js';
+import { blankRecord, holderOf, needsHumanNow, oneLine, viewOf } from './claims-state.js';
 import { checkClaim, checkIssue, checkRenewal } from './create-claim-store.js';
 import { ClaimStoreUnreachableError, StaleLeaseError } from './errors.js';
 import { createLeaseWarnings, LEASE_CLOCK_SKEW_MS, leaseProblem, MAX_LEASE_TTL_MS } from './lease-limits.js';
@@ -163,7 +163,7 @@ function recordOperations(
     async needsHuman(issue) {
       checkIssue(issue);
       const record = await call(`read #${issue}`, (c) => read(c, issue));
-      return record !== undefined && record.failure_count >= options.maxFailures;
+      return record !== undefined && needsHumanNow(record, options.maxFailures);
     },
     async importHistory(issue, history) {
       checkIssue(issue);

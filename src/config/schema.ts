@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { globProblem } from '../core/path-glob.js';
 import { DURATION_HELP, formatDuration, parseDuration } from './duration.js';
+import { DEFAULT_PROTECTED_PATHS, DEFAULTS_ENTRY } from './protected-paths.js';
 
 /**
  * The one configuration schema of issueloop. Every object is strict (a typo is an error, never a
@@ -144,6 +146,10 @@ export const ProjectSchema = z
     message: 'set project.number or project.title to name the board',
   });
 
+/** `pr.ci_checks`: an `app:<slug>` entry; the default relies on GitHub Actions and the required checks. */
+export const APP_ENTRY = /^app:([a-z0-9][a-z0-9-]*)$/i;
+export const CI_CHECKS_DEFAULT = ['app:github-actions', 'required'];
+
 const PullRequestSchema = z.strictObject({
   draft: z.boolean().default(true),
   base: z.string().min(1).optional(),
@@ -159,6 +165,22 @@ const PullRequestSchema = z.strictObject({
    * fail, the issue goes to a human.
    */
   max_followups: z.int().nonnegative().default(3),
+  /**
+   * The checks whose failures start a follow-up: `app:<slug>` (every check run of that GitHub App),
+   * `required` (the base branch's required status checks, where the token can read them), or a check
+   * run's name or status context, exactly. Every other check is ignored and counted. `[]`: CI
+   * failures never start one.
+   */
+  ci_checks: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((entry) => !entry.startsWith('app:') || APP_ENTRY.test(entry), {
+          message: 'expected app:<slug> with a GitHub App slug, such as app:github-actions',
+        }),
+    )
+    .default(() => [...CI_CHECKS_DEFAULT]),
   /** Resolve a review thread once a follow-up answered it (otherwise the reviewer resolves it). */
   resolve_threads: z.boolean().default(false),
   /**
@@ -239,6 +261,14 @@ const SandboxSchema = z.strictObject({
   allow_ports: z.array(z.int().min(1).max(65_535)).default([]),
 });
 
+const protectedGlob = z
+  .string()
+  .max(500)
+  .superRefine((glob, ctx) => {
+    const problem = glob === DEFAULTS_ENTRY ? undefined : globProblem(glob);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 export const ConfigSchema = z.strictObject({
   repo: repoSlug.optional(),
   label: label.default('issueloop'),
@@ -258,6 +288,11 @@ export const ConfigSchema = z.strictObject({
   log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Names of extra environment variables whose values are secrets, redacted everywhere. */
   redact_env: z.array(z.string().regex(ENV_NAME, 'expected an environment variable name')).default([]),
+  /**
+   * Globs of paths an agent's change may not touch (see config/protected-paths.ts): a list replaces
+   * the defaults, `'...'` in it stands for them, `[]` turns them off (a run and doctor warn).
+   */
+  protected_paths: z.array(protectedGlob).default([...DEFAULT_PROTECTED_PATHS]),
   claims: ClaimsSchema.prefault({}),
   model: ModelSchema.prefault({}),
   session: SessionSchema.prefault({}),

@@ -1,3 +1,4 @@
+import { cleanCheckName, cleanCheckText, stripEscapes } from './check-text.js';
 import type { GitHubClient } from './client.js';
 import { httpStatusOf } from './github-error.js';
 import type { FailedCheck } from './pr-watch.js';
@@ -9,6 +10,7 @@ export const CI_LIMITS = {
   annotationChars: 300,
   logTailLines: 80,
   logTailChars: 6_000,
+  summaryChars: 1_000,
 } as const;
 
 export interface CheckAnnotation {
@@ -26,22 +28,16 @@ export interface FailureDetail extends FailedCheck {
 }
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes are what is removed.
-const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
 /**
- * CI output is untrusted (anyone whose PR runs in the repository's CI writes into it): each text is
- * sanitised like issue text, then shortened.
+ * CI output is untrusted (anyone whose PR runs in the repository's CI writes into it): each text loses
+ * its escape sequences, is sanitised like issue text, then shortened.
  */
-function clean(text: string, maxChars: number): string {
-  const visible = sanitizeIssueText(text.replace(ANSI, '')).text;
-  return visible.length > maxChars ? `${visible.slice(0, maxChars)}…` : visible;
-}
+const clean = cleanCheckText;
 
 /** The last lines of a job log, within CI_LIMITS, without GitHub's timestamps. */
 export function logTail(log: string): string {
-  const lines = log
-    .replace(ANSI, '')
+  const lines = stripEscapes(log.replace(/\r\n/g, '\n'))
     .split(/\r?\n/)
     .map((line) => line.replace(TIMESTAMP, ''))
     .filter((line) => line.trim() !== '');
@@ -69,7 +65,12 @@ export async function readFailureDetails(
   const { owner, name: repo } = gh.repo;
   const details: FailureDetail[] = [];
   for (const check of failed) {
-    const detail: FailureDetail = { ...check, summary: clean(check.summary, 1_000), annotations: [] };
+    const detail: FailureDetail = {
+      ...check,
+      name: cleanCheckName(check.name),
+      summary: clean(check.summary, CI_LIMITS.summaryChars),
+      annotations: [],
+    };
     if (check.kind === 'check_run' && check.id !== undefined) {
       const checkRunId = check.id;
       const listed = await gh.call(`read the annotations of ${check.name}`, () =>
@@ -81,7 +82,7 @@ export async function readFailureDetails(
         }),
       );
       detail.annotations = (listed.data as RawAnnotation[]).slice(0, CI_LIMITS.annotations).map((a) => ({
-        path: clean(a.path, 200),
+        path: cleanCheckName(a.path),
         line: a.start_line,
         level: a.annotation_level,
         message: clean([a.title, a.message].filter(Boolean).join(': '), CI_LIMITS.annotationChars),

@@ -1,3 +1,4 @@
+import { type BlockedLine, renderBlockedSection } from './blocked-requests-text.js';
 import { sanitizeIssueTitle } from './issue-title.js';
 import { clip, oneLine } from './text-limits.js';
 
@@ -52,6 +53,8 @@ export interface PullRequestReport {
   model?: string;
   modelCalls?: number;
   toolCalls?: number;
+  /** Destinations the sandbox's egress proxy refused: untrusted text, listed in their own section. */
+  blockedRequests?: readonly BlockedLine[];
 }
 
 type Redact = (text: string) => string;
@@ -123,6 +126,7 @@ function composeBody(report: PullRequestReport, redact: Redact, summary: string,
     '',
     ...verification(report.verify, redact, tail),
     '',
+    ...renderBlockedSection(report.blockedRequests, redact),
     '---',
     '',
     footer(report, redact),

@@ -1,7 +1,18 @@
+import {
+  type CheckSummary,
+  latestPerApp,
+  latestPerContext,
+  type RawCheckRun,
+  type RawStatus,
+  summarizeChecks,
+} from './check-summary.js';
 import { type GitHubClient, repoPath } from './client.js';
 import { getAllPages, getConditional } from './conditional-get.js';
 import type { EtagCache } from './etag-cache.js';
 import { answeredReviewsOf, followupsOf } from './pr-body.js';
+import { type CheckPolicy, type RequiredChecks, readRequiredChecks } from './relied-checks.js';
+
+export type { CheckSummary, FailedCheck, IgnoredCheck } from './check-summary.js';
 
 /**
  * What issueloop reads of its own pull requests each round, every request conditional (a 304 costs
@@ -10,6 +21,9 @@ import { answeredReviewsOf, followupsOf } from './pr-body.js';
  */
 
 const OWN_BRANCH = /^issueloop\/issue-(\d+)$/;
+
+/** Pages of 100 check runs, and of 100 statuses, read for one commit. */
+const MAX_CHECK_PAGES = 10;
 
 /** A pull request from an `issueloop/issue-<n>` branch of the repository itself. */
 export interface OwnPull {
@@ -40,26 +54,6 @@ export interface PullDetail extends OwnPull {
    * changed — a comment in the same second as the last read still changes the count.
    */
   reviewComments: number;
-}
-
-export interface FailedCheck {
-  /** A check run (GitHub Actions and apps) or a commit status (older integrations). */
-  kind: 'check_run' | 'status';
-  /** The check run's id, which is also its Actions job id. */
-  id?: number;
-  name: string;
-  conclusion: string;
-  /** The check's own title and summary, or the status's description. */
-  summary: string;
-  detailsUrl?: string;
-}
-
-/** Every check run and status of a head commit: `pending` until all have completed. */
-export interface CheckSummary {
-  state: 'none' | 'pending' | 'failed' | 'passed';
-  failed: FailedCheck[];
-  pending: string[];
-  total: number;
 }
 
 interface RawPull {
@@ -102,79 +96,13 @@ function toOwnPull(raw: RawPull, owner: string, fullName: string): OwnPull | und
   };
 }
 
-/** Check-run conclusions that fail a PR; success, neutral and skipped pass. */
-const FAILING = new Set(['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure', 'stale']);
-
-interface RawCheckRun {
-  id: number;
-  name: string;
-  status: string;
-  conclusion: string | null;
-  details_url?: string | null;
-  output?: { title?: string | null; summary?: string | null } | null;
-}
-
-interface RawStatus {
-  context: string;
-  state: string;
-  description?: string | null;
-  target_url?: string | null;
-}
-
-/**
- * The checks of a head commit as one verdict. GitHub's combined status says `pending` when there
- * are no statuses at all, so statuses are judged one by one here.
- */
-export function summarizeChecks(runs: readonly RawCheckRun[], statuses: readonly RawStatus[]): CheckSummary {
-  const failed: FailedCheck[] = [];
-  const pending: string[] = [];
-  for (const run of runs) {
-    if (run.status !== 'completed') pending.push(run.name);
-    else if (run.conclusion !== null && FAILING.has(run.conclusion)) {
-      const summary = [run.output?.title, run.output?.summary].filter(Boolean).join(': ');
-      failed.push({
-        kind: 'check_run',
-        id: run.id,
-        name: run.name,
-        conclusion: run.conclusion,
-        summary,
-        ...(run.details_url ? { detailsUrl: run.details_url } : {}),
-      });
-    }
-  }
-  for (const status of statuses) {
-    if (status.state === 'pending') pending.push(status.context);
-    else if (status.state === 'failure' || status.state === 'error') {
-      failed.push({
-        kind: 'status',
-        name: status.context,
-        conclusion: status.state,
-        summary: status.description ?? '',
-        ...(status.target_url ? { detailsUrl: status.target_url } : {}),
-      });
-    }
-  }
-  const total = runs.length + statuses.length;
-  const state =
-    total === 0 ? 'none' : pending.length > 0 ? 'pending' : failed.length > 0 ? 'failed' : 'passed';
-  return { state, failed, pending, total };
-}
-
-/** GitHub keeps one status per context, newest first: the newest of each context counts. */
-function latestPerContext(statuses: readonly RawStatus[]): RawStatus[] {
-  const seen = new Set<string>();
-  return statuses.filter((status) => {
-    if (seen.has(status.context)) return false;
-    seen.add(status.context);
-    return true;
-  });
-}
-
 export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
   const repo = repoPath(gh.repo);
   const fullName = `${gh.repo.owner}/${gh.repo.name}`;
   const own = (raw: unknown): OwnPull[] =>
     (raw as RawPull[]).flatMap((pull) => toOwnPull(pull, gh.repo.owner, fullName) ?? []);
+  /** Base branches whose protection this token may not read (403) or that have none (404): not asked again this run. */
+  const unreadableProtection = new Set<string>();
 
   return {
     /**
@@ -223,23 +151,37 @@ export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
       return page.data;
     },
 
-    /** The check runs and commit statuses of `sha` (two conditional requests). */
-    async checks(sha: string): Promise<CheckSummary> {
-      const runs = await getConditional(
+    /**
+     * The check runs and commit statuses of `sha` (two conditional requests, a page of 100 each; up
+     * to ten pages, so no one buries a check under a hundred of their own), judged over those
+     * `policy` relies on.
+     */
+    async checks(sha: string, policy: CheckPolicy): Promise<CheckSummary> {
+      const runs = await getAllPages(
         gh,
         cache,
-        `${repo}/commits/${sha}/check-runs?per_page=100`,
+        `${repo}/commits/${sha}/check-runs?filter=all&per_page=100`,
         (raw) => (raw as { check_runs?: RawCheckRun[] }).check_runs ?? [],
         `read the checks of ${sha.slice(0, 7)}`,
+        MAX_CHECK_PAGES,
       );
-      const statuses = await getConditional(
+      const statuses = await getAllPages(
         gh,
         cache,
-        `${repo}/commits/${sha}/status`,
-        (raw) => latestPerContext((raw as { statuses?: RawStatus[] }).statuses ?? []),
+        `${repo}/commits/${sha}/status?per_page=100`,
+        (raw) => (raw as { statuses?: RawStatus[] }).statuses ?? [],
         `read the statuses of ${sha.slice(0, 7)}`,
+        MAX_CHECK_PAGES,
       );
-      return summarizeChecks(runs.data, statuses.data);
+      return summarizeChecks(latestPerApp(runs.items), latestPerContext(statuses.items), policy);
+    },
+
+    /**
+     * The base branch's required status checks the token can read (two conditional requests; one
+     * once the protection answered 403 or 404).
+     */
+    requiredChecks(branch: string): Promise<RequiredChecks> {
+      return readRequiredChecks(gh, cache, branch, unreadableProtection);
     },
   };
 }

@@ -1,19 +1,24 @@
 import type { GitHubClient } from './client.js';
 import { gql } from './gql.js';
+import { allReviews, newestThreads, type RawReviewPage, type RawThread } from './review-pages.js';
+import { wholeThread } from './thread-comments.js';
 
 /**
  * The review threads of a pull request (GraphQL: REST has no threads, nor whether one is resolved)
  * and its reviews that requested changes (their own bodies), in one query, and issueloop's answers
  * to them. Read only when the PR changed since the last read (its `updated_at`), so an idle round
- * asks nothing. Cost: 1 point per query (50 threads × their last 20 comments, 100 reviews); a PR
- * with more than 50 threads takes a query per 50. The last comments are what says whether
- * issueloop answered, so a long thread is read from its end.
+ * asks nothing. Cost: 1 point per query (50 threads × their first 100 comments, 100 reviews); a PR
+ * with more than 50 threads takes a query per 50, and a thread with more than 100 comments a query
+ * per further 100 (thread-comments.ts), more than 100 reviews a query per 100 (review-pages.ts).
+ * Every comment and review is read, from the start: whether a writer asked something cannot depend
+ * on how many others wrote before or after them.
  */
 export const PULL_REVIEW_THREADS = gql`
   query PullReviewThreads($owner: String!, $name: String!, $number: Int!, $after: String) {
     repository(owner: $owner, name: $name) {
       pullRequest(number: $number) {
         reviewThreads(first: 50, after: $after) {
+          totalCount
           pageInfo { hasNextPage endCursor }
           nodes {
             id
@@ -21,12 +26,16 @@ export const PULL_REVIEW_THREADS = gql`
             isOutdated
             path
             line
-            comments(last: 20) {
+            comments(first: 100) {
+              totalCount
+              pageInfo { hasNextPage endCursor }
               nodes { databaseId body author { login } diffHunk createdAt }
             }
           }
         }
         reviews(first: 100, states: [APPROVED, CHANGES_REQUESTED, DISMISSED]) {
+          totalCount
+          pageInfo { hasNextPage endCursor }
           nodes { databaseId body state author { login } submittedAt }
         }
       }
@@ -34,7 +43,7 @@ export const PULL_REVIEW_THREADS = gql`
   }
 `;
 
-/** 500 threads: past that a PR is beyond what one follow-up session could answer anyway. */
+/** 500 threads from the start, then the newest 50: past that a PR is spam or beyond one follow-up. */
 const MAX_THREAD_PAGES = 10;
 
 export const REPLY_TO_THREAD = gql`
@@ -88,40 +97,21 @@ export interface ReviewThread {
   isOutdated: boolean;
   path: string;
   line: number | null;
+  /** Every comment, oldest first (past MAX_COMMENT_PAGES: its start and its end). */
   comments: ThreadComment[];
+  /** Comments between the start and the end of a thread too long to read whole. */
+  unread?: number;
 }
 
 interface Answer {
   repository: {
     pullRequest: {
       reviewThreads: {
+        totalCount?: number;
         pageInfo?: { hasNextPage: boolean; endCursor: string | null };
-        nodes: Array<{
-          id: string;
-          isResolved: boolean;
-          isOutdated: boolean;
-          path: string;
-          line: number | null;
-          comments: {
-            nodes: Array<{
-              databaseId: number | null;
-              body: string;
-              author: { login: string } | null;
-              diffHunk: string;
-              createdAt: string;
-            }>;
-          };
-        }>;
+        nodes: RawThread[];
       };
-      reviews: {
-        nodes: Array<{
-          databaseId: number | null;
-          body: string;
-          state: string;
-          author: { login: string } | null;
-          submittedAt: string | null;
-        }>;
-      } | null;
+      reviews: RawReviewPage | null;
     } | null;
   } | null;
 }
@@ -144,6 +134,34 @@ export function standingChangeRequests<T extends { state: string; author: { logi
     (review) =>
       review.state === 'CHANGES_REQUESTED' && latest.get(loginOf(review.author).toLowerCase()) === review,
   );
+}
+
+/** What a PR holds past the pages read (spam, at that size): logged, never silent. */
+function unreadWarning(gh: GitHubClient, what: string, unread: number): void {
+  if (unread > 0) gh.log.warn({ unread }, `${what}: ${unread} in the middle left unread`);
+}
+
+/** A thread with all its comments: those past its first page are read now (none, mostly). */
+async function readThread(gh: GitHubClient, thread: RawThread): Promise<ReviewThread> {
+  const { comments, unread } = thread.comments.pageInfo?.hasNextPage
+    ? await wholeThread(gh, thread.id, thread.comments)
+    : { comments: thread.comments.nodes, unread: 0 };
+  unreadWarning(gh, `a review thread of ${comments.length + unread} comments`, unread);
+  return {
+    id: thread.id,
+    isResolved: thread.isResolved,
+    isOutdated: thread.isOutdated,
+    path: thread.path,
+    line: thread.line,
+    comments: comments.map((c) => ({
+      id: c.databaseId ?? 0,
+      body: c.body,
+      author: loginOf(c.author),
+      diffHunk: c.diffHunk,
+      createdAt: c.createdAt,
+    })),
+    ...(unread > 0 ? { unread } : {}),
+  };
 }
 
 export function createReviewThreads(gh: GitHubClient) {
@@ -177,7 +195,18 @@ export function createReviewThreads(gh: GitHubClient) {
         threads.push(...(next?.nodes ?? []));
         info = next?.pageInfo;
       }
-      const changeRequests = standingChangeRequests(found?.reviews?.nodes ?? []).map((review) => ({
+      const vars = { owner, name, number: pull };
+      if (info?.hasNextPage) {
+        const newest = await newestThreads(gh, vars, threads);
+        threads.push(...newest.threads);
+        unreadWarning(gh, `#${pull} has more review threads than are read`, newest.unread);
+      }
+      const reviews = await allReviews(gh, vars, found?.reviews ?? { nodes: [] });
+      unreadWarning(gh, `#${pull} has more reviews than are read`, reviews.unread);
+      // One after another: a long thread's pages are the only requests here, and rarely more than one.
+      const read: ReviewThread[] = [];
+      for (const thread of threads) read.push(await readThread(gh, thread));
+      const changeRequests = standingChangeRequests(reviews.reviews).map((review) => ({
         id: review.databaseId ?? 0,
         body: review.body,
         author: loginOf(review.author),
@@ -185,20 +214,7 @@ export function createReviewThreads(gh: GitHubClient) {
       }));
       return {
         changeRequests,
-        threads: threads.map((thread) => ({
-          id: thread.id,
-          isResolved: thread.isResolved,
-          isOutdated: thread.isOutdated,
-          path: thread.path,
-          line: thread.line,
-          comments: thread.comments.nodes.map((c) => ({
-            id: c.databaseId ?? 0,
-            body: c.body,
-            author: loginOf(c.author),
-            diffHunk: c.diffHunk,
-            createdAt: c.createdAt,
-          })),
-        })),
+        threads: read,
       };
     },
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type BlockedLine, blockedItems, WIDEN_HINT } from './blocked-requests-text.js';
 import { clip, oneLine } from './text-limits.js';
 
 /**
@@ -58,6 +59,8 @@ export interface TrackingView {
   lastFailure?: string;
   /** Phase `paused`: the run's own failure that stopped the attempt (not charged to the issue). */
   pausedBy?: string;
+  /** Destinations the sandbox's egress proxy refused in the attempt (untrusted text). */
+  blockedRequests?: readonly BlockedLine[];
   /** `sandbox.mode: none`: the comment says so, in every phase. */
   unsandboxed?: boolean;
   record: TrackingRecord;
@@ -113,6 +116,10 @@ export function renderTrackingComment(view: TrackingView, redact: Redact): strin
   if (view.costUsd !== undefined) rows.push(['Cost so far', dollars(view.costUsd)]);
   if (view.prUrl !== undefined) rows.push(['Pull request', pullRequestLink(view.prUrl, redact)]);
   if (view.lastFailure !== undefined) rows.push(['Last failure', shown(view.lastFailure, redact)]);
+  if (view.blockedRequests && view.blockedRequests.length > 0) {
+    const items = blockedItems(view.blockedRequests, redact);
+    rows.push(['Blocked network requests', `${items.join(', ')}; ${WIDEN_HINT}`]);
+  }
   if (view.unsandboxed) {
     rows.push(['Sandbox', "**none**: the agent's commands ran unconfined (`sandbox.mode: none`)"]);
   }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { scrubEnv } from '../agent/tools/scrub-env.js';
 import type { ClaimStore } from '../claims/claim-store.js';
 import { openClaimStore } from '../claims/open-claim-store.js';
+import { protectedPathsWarning } from '../config/protected-paths.js';
 import type { Config } from '../config/schema.js';
 import type { Deps } from '../core/deps.js';
 import { UsageError } from '../core/errors.js';
@@ -198,6 +199,8 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
   const { config, deps, env, redact } = input;
   const apiKey = requireAnthropicKey(env);
   const sandbox = await openSandbox(config, env, deps.log);
+  const unprotected = protectedPathsWarning(config.protected_paths);
+  if (unprotected) deps.log.warn(unprotected);
   const base = opened ?? (await openRunBase(input));
   const models = await openCheckedModels(input, apiKey, { check: true });
   const { ledger, worktreesDir } = await openRunFiles(input, base.stateDir, base.stateDir);

@@ -1,3 +1,4 @@
+import { describeBlocked } from '../core/destination-text.js';
 import type { RunSummary } from '../scheduler/run-rounds.js';
 import { failureClassOf, isFailure } from '../session/outcome.js';
 import type { SessionReport } from '../session/session-report.js';
@@ -61,6 +62,7 @@ export function renderRunSummary(
       );
     }
   }
+  lines.push(...blockedLines(summary.reports, label));
   const count = tally(summary.reports);
   const failures = [...count.byClass.entries()].map(([errorClass, n]) => `${errorClass} ${n}`).join(', ');
   lines.push(
@@ -72,6 +74,24 @@ export function renderRunSummary(
     `ledger: ${ledgerFile}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The destinations each session's sandbox refused, so a maintainer can widen `sandbox.allow_domains`
+ * on purpose: five per session at most, shown as plain text (see core/destination-text.ts).
+ */
+function blockedLines(reports: readonly SessionReport[], label?: (issue: number) => string): string[] {
+  const blocked = reports.filter((r) => r.blockedRequests && r.blockedRequests.length > 0);
+  if (blocked.length === 0) return [];
+  const lines = ['', 'blocked network requests (widen sandbox.allow_domains on purpose):'];
+  for (const r of blocked) {
+    const all = r.blockedRequests ?? [];
+    const more = all.length > 5 ? `, … and ${all.length - 5} more` : '';
+    lines.push(
+      `  ${label ? label(r.issue) : `#${r.issue}`} ${all.slice(0, 5).map(describeBlocked).join(', ')}${more}`,
+    );
+  }
+  return lines;
 }
 
 /** Dollar amounts in JSON to the micro-dollar: 0.007293, not the float sum 0.007292999999999999. */

@@ -1,9 +1,11 @@
 import type { ClaimStore, ClaimView, Lease, ReleaseOutcome } from '../claims/claim-store.js';
+import { REFUSED_NEEDS_HUMAN } from '../claims/claims-state.js';
 import { StaleLeaseError } from '../claims/errors.js';
 import type { Config } from '../config/schema.js';
 import { computeBackoff } from '../core/backoff.js';
 import { classifyError } from '../core/classify/classify-error.js';
 import type { Deps } from '../core/deps.js';
+import { safeDestination, safeRole } from '../core/destination-text.js';
 import type { Log } from '../core/logger.js';
 import type { Ledger } from '../session/ledger.js';
 import { failureClassOf, isFailure } from '../session/outcome.js';
@@ -165,7 +167,7 @@ export async function workItem<T extends WorkItem>(
   const recorded = paused ? 'interrupted' : report.outcome;
   const failed = isFailure(recorded);
   await releaseClaim(ctx, keeper.current(), log, {
-    outcome: recorded,
+    outcome: report.needsHuman && !paused ? REFUSED_NEEDS_HUMAN : recorded,
     ...(failed ? { failure: { errorClass: failureClassOf(report.outcome), message: report.reason } } : {}),
     ...(recorded === 'interrupted' ? { partialContext: report.partialContext } : {}),
     ...(report.hint ? { hint: report.hint } : {}),
@@ -187,6 +189,7 @@ export async function workItem<T extends WorkItem>(
     filesChanged: report.filesChanged.length,
     productivity: report.productivity.score,
     ...(paused ? { paused: paused.errorClass } : {}),
+    ...(report.blockedRequests?.length ? { blockedRequests: ledgerBlocked(report.blockedRequests) } : {}),
   });
   if (report.productivity.warning)
     log.warn({ score: report.productivity.score }, report.productivity.warning);
@@ -196,4 +199,13 @@ export async function workItem<T extends WorkItem>(
     await ctx.ledger.append('needs_human', { issue: item.number, failures: after.failure_count });
   }
   return report;
+}
+
+/** Refused destinations as the ledger keeps them: shown text only (see core/destination-text.ts). */
+function ledgerBlocked(blocked: NonNullable<SessionReport['blockedRequests']>) {
+  return blocked.map((b) => ({
+    role: safeRole(b.role),
+    destination: safeDestination(b.destination),
+    count: b.count,
+  }));
 }

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { classifyError } from '../core/classify/classify-error.js';
+import { cleanBlocked } from '../core/destination-text.js';
 import { openSessionEngine } from '../engines/open-engine.js';
 import { GitTamperedError } from './git/git-state.js';
 import { addWorktree, GitError, removeWorktree, resetBranch } from './git/index.js';
@@ -74,6 +75,7 @@ async function prepareWorktree(
     sandbox: input.sandbox,
     env: input.env,
     redactEnv: config.redact_env,
+    protectedPaths: config.protected_paths,
     log: state.log,
     remember: state.remember,
   });
@@ -155,6 +157,15 @@ async function deliver(
   input.onPhase?.('publishing');
   // The verify command ran in the sandbox too, and a fix-up turn may have followed it.
   await guarded.reclaim();
+  // Before the secret scan: a workflow change goes to a person whatever else it holds.
+  const touched = await guarded.protectedInDiff({
+    start: start.base,
+    ...(start.harness.scanFrom ? { merged: start.harness.scanFrom } : {}),
+  });
+  if (touched) {
+    state.keep = true;
+    return state.report('refused', touched.reason, { needsHuman: true });
+  }
   const secret = await guarded.secretsInDiff(start.harness.scanFrom ?? start.base);
   if (secret) {
     state.keep = true;
@@ -170,7 +181,7 @@ async function deliver(
       model: state.model,
       modelCalls: result?.totals.modelCalls ?? 0,
       toolCalls: result?.totals.toolCalls ?? 0,
-      blockedRequests: guarded.sandboxes.blocked(),
+      blockedRequests: cleanBlocked(guarded.sandboxes.blocked(), input.redact),
     },
     guarded.git,
   );

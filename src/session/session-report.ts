@@ -61,6 +61,11 @@ export interface SessionReport {
   hint?: string;
   /** Claude Code's session, when the work ran on it. */
   sessionId?: string;
+  /**
+   * The harness refused the change in a way no retry fixes (it touches `protected_paths`): the item
+   * goes to a human now, not after `max_failures`.
+   */
+  needsHuman?: true;
   /** Destinations the session's sandboxes asked for and the egress proxy refused (omitted when none). */
   blockedRequests?: BlockedRequest[];
 }

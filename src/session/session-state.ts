@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { renderTranscript } from '../agent/compaction/transcript.js';
 import type { AgentEvent, AgentObserver } from '../agent/events.js';
 import { scrubEnv } from '../agent/tools/scrub-env.js';
+import { cleanBlocked } from '../core/destination-text.js';
 import type { Log } from '../core/logger.js';
 import type { EngineResult, SessionEngine } from '../engines/engine.js';
 import type { MessageParam } from '../model/types.js';
@@ -107,7 +108,7 @@ function reportOf(
   const totals = state.result?.totals;
   const toolCalls = totals?.toolCalls ?? 0;
   const sessionId = state.engine?.sessionId?.();
-  const blockedRequests = state.sandboxes?.blocked() ?? [];
+  const blockedRequests = cleanBlocked(state.sandboxes?.blocked() ?? [], input.redact);
   return {
     issue: input.work.key,
     attempt: input.attempt,

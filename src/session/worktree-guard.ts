@@ -7,6 +7,7 @@ import { removeNestedGitDirs } from './git/nested-repos.js';
 import { type GitOptions, runGit } from './git/run-git.js';
 import { stagedDiff } from './git/staged-diff.js';
 import { inWorktree, pinHead, worktreeGitDirs, writeAgentGitDir } from './git/worktree-view.js';
+import { type ChangeBases, describeProtected, protectedChanges } from './protected-paths.js';
 import { describeHits, findSecrets } from './secret-scan.js';
 
 export interface GuardedWorktree {
@@ -24,6 +25,8 @@ export interface GuardedWorktree {
   reclaim(): Promise<void>;
   /** Why the change may not be committed (a secret in what it adds), or undefined. */
   secretsInDiff(base: string): Promise<string | undefined>;
+  /** Why the change may not be delivered (it touches `protected_paths`), with the paths, or undefined. */
+  protectedInDiff(bases: ChangeBases): Promise<{ reason: string; paths: string[] } | undefined>;
 }
 
 /**
@@ -39,6 +42,7 @@ export async function guardWorktree(input: {
   sandbox: SandboxHost;
   env: Readonly<Record<string, string | undefined>>;
   redactEnv: readonly string[];
+  protectedPaths: readonly string[];
   log: Log;
   remember: (type: string, fields: Record<string, unknown>) => void;
 }): Promise<GuardedWorktree> {
@@ -74,6 +78,18 @@ export async function guardWorktree(input: {
       input.log.error({ hits: hits.length }, reason);
       input.remember('secret_in_diff', { files: [...new Set(hits.map((h) => h.file))] });
       return reason;
+    },
+    async protectedInDiff(bases) {
+      const paths = await protectedChanges(worktree, bases, input.protectedPaths, git);
+      if (paths.length === 0) return undefined;
+      const reason = describeProtected(paths);
+      input.log.error({ paths: paths.length }, reason);
+      // Bounded: the names are the agent's, and so is their number.
+      input.remember('protected_paths', {
+        count: paths.length,
+        paths: paths.slice(0, 20).map((p) => p.slice(0, 300)),
+      });
+      return { reason, paths };
     },
   };
 }

@@ -379,3 +379,35 @@ describe('escapeHtml', () => {
     expect(escapeHtml('Fix the greeting (#12) — 100%')).toBe('Fix the greeting (#12) — 100%');
   });
 });
+
+describe('writeJobSummary: blocked network requests', () => {
+  it("lists each session's refused destinations, hostile text shown as \\u{…} and escaped", () => {
+    const report = drain();
+    const reports = report.run?.summary.reports ?? [];
+    reports[1] = session({
+      issue: 2,
+      outcome: 'verify_failed',
+      blockedRequests: [
+        { role: 'setup', destination: 'registry.npmjs.org:443', count: 4 },
+        { role: 'commands', destination: '<img src=x onerror=alert(1)>\n@team:443', count: 1 },
+      ],
+    });
+    const html = render(report);
+    expect(html).toContain('<h3>Blocked network requests</h3>');
+    expect(table(html, 'Destination')).toEqual([
+      ['Destination', 'Times', 'Sandbox', 'Issue'],
+      ['<code>registry.npmjs.org:443</code>', '4', 'setup', '#2'],
+      [
+        '<code>\\u{3c}img\\u{20}src\\u{3d}x\\u{20}onerror\\u{3d}alert\\u{28}1\\u{29}\\u{3e}\\u{a}\\u{40}team:443</code>',
+        '1',
+        'commands',
+        '#2',
+      ],
+    ]);
+    expect(html).not.toMatch(/<img|@team/);
+  });
+
+  it('adds nothing when no proxy refused anything', () => {
+    expect(render(drain())).not.toContain('Blocked network requests');
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClaimStore, Lease } from '../../src/claims/claim-store.js';
-import { blankRecord } from '../../src/claims/claims-state.js';
+import { blankRecord, REFUSED_NEEDS_HUMAN } from '../../src/claims/claims-state.js';
 import type { ClaimsBackend } from '../../src/claims/create-claim-store.js';
 import { StaleLeaseError } from '../../src/claims/errors.js';
 import { MAX_LEASE_TTL_MS } from '../../src/claims/lease-limits.js';
@@ -275,6 +275,20 @@ export function describeClaimStoreContract(name: string, factory: ContractFactor
       expect(await store.resetFailures(7)).toBe(false);
       expect(await store.resetFailures(99)).toBe(false);
       expect(await store.needsHuman(99)).toBe(false);
+    });
+
+    it('says an issue refused for a person (a protected path) needs a human at once, until resetFailures', async () => {
+      const { store } = await setup();
+      const lease = leaseOf(await store.claim(7, 'a', TTL));
+      await store.release(lease, {
+        outcome: REFUSED_NEEDS_HUMAN,
+        failure: { errorClass: 'refused', message: 'protected paths changed: ".github/workflows/x.yml"' },
+      });
+      expect(await store.needsHuman(7)).toBe(true);
+      expect(await store.get(7)).toMatchObject({ needs_human: true, failure_count: 1 });
+      expect((await store.list()).map((v) => v.needs_human)).toEqual([true]);
+      expect(await store.resetFailures(7)).toBe(true);
+      expect(await store.needsHuman(7)).toBe(false);
     });
 
     it("imports an earlier run's history only for an issue it has no record of", async () => {

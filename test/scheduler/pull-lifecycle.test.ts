@@ -180,6 +180,47 @@ describe('a pull request whose checks failed', () => {
   });
 });
 
+describe('regression: follow-up inputs that were anyone’s, through whole runs', () => {
+  it("a foreign app's failing check starts no session; a maintainer's comment under 25 outsider replies does, and is in its first message", {
+    timeout: 60_000,
+  }, async () => {
+    const fixture = await resolvedWithRealRefs();
+    const { emulator, issue, pr, branch } = fixture;
+    emulator.addCheckRun({
+      ref: branch,
+      name: 'test',
+      status: 'completed',
+      conclusion: 'failure',
+      app: 'evil-app',
+    });
+    emulator.addUser('maint');
+    emulator.setPermission('maint', 'write');
+    emulator.addUser('stranger');
+    const review = emulator.addReview(pr.number, {
+      author: 'maint',
+      state: 'COMMENTED',
+      comments: [{ path: 'greet.js', line: 1, body: 'Please add a test for greet().' }],
+    });
+    for (let i = 0; i < 25; i++) {
+      emulator.addReviewReply(pr.number, review.commentIds[0] as number, {
+        author: 'stranger',
+        body: `bump ${i}`,
+      });
+    }
+    const { summary, firstMessage: message } = await runKeepingFirstMessages(fixture);
+    expect(summary.reports.map((r) => [r.issue, r.outcome, r.reason])).toEqual([
+      [
+        issue,
+        'resolved',
+        `pushed to PR #${pr.number} (follow-up 1: review comments); 1 review thread(s) answered`,
+      ],
+    ]);
+    expect(message).toContain('maint: Please add a test for greet().');
+    expect(message).not.toContain('FAILING CHECK');
+    expect(message).not.toContain('bump');
+  });
+});
+
 describe('a pull request a reviewer asked changes on', () => {
   it('gets a follow-up with the threads of people with write access only, then a reply (and a resolve) on each', {
     timeout: 60_000,
@@ -260,7 +301,7 @@ describe('a pull request with many review threads', () => {
 });
 
 describe('a long review thread', () => {
-  it('regression: is read from its end (the last 20 comments), where an answer of issueloop would be', {
+  it('regression: is read whole, its start (a writer’s request) and its end (an answer of issueloop) alike', {
     timeout: 60_000,
   }, async () => {
     const { emulator, pr, gh } = await resolvedWithRealRefs();
@@ -275,7 +316,8 @@ describe('a long review thread', () => {
       emulator.addReviewReply(pr.number, commentIds[0] as number, { author: 'maint', body: `reply ${i}` });
     }
     const [thread] = (await gh.adapter.reviewThreads.read(pr.number)).threads;
-    expect(thread?.comments).toHaveLength(20);
+    expect(thread?.comments).toHaveLength(25);
+    expect(thread?.comments[0]?.body).toBe('first');
     expect(thread?.comments.at(-1)?.body).toBe('reply 24');
     expect(thread?.path).toBe('greet.js');
   });

@@ -30,6 +30,19 @@ export const RESOLVED_GREETING = "export const greet = () => 'hello';\nexport co
 export function agentScript(request: ParsedMessagesRequest): ScriptedReply {
   const first = JSON.stringify(request.messages[0]?.content ?? '');
   if (request.messages.length > 1) return reply.text('Done.');
+  // Steered into adding a workflow (by the issue's body, or a failing check's output): issue 29 item 5.
+  if (first.includes('add-a-workflow')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'create', path: '.github/workflows/exfil.yml', file_text: 'on: push\n' },
+      },
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
+      },
+    ]);
+  }
   // A follow-up of a PR whose base moved: a conflict in greet.js, resolved keeping both sides.
   if (first.includes('the merge stopped on conflicts') && !first.includes('leave the markers')) {
     return reply.toolUse([

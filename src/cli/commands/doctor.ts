@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import type { OpenedClaimStore } from '../../claims/open-claim-store.js';
 import { ENDPOINT_VARIABLES, endpointProblems } from '../../config/endpoints.js';
 import { type LoadConfigOptions, type LoadedConfig, loadConfig } from '../../config/load-config.js';
+import { protectedGlobs, protectedPathsWarning } from '../../config/protected-paths.js';
 import type { Config } from '../../config/schema.js';
 import { systemClock } from '../../core/clock.js';
 import { ConfigError, CorruptStateError, StateAccessError, UsageError } from '../../core/errors.js';
@@ -203,6 +204,21 @@ async function checkSandbox(
   };
 }
 
+/** Which paths an agent's change may not touch; a warning when the list drops a default. */
+function checkProtectedPaths(config: Config): Check {
+  const warning = protectedPathsWarning(config.protected_paths);
+  if (warning) {
+    return {
+      name: 'protected paths',
+      status: 'warn',
+      detail: warning,
+      fix: "protected_paths: ['...', <your globs>] keeps the defaults and adds yours",
+    };
+  }
+  const globs = protectedGlobs(config.protected_paths);
+  return { name: 'protected paths', status: 'ok', detail: `not delivered by an agent: ${globs.join(', ')}` };
+}
+
 /** The settings as printed: a Redis URL without its user and password. */
 function withoutCredentials(config: Config): Config {
   const url = config.claims.redis_url;
@@ -234,6 +250,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   if (claims) checks.push(claims);
   const sandbox = await checkSandbox(input, loaded);
   if (sandbox) checks.push(sandbox);
+  if (loaded) checks.push(checkProtectedPaths(loaded.config));
   if (!checks.some((c) => c.name === 'endpoint' && c.status === 'fail')) {
     const { checkAnthropicApi } = await import('./doctor-anthropic.js');
     const api = await checkAnthropicApi(input.env, input.fetch);

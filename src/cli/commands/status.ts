@@ -1,5 +1,6 @@
 import type { ClaimView } from '../../claims/claim-store.js';
 import { failureCount, failureText } from '../../claims/claims-state.js';
+import { describeBlocked, safeDestination, safeRole } from '../../core/destination-text.js';
 import { humanDuration } from '../../core/human-duration.js';
 import { type LedgerEvent, latestLedger, readLedger } from '../../session/ledger.js';
 
@@ -22,6 +23,8 @@ export interface StatusReport {
       durationMs: number;
       reason: string;
       sessions: number;
+      /** Destinations the sandbox's egress proxy refused, over the issue's sessions (omitted when none). */
+      blockedRequests?: BlockedSeen[];
     }>;
     /** Lines of the ledger that did not parse (a crash mid-write). */
     skippedLines: number;
@@ -50,6 +53,7 @@ function lastRunOf(file: string, events: readonly LedgerEvent[], skipped: number
     if (event.type !== 'outcome' || typeof event.issue !== 'number') continue;
     const pr = str(event.pr);
     const before = outcomes.get(event.issue);
+    const blocked = addBlocked(before?.blockedRequests, event.blockedRequests);
     outcomes.set(event.issue, {
       issue: event.issue,
       outcome: str(event.outcome) ?? 'unknown',
@@ -58,6 +62,7 @@ function lastRunOf(file: string, events: readonly LedgerEvent[], skipped: number
       durationMs: (before?.durationMs ?? 0) + num(event.durationMs),
       reason: str(event.reason) ?? '',
       sessions: (before?.sessions ?? 0) + 1,
+      ...(blocked.length > 0 ? { blockedRequests: blocked } : {}),
     });
   }
   const pulls = new Map<number, NonNullable<StatusReport['lastRun']>['pulls'][number]>();
@@ -91,6 +96,31 @@ function lastRunOf(file: string, events: readonly LedgerEvent[], skipped: number
     skippedLines: skipped,
     pulls: [...pulls.values()].sort((a, b) => a.issue - b.issue),
   };
+}
+
+export interface BlockedSeen {
+  role: string;
+  destination: string;
+  count: number;
+}
+
+/**
+ * An outcome's refused destinations added to the issue's so far. The ledger keeps them as shown text
+ * already; they are cleaned again here, since a ledger is only a file.
+ */
+function addBlocked(sofar: readonly BlockedSeen[] = [], more: unknown): BlockedSeen[] {
+  const all = sofar.map((b) => ({ ...b }));
+  for (const entry of Array.isArray(more) ? (more as unknown[]) : []) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const { role, destination, count } = entry as Record<string, unknown>;
+    if (typeof destination !== 'string' || typeof count !== 'number') continue;
+    if (!Number.isSafeInteger(count) || count < 1) continue;
+    const seen = { role: safeRole(String(role)), destination: safeDestination(destination), count };
+    const known = all.find((b) => b.role === seen.role && b.destination === seen.destination);
+    if (known) known.count += count;
+    else all.push(seen);
+  }
+  return all.sort((a, b) => b.count - a.count || a.destination.localeCompare(b.destination));
 }
 
 /** `issueloop status`: the last run (from its ledger), the live leases and the needs-human list. */
@@ -136,6 +166,10 @@ export function renderStatus(report: StatusReport, now: number): string {
       );
     }
     if (run.skippedLines > 0) lines.push(`  (${run.skippedLines} unreadable ledger line(s) skipped)`);
+    const blocked = run.issues.filter((i) => i.blockedRequests);
+    if (blocked.length > 0)
+      lines.push('', 'blocked network requests (widen sandbox.allow_domains on purpose):');
+    for (const i of blocked) lines.push(`  #${i.issue} ${blockedText(i.blockedRequests ?? [])}`);
     if (run.pulls.length > 0) lines.push('', 'pull requests:');
     for (const p of run.pulls) {
       const followups = p.followups ? `; ${p.followups} follow-up(s)` : '';
@@ -152,4 +186,10 @@ export function renderStatus(report: StatusReport, now: number): string {
   for (const n of report.needsHuman)
     lines.push(`  #${n.issue} after ${failureCount(n.failures)}${n.lastReason ? `: ${n.lastReason}` : ''}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** `a.example:443 ×3 (setup), b.example:80 ×1 (commands), … and 2 more`. */
+function blockedText(blocked: readonly BlockedSeen[]): string {
+  const shown = blocked.slice(0, 5).map(describeBlocked);
+  return `${shown.join(', ')}${blocked.length > 5 ? `, … and ${blocked.length - 5} more` : ''}`;
 }

@@ -1,18 +1,41 @@
+import { sha1 } from './ids.js';
 import { pullShas, pullsAt } from './pull-refs.js';
 import type { AnnotationRecord, CheckRunRecord, StatusRecord } from './records.js';
 import { repoApi, repoHtml, type Urls, userOf } from './serialize.js';
 import type { Store } from './store.js';
 
-/** The GitHub Actions app, as check runs of Actions jobs name it (its id on github.com). */
-function actionsApp(urls: Urls) {
+/** GitHub Actions' app id on github.com. */
+export const ACTIONS_APP_ID = 15368;
+
+/** An app's id: GitHub Actions' own, any other slug a stable number of its own. */
+export function emulatedAppId(slug: string): number {
+  return slug === 'github-actions'
+    ? ACTIONS_APP_ID
+    : 100_000 + (Number.parseInt(sha1(`app:${slug}`).slice(0, 8), 16) % 900_000);
+}
+
+/** The app that created a check run, in GitHub's shape (GitHub Actions unless the seed named another). */
+function appJson(urls: Urls, slug = 'github-actions') {
+  if (slug === 'github-actions') {
+    return {
+      id: ACTIONS_APP_ID,
+      slug,
+      node_id: 'MDM6QXBwMTUzNjg=',
+      name: 'GitHub Actions',
+      description: 'Automate your workflow from idea to production',
+      external_url: 'https://help.github.com/en/actions',
+      html_url: `${urls.html}/apps/github-actions`,
+    };
+  }
+  const id = emulatedAppId(slug);
   return {
-    id: 15368,
-    slug: 'github-actions',
-    node_id: 'MDM6QXBwMTUzNjg=',
-    name: 'GitHub Actions',
-    description: 'Automate your workflow from idea to production',
-    external_url: 'https://help.github.com/en/actions',
-    html_url: `${urls.html}/apps/github-actions`,
+    id,
+    slug,
+    node_id: Buffer.from(`04:App${id}`).toString('base64'),
+    name: slug,
+    description: null,
+    external_url: `${urls.html}/apps/${slug}`,
+    html_url: `${urls.html}/apps/${slug}`,
   };
 }
 
@@ -55,7 +78,7 @@ export function checkRunJson(store: Store, run: CheckRunRecord, urls: Urls) {
       annotations_url: `${api}/annotations`,
     },
     check_suite: { id: run.runId },
-    app: actionsApp(urls),
+    app: appJson(urls, run.app),
     pull_requests: checkPullJson(store, urls, run.headSha),
   };
 }

@@ -61,6 +61,7 @@ export function addCheckRun(store: Store, seed: SeedCheckRun): CheckRunRecord {
     },
     annotations: (seed.annotations ?? []).map(annotationRecord),
     ...(seed.log === undefined ? {} : { log: seed.log }),
+    ...(seed.app === undefined ? {} : { app: seed.app }),
   };
   settle(store, run);
   store.lifecycle.checkRuns.push(run);
@@ -127,9 +128,12 @@ function firstPer<T>(list: readonly T[], key: (item: T) => string): T[] {
   });
 }
 
-/** GitHub's default `filter=latest`: the newest run of each name. */
+/**
+ * GitHub's default `filter=latest`: the newest run of each name in each app's check suite (a re-run
+ * replaces its own app's run; another app's run of the same name stands beside it).
+ */
 export function latestRuns(runs: readonly CheckRunRecord[]): CheckRunRecord[] {
-  return firstPer(runs, (run) => run.name);
+  return firstPer(runs, (run) => `${run.app ?? 'github-actions'}\n${run.name}`);
 }
 
 /** Every status of a commit, newest first (what `/statuses` lists). */

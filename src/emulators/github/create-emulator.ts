@@ -9,6 +9,7 @@ import { checkRoutes } from './routes-checks.js';
 import { commentRoutes, createComment } from './routes-comments.js';
 import { issueRoutes } from './routes-issues.js';
 import { labelRoutes } from './routes-labels.js';
+import { protectionRoutes } from './routes-protection.js';
 import { pullRoutes } from './routes-pulls.js';
 import { reviewRoutes } from './routes-reviews.js';
 import { lifecycleSeeding } from './seed-lifecycle.js';
@@ -124,6 +125,7 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
       ...pullRoutes,
       ...reviewRoutes,
       ...checkRoutes,
+      ...protectionRoutes,
     ],
     log,
     basePath,

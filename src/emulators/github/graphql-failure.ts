@@ -57,10 +57,11 @@ export function mutationForbidden(ctx: GraphqlContext, mutation: string): Graphq
   );
 }
 
-interface PageArgs {
+export interface PageArgs {
   first?: number | null;
   after?: string | null;
   last?: number | null;
+  before?: string | null;
 }
 
 export interface Connection<T> {
@@ -88,45 +89,60 @@ function cursorIndex(after: string): number {
   return Number(match[1]);
 }
 
-/** GitHub's connections insist on `first` (or `last`) and cap it at 100; so does this one. */
-export function connection<R, T>(records: readonly R[], args: PageArgs, name: string, toNode: (r: R) => T) {
-  const last = args.last;
-  if (last !== undefined && last !== null && (args.first === undefined || args.first === null)) {
-    if (last < 0 || last > MAX_PAGE) {
-      throw new GraphqlFailure(
-        `Requesting ${last} records on the \`${name}\` connection exceeds the \`last\` limit of ${MAX_PAGE} records.`,
-        'EXCESSIVE_PAGINATION',
-      );
-    }
-    // The last `last` records (the emulator has no `before`): the cursors of the same records.
-    return page(records, Math.max(0, records.length - last), last, toNode);
+function pageSize(
+  value: number | null | undefined,
+  bound: 'first' | 'last',
+  name: string,
+): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value < 0 || value > MAX_PAGE) {
+    throw new GraphqlFailure(
+      `Requesting ${value} records on the \`${name}\` connection exceeds the \`${bound}\` limit of ${MAX_PAGE} records.`,
+      'EXCESSIVE_PAGINATION',
+    );
   }
-  const first = args.first;
-  if (first === undefined || first === null) {
+  return value;
+}
+
+/**
+ * GitHub's connections, as the Relay algorithm: `after` and `before` bound the records, then
+ * `first` takes from the start of what is left or `last` from its end. GitHub insists on one of
+ * `first` and `last`, refuses both, and caps each at 100; so does this one.
+ */
+export function connection<R, T>(records: readonly R[], args: PageArgs, name: string, toNode: (r: R) => T) {
+  const first = pageSize(args.first, 'first', name);
+  const last = pageSize(args.last, 'last', name);
+  if (first === undefined && last === undefined) {
     throw new GraphqlFailure(
       `You must provide a \`first\` or \`last\` value to properly paginate the \`${name}\` connection.`,
       'MISSING_PAGINATION_BOUNDARIES',
     );
   }
-  if (first < 0 || first > MAX_PAGE) {
+  if (first !== undefined && last !== undefined) {
     throw new GraphqlFailure(
-      `Requesting ${first} records on the \`${name}\` connection exceeds the \`first\` limit of ${MAX_PAGE} records.`,
-      'EXCESSIVE_PAGINATION',
+      `Passing both \`first\` and \`last\` to paginate the \`${name}\` connection is not supported.`,
+      'INVALID_PAGINATION_ARGUMENTS',
     );
   }
-  return page(records, args.after ? cursorIndex(args.after) + 1 : 0, first, toNode);
+  let start = args.after ? Math.min(cursorIndex(args.after) + 1, records.length) : 0;
+  let end = args.before
+    ? Math.max(Math.min(cursorIndex(args.before), records.length), start)
+    : records.length;
+  if (first !== undefined) end = Math.min(end, start + first);
+  if (last !== undefined) start = Math.max(start, end - last);
+  return page(records, start, end, toNode);
 }
 
-function page<R, T>(records: readonly R[], start: number, count: number, toNode: (r: R) => T) {
-  const slice = records.slice(start, start + count);
+function page<R, T>(records: readonly R[], start: number, end: number, toNode: (r: R) => T) {
+  const slice = records.slice(start, end);
   const result: Connection<T> = {
     nodes: slice.map(toNode),
     totalCount: records.length,
     pageInfo: {
-      hasNextPage: start + slice.length < records.length,
+      hasNextPage: end < records.length,
       hasPreviousPage: start > 0,
       startCursor: slice.length > 0 ? cursor(start) : null,
-      endCursor: slice.length > 0 ? cursor(start + slice.length - 1) : null,
+      endCursor: slice.length > 0 ? cursor(end - 1) : null,
     },
   };
   return result;

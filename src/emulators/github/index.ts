@@ -1,3 +1,4 @@
+export { ACTIONS_APP_ID, emulatedAppId } from './checks-serialize.js';
 export { createGitHubEmulator, DEFAULT_LOGIN, DEFAULT_TOKEN } from './create-emulator.js';
 export { PROJECTS_SDL, projectsSchema } from './projects-schema.js';
 export { PULLS_SDL } from './pulls-schema.js';
@@ -27,6 +28,7 @@ export type {
   SeedComment,
   SeedIssue,
   SeedProject,
+  SeedRequiredCheck,
   SeedReview,
   SeedReviewComment,
   SeedStatus,

@@ -1,4 +1,10 @@
-import { canReadRepository, canResolveThreads, connection, type GraphqlContext } from './graphql-failure.js';
+import {
+  canReadRepository,
+  canResolveThreads,
+  connection,
+  type GraphqlContext,
+  type PageArgs,
+} from './graphql-failure.js';
 import { mergeability } from './pull-merge.js';
 import { pullShas, requirePull } from './pull-refs.js';
 import type { IssueRecord, ReviewCommentRecord, ReviewRecord, UserRecord } from './records.js';
@@ -17,12 +23,6 @@ export interface NodeLinks {
   actor(user: UserRecord): unknown;
   owner(user: UserRecord): unknown;
   content(issue: IssueRecord): unknown;
-}
-
-interface PageArgs {
-  first?: number | null;
-  after?: string | null;
-  last?: number | null;
 }
 
 /** The fields a PullRequest has beyond those a project item's content shows; `state` says MERGED once merged. */

@@ -68,8 +68,8 @@ extend type PullRequest {
   baseRefName: String!
   baseRefOid: GitObjectID!
   reviewDecision: PullRequestReviewDecision
-  reviewThreads(after: String, first: Int): PullRequestReviewThreadConnection!
-  reviews(after: String, first: Int, states: [PullRequestReviewState!]): PullRequestReviewConnection
+  reviewThreads(after: String, before: String, first: Int, last: Int): PullRequestReviewThreadConnection!
+  reviews(after: String, before: String, first: Int, last: Int, states: [PullRequestReviewState!]): PullRequestReviewConnection
 }
 
 type PullRequestReview implements Node {
@@ -103,7 +103,7 @@ type PullRequestReviewThread implements Node {
   viewerCanResolve: Boolean!
   viewerCanUnresolve: Boolean!
   pullRequest: PullRequest!
-  comments(after: String, first: Int, last: Int): PullRequestReviewCommentConnection!
+  comments(after: String, before: String, first: Int, last: Int): PullRequestReviewCommentConnection!
 }
 
 type PullRequestReviewThreadConnection {

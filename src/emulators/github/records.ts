@@ -149,6 +149,8 @@ export interface CheckRunRecord {
   annotations: AnnotationRecord[];
   /** The job's log; a check run without one has no downloadable log. */
   log?: string;
+  /** The GitHub App that created it, by slug: GitHub Actions when absent. */
+  app?: string;
 }
 
 export interface StatusRecord {

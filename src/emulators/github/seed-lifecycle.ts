@@ -10,6 +10,7 @@ type LifecycleSeeding = Pick<
   | 'mergePull'
   | 'closePull'
   | 'requireUpToDate'
+  | 'requireStatusChecks'
   | 'addCheckRun'
   | 'updateCheckRun'
   | 'addStatus'
@@ -43,6 +44,11 @@ export function lifecycleSeeding(store: Store, defaultLogin: string): LifecycleS
     },
     requireUpToDate(branch) {
       store.lifecycle.strictBranches.add(branch);
+    },
+    requireStatusChecks(branch, checks, via = 'protection') {
+      const required = store.lifecycle.requiredChecks.get(branch) ?? { protection: [], rulesets: [] };
+      required[via === 'protection' ? 'protection' : 'rulesets'].push(...checks.map((c) => ({ ...c })));
+      store.lifecycle.requiredChecks.set(branch, required);
     },
     addCheckRun(seed) {
       const run = addCheckRun(store, seed);

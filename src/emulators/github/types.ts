@@ -108,10 +108,18 @@ export interface SeedCheckRun {
   annotations?: SeedAnnotation[];
   /** The job's log, served by `GET /actions/jobs/{id}/logs` (the check run id is the job id). */
   log?: string;
+  /** The GitHub App that created it, by slug (its id: `emulatedAppId`); GitHub Actions by default. */
+  app?: string;
+}
+
+/** A required status check: its name and the app that must provide it (null or -1: any). */
+export interface SeedRequiredCheck {
+  context: string;
+  app_id?: number | null;
 }
 
 /** As GitHub's update-a-check-run: annotations are appended, a conclusion completes the run. */
-export type CheckRunChanges = Partial<Omit<SeedCheckRun, 'ref' | 'sha'>>;
+export type CheckRunChanges = Partial<Omit<SeedCheckRun, 'ref' | 'sha' | 'app'>>;
 
 export interface SeedStatus {
   context: string;
@@ -204,6 +212,11 @@ export interface GitHubEmulator {
   closePull(number: number, actor: string): void;
   /** Branch protection on `branch` that requires PRs to be up to date with it (`mergeable_state: behind`). */
   requireUpToDate(branch: string): void;
+  /**
+   * Required status checks on `branch`, in its classic protection (read back only with admin rights)
+   * or in a repository ruleset (readable with metadata access).
+   */
+  requireStatusChecks(branch: string, checks: SeedRequiredCheck[], via?: 'protection' | 'ruleset'): void;
   addCheckRun(run: SeedCheckRun): { id: number; jobId: number };
   updateCheckRun(id: number, changes: CheckRunChanges): void;
   addStatus(refOrSha: string, status: SeedStatus): void;

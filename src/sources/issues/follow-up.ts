@@ -111,6 +111,7 @@ function renderThread(request: ThreadRequest, index: number): string {
   if (request.leftOut > 0) {
     lines.push(`(${request.leftOut} comment(s) from people without write access left out)`);
   }
+  if (request.unread) lines.push(`(${request.unread} comment(s) in the middle of this long thread not read)`);
   return lines.join('\n');
 }
 

@@ -1,4 +1,5 @@
 import type { ClaimView } from '../../claims/claim-store.js';
+import { REFUSED_NEEDS_HUMAN } from '../../claims/claims-state.js';
 import type { Clock } from '../../core/clock.js';
 import type { Log } from '../../core/logger.js';
 import type { BoardPhase } from '../../github/board/board-state.js';
@@ -8,6 +9,7 @@ import {
   emptyTrackingRecord,
   type TrackingPhase,
   type TrackingRecord,
+  type TrackingView,
 } from '../../github/tracking-comment.js';
 import type { RunCause } from '../../scheduler/run-failure.js';
 import type { ItemTracker, TrackerInput } from '../../scheduler/work-source.js';
@@ -126,6 +128,7 @@ function issueWriters(options: IssueSourceOptions, issue: BacklogIssue, input: T
       lastFailure?: string;
       pausedBy?: string;
       record?: TrackingRecord;
+      blockedRequests?: TrackingView['blockedRequests'];
     } = {},
   ) =>
     // Without the store's record the comment's hidden history would be overwritten with a blank one.
@@ -170,9 +173,14 @@ async function writeOutcome(
     ...record(),
     failure_count: after?.failure_count ?? 0,
     failure_reasons: (after?.failure_reasons ?? []).map((f) => ({ ...f })),
-    last_outcome: paused ? 'interrupted' : report.outcome,
+    // As the claim records it: a runner that imports this history skips the item too.
+    last_outcome: paused ? 'interrupted' : report.needsHuman ? REFUSED_NEEDS_HUMAN : report.outcome,
   };
-  const cost = { costUsd: report.costUsd, record: finalRecord };
+  const cost = {
+    costUsd: report.costUsd,
+    record: finalRecord,
+    ...(report.blockedRequests?.length ? { blockedRequests: report.blockedRequests } : {}),
+  };
   if (paused) {
     // Not the issue's failure: back in the queue, saying why the run stopped working it.
     await boardMove('queued');
@@ -183,7 +191,9 @@ async function writeOutcome(
   } else if (report.outcome === 'resolved') {
     await boardMove('review');
     await track('review', { ...cost, ...(report.pr ? { prUrl: report.pr.url } : {}) });
-  } else if (after?.needs_human) {
+  } else if (after?.needs_human || report.needsHuman) {
+    // A refusal no retry fixes (a protected path) goes to a human at once; the label keeps it out of
+    // the backlog (exclude_labels) until a person takes it off.
     await quiet('needs-human label', () => labelNeedsHuman(github.labels, issue.number));
     await boardMove('blocked');
     await track('blocked', { ...cost, lastFailure: redact(report.reason) });

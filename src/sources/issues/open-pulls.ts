@@ -1,7 +1,9 @@
 import pLimit from 'p-limit';
+import type { Config } from '../../config/schema.js';
 import type { Log } from '../../core/logger.js';
 import type { Redactor } from '../../core/redact.js';
 import type { CheckSummary, OwnPull, PullDetail, PullWatch } from '../../github/pr-watch.js';
+import { type CheckPolicy, checkPolicy } from '../../github/relied-checks.js';
 import { decidePull, type PullDecision } from './pull-decide.js';
 import type { ReviewRequest } from './review-requests.js';
 
@@ -22,19 +24,20 @@ export type ReadReviews = (pull: PullDetail) => Promise<ReviewRequest[]>;
 
 /**
  * The open PRs whose issues await review: each one's mergeability and the checks of its head commit
- * (three conditional requests, all 304 while nothing changed), the review threads waiting for an
- * answer, and the decision. A PR that cannot be
- * read now is left out of this round.
+ * (three conditional requests, all 304 while nothing changed), judged over the checks `pr.ci_checks`
+ * relies on (with `required`: two more per base branch, once a sweep), the review threads waiting for
+ * an answer, and the decision. A PR that cannot be read now is left out of this round.
  */
 export async function readOpenPulls(
-  watch: Pick<PullWatch, 'detail' | 'checks'>,
+  watch: Pick<PullWatch, 'detail' | 'checks' | 'requiredChecks'>,
   pulls: readonly OwnPull[],
-  options: { log: Log; redact: Redactor; reviews?: ReadReviews | undefined },
+  options: { log: Log; redact: Redactor; config: Pick<Config, 'pr'>; reviews?: ReadReviews | undefined },
 ): Promise<OpenPullState[]> {
+  const policyFor = policies(watch, options);
   const read = async (own: OwnPull): Promise<OpenPullState | undefined> => {
     try {
       const pull = await watch.detail(own.number);
-      const checks = await watch.checks(pull.headSha);
+      const checks = await watch.checks(pull.headSha, await policyFor(pull.baseRef));
       const reviews = options.reviews ? await options.reviews(pull) : [];
       const decision = decidePull(pull, checks, { unanswered: reviews.length });
       return { pull, checks, reviews, decision };
@@ -52,8 +55,51 @@ export async function readOpenPulls(
   return states.filter((state): state is OpenPullState => state !== undefined);
 }
 
-/** One line for people and the ledger: `checks failed (test, lint)`, `conflicts with main`, … */
+/**
+ * `pr.ci_checks` for each base branch, read once per sweep: `required` asks GitHub for the branch's
+ * required checks (what the token cannot read is logged once per sweep and left out). A failed read
+ * is not retried within the sweep: its PRs are left out of this round.
+ */
+function policies(
+  watch: Pick<PullWatch, 'requiredChecks'>,
+  options: { log: Log; config: Pick<Config, 'pr'> },
+): (base: string) => Promise<CheckPolicy> {
+  const entries = options.config.pr.ci_checks;
+  const byBase = new Map<string, Promise<CheckPolicy>>();
+  return (base) => {
+    let policy = byBase.get(base);
+    if (!policy) {
+      policy = entries.includes('required')
+        ? watch.requiredChecks(base).then(({ checks, unreadable }) => {
+            if (unreadable.length > 0) {
+              options.log.debug(
+                { base, unreadable },
+                `the required checks of ${base} from ${unreadable.join(' and ')} are not readable with this token (or there are none): CI follow-ups rely on the other pr.ci_checks entries`,
+              );
+            }
+            return checkPolicy(entries, checks);
+          })
+        : Promise.resolve(checkPolicy(entries));
+      byBase.set(base, policy);
+    }
+    return policy;
+  };
+}
+
+/**
+ * One line for people and the ledger: `checks failed (test, lint)`, `conflicts with main`, …, and
+ * the checks `pr.ci_checks` does not rely on, when there are any: `…; ignored 1 check (lint: evil-app, failure)`.
+ */
 export function describeDecision(state: OpenPullState): string {
+  const { ignored } = state.checks;
+  if (ignored.length === 0) return describeNeed(state);
+  const shown = ignored.slice(0, 5).map((check) => `${check.name}: ${check.source}, ${check.state}`);
+  const more = ignored.length > shown.length ? `, and ${ignored.length - shown.length} more` : '';
+  const count = `${ignored.length} ${ignored.length === 1 ? 'check' : 'checks'}`;
+  return `${describeNeed(state)}; ignored ${count} (${shown.join('; ')}${more})`;
+}
+
+function describeNeed(state: OpenPullState): string {
   const { decision, pull } = state;
   switch (decision.kind) {
     case 'wait':

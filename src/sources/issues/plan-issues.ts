@@ -1,4 +1,5 @@
 import type { ClaimView } from '../../claims/claim-store.js';
+import { REFUSED_NEEDS_HUMAN } from '../../claims/claims-state.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import type { TrustDecision } from '../../github/trust.js';
 import { DEPRIORITISE_AFTER_FAILURES, type RoundPlan } from '../../scheduler/plan-round.js';
@@ -46,6 +47,14 @@ export function planRound(input: {
       skipped.push({
         issue,
         reason: { kind: 'leased', owner: claim.lease.owner, until: claim.lease.expires_at },
+      });
+      return;
+    }
+    // Refused for a person (a protected path): said so, rather than as a count of failures.
+    if (claim?.last_outcome === REFUSED_NEEDS_HUMAN && claim.failure_count > 0) {
+      skipped.push({
+        issue,
+        reason: { kind: 'pull_needs_human', why: 'its change touched protected paths' },
       });
       return;
     }

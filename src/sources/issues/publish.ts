@@ -101,6 +101,7 @@ export async function publish(
       model: input.model,
       modelCalls: input.modelCalls,
       toolCalls: input.toolCalls,
+      blockedRequests: input.blockedRequests,
     },
     redact,
   );

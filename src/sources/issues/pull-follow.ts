@@ -114,6 +114,7 @@ async function recordPullStates(
       checks: checks.state,
       mergeable: pull.mergeable,
       followups: pull.followups,
+      ...(checks.ignored.length > 0 ? { ignored_checks: checks.ignored.length } : {}),
       detail,
     });
     round.log.info({ issue: pull.issue, pr: pull.url }, `#${pull.issue}'s pull request: ${detail}`);

@@ -28,6 +28,8 @@ export interface ThreadRequest {
   comments: ThreadComment[];
   /** Comments left out because their authors cannot write to the repository. */
   leftOut: number;
+  /** Comments in the middle of a thread too long to read whole (its start and end were read). */
+  unread?: number;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function unansweredRequests(
       diffHunk: thread.comments[0]?.diffHunk ?? '',
       comments: shown,
       leftOut,
+      ...(thread.unread ? { unread: thread.unread } : {}),
     });
   }
   return requests;

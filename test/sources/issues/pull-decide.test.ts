@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type PullDetail, summarizeChecks } from '../../../src/github/pr-watch.js';
+import { latestPerApp, summarizeChecks } from '../../../src/github/check-summary.js';
+import type { PullDetail } from '../../../src/github/pr-watch.js';
 import { decidePull } from '../../../src/sources/issues/pull-decide.js';
 
 const pull = (changes: Partial<PullDetail> = {}): PullDetail => ({
@@ -59,6 +60,16 @@ describe('the checks of a head commit', () => {
       ['check_run', 'test', '2 tests failed'],
       ['status', 'ci/legacy', 'build errored'],
     ]);
+  });
+
+  it("a re-run replaces its own app's run only: the newest of each name per app counts", () => {
+    const actions = { slug: 'github-actions', id: 15368 };
+    const runs = [
+      { ...run('test', 'completed', 'failure'), id: 1, app: actions },
+      { ...run('test', 'completed', 'success'), id: 3, app: actions },
+      { ...run('test', 'completed', 'failure'), id: 2, app: { slug: 'other', id: 9 } },
+    ];
+    expect(latestPerApp(runs).map((r) => r.id)).toEqual([3, 2]);
   });
 
   it('passed when every check completed without a failing conclusion', () => {
