@@ -91,7 +91,10 @@ function holderArgs(options: HolderOptions): string[] {
 }
 
 /** The holder's report on fd 3 (bwrap's --info-fd), then its bridge's `ready` on stdout. */
-async function started(child: ChildProcess, timeoutMs: number): Promise<{ pid: number; net: number }> {
+async function started(
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<{ pid: number; net: number | undefined }> {
   let info = '';
   let out = '';
   let err = '';
@@ -126,8 +129,9 @@ async function started(child: ChildProcess, timeoutMs: number): Promise<{ pid: n
     clearTimeout(timer);
   }
   const report = JSON.parse(info) as { 'child-pid'?: number; 'net-namespace'?: number };
-  if (typeof report['child-pid'] !== 'number' || typeof report['net-namespace'] !== 'number')
+  if (typeof report['child-pid'] !== 'number')
     throw new Error(`the network holder's report is incomplete: ${info}`);
+  // bubblewrap before 0.5 reports the child's PID alone.
   return { pid: report['child-pid'], net: report['net-namespace'] };
 }
 
@@ -142,7 +146,8 @@ export async function startNetHolder(options: HolderOptions): Promise<NetHolder>
     held = [openSync(`/proc/${pid}/ns/user`, 'r'), openSync(`/proc/${pid}/ns/net`, 'r')];
     const [userFd, netFd] = held as [number, number];
     // The namespace the descriptor holds is the one bubblewrap made, and not the harness's own.
-    if (fstatSync(netFd).ino !== net || net === statSync('/proc/self/ns/net').ino)
+    const joined = fstatSync(netFd).ino;
+    if ((net !== undefined && joined !== net) || joined === statSync('/proc/self/ns/net').ino)
       throw new Error('the network holder is not in a network namespace of its own');
     if (fstatSync(userFd).ino === statSync('/proc/self/ns/user').ino)
       throw new Error('the network holder is not in a user namespace of its own');
