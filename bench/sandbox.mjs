@@ -1,5 +1,7 @@
-// What the sandbox adds to one agent bash call: the same commands through runShell, unconfined and
-// under bubblewrap (with the worktree's git view), interleaved in one run. Prints medians and ratios.
+// What the sandbox adds to one agent bash call, interleaved in one run, three ways: unconfined;
+// bubblewrap with a network namespace of its own per call and no way out (the sandbox before issue
+// 29); and the session's network namespace joined with nsenter, its egress proxy reachable (today's).
+// Prints medians and ratios.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,8 +12,8 @@ import { requireDist } from './lib.mjs';
 requireDist('sandbox', 'sandbox/sandbox-host.js');
 const { probeSandbox } = await import('../dist/sandbox/probe.js');
 const { createSandboxHost } = await import('../dist/sandbox/sandbox-host.js');
-const { UNSANDBOXED } = await import('../dist/sandbox/sandbox.js');
-const { startDomainProxy } = await import('../dist/sandbox/domain-proxy.js');
+const { createBwrapSandbox, UNSANDBOXED } = await import('../dist/sandbox/sandbox.js');
+const { gitViewMounts } = await import('../dist/sandbox/git-view.js');
 const { runShell } = await import('../dist/agent/tools/run-shell.js');
 const { worktreeGitDirs, writeAgentGitDir } = await import('../dist/session/git/worktree-view.js');
 
@@ -22,6 +24,8 @@ if (!probe.ok) {
   process.exit(1);
 }
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-bench-sandbox-')));
+let session;
+let allowing;
 try {
   const git = (cwd, ...args) => execFileSync('git', args, { cwd, encoding: 'utf8' });
   const checkout = join(root, 'checkout');
@@ -32,19 +36,21 @@ try {
   const dirs = await worktreeGitDirs(worktree);
   const agentGitDir = join(root, 'worktrees', '.issue-1.git');
   await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
-  const host = createSandboxHost({ mode: 'os', network: 'none', read_only: [] }, probe.facts);
-  const sandboxed = host.forWorktree({ worktree, git: dirs, agentGitDir }).commands;
-  // sandbox.allow_domains: the same sandbox with the proxy's bridge started before each command.
-  const proxy = await startDomainProxy({ allow: ['registry.npmjs.org'] });
-  const proxied = createSandboxHost(
-    { mode: 'os', network: 'none', read_only: [] },
+  // Before: the same mounts, a fresh network namespace per call, nothing reachable outside it.
+  const perCall = createBwrapSandbox(
+    { writable: [worktree], readOnly: [], extraMounts: gitViewMounts(dirs, agentGitDir) },
     probe.facts,
-    proxy,
-  ).forWorktree({
-    worktree,
-    git: dirs,
-    agentGitDir,
-  }).commands;
+  );
+  // Now: the session's holders and egress proxies, started once per session. With the default
+  // settings, and with allow_domains set (Node then routes its own fetch through the proxy too).
+  const settings = { mode: 'os', network: 'none', read_only: [] };
+  const holderStarted = performance.now();
+  session = await createSandboxHost(settings, probe.facts).forWorktree({ worktree, git: dirs, agentGitDir });
+  const startMs = performance.now() - holderStarted;
+  allowing = await createSandboxHost(
+    { ...settings, allow_domains: ['registry.npmjs.org'] },
+    probe.facts,
+  ).forWorktree({ worktree, git: dirs, agentGitDir });
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' };
   const signal = new AbortController().signal;
   const time = async (command, sandbox) => {
@@ -61,26 +67,35 @@ try {
     return performance.now() - started;
   };
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  console.log(`bench/sandbox: ${RUNS} calls each, interleaved; bwrap ${probe.facts.bwrap}`);
+  const cell = (ms, bare) =>
+    `${ms.toFixed(1).padStart(6)} ms (+${(ms - bare).toFixed(1)}, ${(ms / bare).toFixed(2)}x)`;
+  console.log(
+    `bench/sandbox: ${RUNS} calls each, interleaved; bwrap ${probe.facts.bwrap}, nsenter ${probe.facts.nsenter}`,
+  );
+  console.log(
+    `  a session's network holders and egress proxies (commands, setup) started in ${startMs.toFixed(0)} ms`,
+  );
   for (const command of ['true', 'git status --short', 'node -e 0']) {
-    const plain = [];
-    const boxed = [];
-    const viaProxy = [];
-    await time(command, sandboxed); // warm the page cache for every side
-    await time(command, proxied);
+    const bare = [];
+    const before = [];
+    const now = [];
+    const allowed = [];
+    await time(command, perCall); // warm the page cache for every side
+    await time(command, session.commands);
+    await time(command, allowing.commands);
     for (let i = 0; i < RUNS; i++) {
-      plain.push(await time(command, UNSANDBOXED));
-      boxed.push(await time(command, sandboxed));
-      viaProxy.push(await time(command, proxied));
+      bare.push(await time(command, UNSANDBOXED));
+      before.push(await time(command, perCall));
+      now.push(await time(command, session.commands));
+      allowed.push(await time(command, allowing.commands));
     }
-    const p = median(plain);
-    const b = median(boxed);
-    const x = median(viaProxy);
+    const b = median(bare);
     console.log(
-      `  ${command.padEnd(20)} unsandboxed ${p.toFixed(1).padStart(6)} ms   sandboxed ${b.toFixed(1).padStart(6)} ms (+${(b - p).toFixed(1)}, ${(b / p).toFixed(2)}x)   with allow_domains ${x.toFixed(1).padStart(6)} ms (+${(x - p).toFixed(1)}, ${(x / p).toFixed(2)}x)`,
+      `  ${command.padEnd(18)} bare ${b.toFixed(1).padStart(5)} ms | per-call netns ${cell(median(before), b)} | session netns + proxy ${cell(median(now), b)} | + allow_domains ${cell(median(allowed), b)}`,
     );
   }
-  await proxy.close();
 } finally {
+  await session?.close();
+  await allowing?.close();
   rmSync(root, { recursive: true, force: true });
 }

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { globProblem } from '../core/path-glob.js';
 import { DURATION_HELP, formatDuration, parseDuration } from './duration.js';
 import { DEFAULT_PROTECTED_PATHS, DEFAULTS_ENTRY } from './protected-paths.js';
+import { SandboxSchema } from './sandbox-schema.js';
+
+export { SETUP_PRESETS } from './sandbox-schema.js';
 
 /**
  * The one configuration schema of issueloop. Every object is strict (a typo is an error, never a
@@ -218,34 +221,6 @@ const ClaudeCodeSchema = z.strictObject({
   /** When Claude Code fails with a rate, billing, overload, auth or timeout failure: `native` continues the
    * session with the native engine, seeded with Claude Code's session context (seed 003); `none` stops. */
   fallback: z.enum(['native', 'none']).default('native'),
-});
-
-const absolutePath = z.string().regex(/^\//, 'expected an absolute path');
-
-const SandboxSchema = z.strictObject({
-  /**
-   * `os`: everything the agent runs (bash tool, verify, setup, the claude process) runs under
-   * bubblewrap; `none`: unconfined, only when you say so (doctor warns, every tracking comment says so).
-   */
-  mode: z.enum(['os', 'none']).default('os'),
-  /** The network of the bash tool and verify: `none` (default) or `full`. Setup and claude always have it. */
-  network: z.enum(['none', 'full']).default('none'),
-  /** More directories shown read-only inside (a toolchain that is not on PATH). */
-  read_only: z.array(absolutePath).default([]),
-  /**
-   * With `network: none`, hosts the bash tool and verify may still reach (through issueloop's
-   * proxy): `registry.npmjs.org`, or `*.example.com` for its subdomains.
-   */
-  allow_domains: z
-    .array(
-      z
-        .string()
-        .regex(
-          /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i,
-          'expected a host name such as registry.npmjs.org or *.example.com',
-        ),
-    )
-    .default([]),
 });
 
 const protectedGlob = z

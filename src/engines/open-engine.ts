@@ -90,7 +90,7 @@ export async function openSessionEngine(input: OpenEngineInput): Promise<OpenedE
     now: () => input.clock.now(),
     from: thread?.engine === 'claude-code' ? thread : undefined,
     boot: input.boot,
-    sandbox: input.sandboxes.claude(claudeHome),
+    sandbox: await input.sandboxes.claude(claudeHome),
     observer: input.observer,
     // The native engine needs time left to take over from a call that timed out.
     reserveMs: config.claude_code.fallback === 'native' ? MIN_FALLBACK_MS : 0,

@@ -1,9 +1,6 @@
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
-import { startDomainProxy } from '../sandbox/domain-proxy.js';
 import { probeSandbox } from '../sandbox/probe.js';
 import { createSandboxHost, type SandboxHost, UNSANDBOXED_HOST } from '../sandbox/sandbox-host.js';
 import type { Env } from './secrets.js';
@@ -27,14 +24,6 @@ export async function openSandbox(config: Config, env: Env, log: Log): Promise<S
       `the sandbox cannot start: ${probe.problem}. Fix: ${probe.fix}. (Or set sandbox.mode: none to run the agent unsandboxed; see the README's "Security model".)`,
     );
   }
-  const { allow_domains: allow, network } = config.sandbox;
-  if (allow.length === 0 || network === 'full') return createSandboxHost(config.sandbox, probe.facts);
-  const proxy = await startDomainProxy({
-    allow,
-    onDenied: (host) =>
-      log.warn({ host }, `sandbox: a command asked for ${host}, which is not in sandbox.allow_domains`),
-  });
-  // The proxy does not keep the process alive; its socket goes with the process.
-  process.once('exit', () => rmSync(dirname(proxy.socket), { recursive: true, force: true }));
-  return createSandboxHost(config.sandbox, probe.facts, proxy);
+  // Each session starts its own egress proxies and network namespaces (sandbox-host.ts).
+  return createSandboxHost(config.sandbox, probe.facts, { log });
 }

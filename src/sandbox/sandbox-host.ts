@@ -1,18 +1,35 @@
 import { join } from 'node:path';
-import type { BlockedRequest } from './blocked-requests.js';
+import type { Log } from '../core/logger.js';
+import { type BlockedRequest, createBlockedTally } from './blocked-requests.js';
 import type { Mount } from './bwrap-args.js';
+import type { EgressNetwork, EgressPolicy } from './domain-proxy.js';
+import { WEB_PORTS } from './egress-rules.js';
 import { gitViewMounts, type WorktreeGitDirs } from './git-view.js';
+import type { NetHolder } from './net-holder.js';
 import { type CommandSandbox, createBwrapSandbox, type HostFacts, UNSANDBOXED } from './sandbox.js';
+import { openSessionNetwork } from './session-network.js';
+import { setupHosts, topLevelEntries } from './setup-registries.js';
 
 export interface SandboxSettings {
   /** `os`: bubblewrap (Linux); `none`: the user chose to run the agent's commands unconfined. */
   mode: 'os' | 'none';
-  /** The agent's commands and verify: `none` (loopback only) unless `full`. */
+  /** The agent's commands and verify: `none` reach `allow_domains` only; `full` any public host. */
   network: 'none' | 'full';
   /** More directories shown read-only (a toolchain outside PATH). */
   read_only: readonly string[];
-  /** With `network: none`, the hosts the commands may still reach, through the harness's proxy. */
+  /** Hosts every role may reach through the session's egress proxy. */
   allow_domains?: readonly string[];
+  /** `session.setup`'s hosts: presets, `auto`, hosts (setup-registries.ts); `[auto]` by default. */
+  setup_domains?: readonly string[];
+  /** Ports besides 80 and 443 a destination may be reached on. */
+  allow_ports?: readonly number[];
+}
+
+export interface SandboxHostOptions {
+  /** Where refused destinations are logged (once each per session) when the view brings no log. */
+  log?: Log;
+  /** How the egress proxies resolve and connect (tests: documentation addresses mapped to loopback). */
+  network?: EgressNetwork;
 }
 
 /** A worktree as the harness prepared it before the agent started: its git dirs and the agent's own. */
@@ -21,6 +38,8 @@ export interface WorktreeView {
   git: WorktreeGitDirs;
   /** The private git dir the sandbox shows at the worktree's admin directory (see git-view.ts). */
   agentGitDir: string;
+  /** The session's log, for the refused destinations. */
+  log?: Log;
 }
 
 export interface ClaudeScope {
@@ -41,10 +60,13 @@ export interface ClaudeScope {
 export interface WorktreeSandboxes {
   /** The agent's bash tool and the verify command. */
   commands: CommandSandbox;
-  /** `session.setup` (e.g. `npm ci`): the network, never a secret. */
+  /** `session.setup` (e.g. `npm ci`): its package registries, never a secret. */
   setup: CommandSandbox;
-  /** The `claude` process: the network for the model API, the given directories of its home, its program. */
-  claude(options: ClaudeScope): CommandSandbox;
+  /**
+   * The `claude` process: the model through MODEL_PORT, `allow_domains`, the given directories of
+   * its home, its program. Starts the role's network on the first call.
+   */
+  claude(options: ClaudeScope): Promise<CommandSandbox>;
   /** What the session's egress proxy refused so far, for the report, the PR body and the ledger. */
   blocked(): BlockedRequest[];
   /** Stops what the session's sandboxes keep running for it; called once, when the session ends. */
@@ -53,13 +75,14 @@ export interface WorktreeSandboxes {
 
 export interface SandboxHost {
   readonly mode: 'os' | 'none';
-  forWorktree(view: WorktreeView): WorktreeSandboxes;
+  /** The session's sandboxes, their network namespaces started (the claude role's in `claude()`). */
+  forWorktree(view: WorktreeView): Promise<WorktreeSandboxes>;
 }
 
 const NONE: WorktreeSandboxes = Object.freeze({
   commands: UNSANDBOXED,
   setup: UNSANDBOXED,
-  claude: () => UNSANDBOXED,
+  claude: async () => UNSANDBOXED,
   blocked: () => [],
   close: async () => undefined,
 });
@@ -67,42 +90,83 @@ const NONE: WorktreeSandboxes = Object.freeze({
 /** `sandbox.mode: none`: every command runs as it is, with the scrubbed environment only. */
 export const UNSANDBOXED_HOST: SandboxHost = Object.freeze({
   mode: 'none' as const,
-  forWorktree: () => NONE,
+  forWorktree: async () => NONE,
 });
 
-/** bubblewrap around everything the agent runs; `facts` come from a probe that passed (probe.ts). */
+/** The egress allowlist of each role (README, "Security model"). */
+export function rolePolicies(
+  settings: SandboxSettings,
+  worktree: string,
+): { commands: EgressPolicy; setup: EgressPolicy; claude: EgressPolicy } {
+  const ports = new Set([...WEB_PORTS, ...(settings.allow_ports ?? [])]);
+  const allow = settings.allow_domains ?? [];
+  const setup = setupHosts(settings.setup_domains ?? ['auto'], allow, () => topLevelEntries(worktree));
+  return {
+    commands: { hosts: settings.network === 'full' ? 'any' : allow, ports },
+    setup: { hosts: setup, ports },
+    claude: { hosts: allow, ports },
+  };
+}
+
+/**
+ * bubblewrap around everything the agent runs, each role of a session in a network namespace of its
+ * own whose one way out is the role's egress proxy; `facts` come from a probe that passed (probe.ts).
+ */
 export function createSandboxHost(
   settings: SandboxSettings,
   facts: HostFacts,
-  proxy?: { socket: string; bridge: string },
+  options: SandboxHostOptions = {},
 ): SandboxHost {
   if (settings.mode === 'none') return UNSANDBOXED_HOST;
   return {
     mode: 'os',
-    forWorktree(view) {
+    async forWorktree(view) {
       const extraMounts: Mount[] = gitViewMounts(view.git, view.agentGitDir);
-      const scope = (network: 'none' | 'full') => ({
-        writable: [view.worktree],
-        readOnly: settings.read_only,
-        extraMounts,
-        network,
+      const scope = { writable: [view.worktree], readOnly: settings.read_only, extraMounts };
+      const tally = createBlockedTally();
+      const network = openSessionNetwork({
+        facts,
+        tally,
+        log: view.log ?? options.log,
+        network: options.network,
       });
-      const viaProxy = settings.network === 'none' && proxy ? { proxy } : {};
-      return {
-        commands: createBwrapSandbox({ ...scope(settings.network), ...viaProxy }, facts),
-        setup: createBwrapSandbox(scope('full'), facts),
-        claude: ({ home, homeBinds, readOnly }) =>
-          createBwrapSandbox(
-            {
-              ...scope('full'),
-              readOnly: [...settings.read_only, ...readOnly],
-              home: { path: home, binds: homeBinds },
-            },
+      const policies = rolePolicies(settings, view.worktree);
+      try {
+        const [commands, setup] = await Promise.all([
+          network.open('commands', policies.commands),
+          network.open('setup', policies.setup),
+        ]);
+        const reaches = (policy: EgressPolicy) => policy.hosts === 'any' || policy.hosts.length > 0;
+        // One claude namespace per session and model socket, however often the engine asks.
+        const claudeNets = new Map<string, Promise<NetHolder>>();
+        const claudeNet = (modelSocket: string | undefined) => {
+          const key = modelSocket ?? '';
+          const known = claudeNets.get(key);
+          if (known) return known;
+          const started = network.open('claude', policies.claude, modelSocket);
+          claudeNets.set(key, started);
+          return started;
+        };
+        return {
+          commands: createBwrapSandbox(
+            { ...scope, net: commands, nodeUsesProxy: reaches(policies.commands) },
             facts,
           ),
-        blocked: () => [],
-        close: async () => undefined,
-      };
+          setup: createBwrapSandbox({ ...scope, net: setup, nodeUsesProxy: reaches(policies.setup) }, facts),
+          async claude({ home, homeBinds, readOnly, modelSocket }) {
+            const net = await claudeNet(modelSocket);
+            const readOnlyDirs = [...settings.read_only, ...readOnly];
+            const nodeUsesProxy = reaches(policies.claude);
+            const claudeScope = { ...scope, readOnly: readOnlyDirs, net, nodeUsesProxy };
+            return createBwrapSandbox({ ...claudeScope, home: { path: home, binds: homeBinds } }, facts);
+          },
+          blocked: (): BlockedRequest[] => tally.list(),
+          close: () => network.close(),
+        };
+      } catch (err) {
+        await network.close();
+        throw err;
+      }
     },
   };
 }

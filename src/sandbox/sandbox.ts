@@ -1,8 +1,9 @@
-import { openSync, realpathSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
 import { bwrapArgs, type Mount } from './bwrap-args.js';
-import { BRIDGE_READY, BRIDGE_SCRIPT, PROXY_PORT, PROXY_SOCKET } from './domain-proxy.js';
-import { installationOf, SYSTEM_ROOTS, systemMounts, toolDirectories } from './host-paths.js';
+import { PROXY_PORT } from './domain-proxy.js';
+import { SYSTEM_ROOTS, systemMounts, toolDirectories } from './host-paths.js';
+import type { NetHolder } from './net-holder.js';
 import { seccompFilterFile } from './seccomp.js';
 
 /**
@@ -12,10 +13,11 @@ import { seccompFilterFile } from './seccomp.js';
 export interface CommandSandbox {
   readonly kind: 'bwrap' | 'none';
   /**
-   * The program to spawn and its arguments for `argv` run in `cwd`, inside the sandbox; `fd3`, when
-   * given, is a descriptor the spawner passes as the child's fd 3 and then closes (spawn-sandboxed.ts).
+   * The program to spawn and its arguments for `argv` run in `cwd`, inside the sandbox; `fds`, when
+   * given, are descriptors the spawner passes as the child's fd 3, 4, … and then closes
+   * (spawn-sandboxed.ts).
    */
-  wrap(argv: readonly string[], cwd: string): { file: string; args: string[]; fd3?: number };
+  wrap(argv: readonly string[], cwd: string): { file: string; args: string[]; fds?: number[] };
   /** The environment inside: `env` with HOME and TMPDIR pointing where the sandbox has them. */
   env(env: Readonly<Record<string, string>>): Record<string, string>;
 }
@@ -27,22 +29,29 @@ export interface SandboxScope {
   readOnly?: readonly string[];
   /** Mounts after the writable ones: the worktree's git view (see git-view.ts). */
   extraMounts?: readonly Mount[];
-  network: 'none' | 'full';
   /**
    * The home inside. An empty tmpfs at the user's home path by default; `binds` shows chosen
    * directories in it (e.g. `~/.claude` for the `claude` process).
    */
   home?: { path?: string; binds?: ReadonlyArray<{ source: string; dest: string }> };
   /**
-   * `sandbox.allow_domains`: with no network of its own, the command reaches the listed hosts
-   * through the harness's proxy (domain-proxy.ts), at http://127.0.0.1:PROXY_PORT inside.
+   * The session role's network namespace (net-holder.ts): loopback, and the egress proxy at
+   * http://127.0.0.1:PROXY_PORT. Without one, each command gets a namespace of its own with loopback
+   * alone.
    */
-  proxy?: { socket: string; bridge: string };
+  net?: NetHolder;
+  /**
+   * Whether Node's own fetch and http use the proxy (NODE_USE_ENV_PROXY=1): only where the role may
+   * reach a host, since it costs every Node process 35–70 ms at start (bench/sandbox).
+   */
+  nodeUsesProxy?: boolean;
 }
 
 export interface HostFacts {
   /** bubblewrap's executable. */
   bwrap: string;
+  /** util-linux's nsenter, which joins a session's network namespace. */
+  nsenter: string;
   /** The harness's PATH: its toolchain directories are shown read-only. */
   path: string | undefined;
   /** The user's home, which the sandbox replaces with an empty one. */
@@ -62,15 +71,9 @@ export function sandboxHome(home: string | undefined): string {
 }
 
 /** The mounts for one scope, in the order bwrap must apply them. */
-/** Node, which runs the proxy's bridge inside. */
-function nodeInstallation(): string {
-  return installationOf(realpathSync(process.execPath));
-}
-
 export function sandboxMounts(scope: SandboxScope, facts: HostFacts): Mount[] {
   const home = sandboxHome(scope.home?.path ?? facts.home);
-  const extra = [...(scope.readOnly ?? []), ...(scope.proxy ? [nodeInstallation()] : [])];
-  const tools = toolDirectories(facts.path, extra, { home: facts.home });
+  const tools = toolDirectories(facts.path, scope.readOnly ?? [], { home: facts.home });
   return [
     ...systemMounts(),
     { kind: 'tmpfs', dest: '/tmp' },
@@ -79,28 +82,7 @@ export function sandboxMounts(scope: SandboxScope, facts: HostFacts): Mount[] {
     ...(scope.home?.binds ?? []).map((bind): Mount => ({ kind: 'bind', ...bind })),
     ...scope.writable.map((dir): Mount => ({ kind: 'bind', source: dir, dest: dir })),
     ...(scope.extraMounts ?? []),
-    ...(scope.proxy
-      ? [
-          { kind: 'bind', source: scope.proxy.socket, dest: PROXY_SOCKET } as const,
-          { kind: 'ro-bind', source: scope.proxy.bridge, dest: BRIDGE_SCRIPT } as const,
-        ]
-      : []),
   ];
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, "'\\''")}'`;
-}
-
-/** Starts the bridge to the proxy, waits until it listens (2 s at most), then becomes the command. */
-function behindProxy(argv: readonly string[]): string[] {
-  const node = shellQuote(realpathSync(process.execPath));
-  const prelude = [
-    `${node} ${BRIDGE_SCRIPT} ${PROXY_SOCKET} ${PROXY_PORT} ${BRIDGE_READY} &`,
-    `i=0; while [ ! -e ${BRIDGE_READY} ] && [ $i -lt 200 ]; do sleep 0.01; i=$((i+1)); done`,
-    'exec "$@"',
-  ].join('\n');
-  return ['sh', '-c', prelude, 'issueloop-sandbox', ...argv];
 }
 
 const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
@@ -112,7 +94,6 @@ const PROXY_ENV: Readonly<Record<string, string>> = Object.freeze({
   // Servers a test starts inside the sandbox stay direct.
   NO_PROXY: 'localhost,127.0.0.1,::1',
   no_proxy: 'localhost,127.0.0.1,::1',
-  NODE_USE_ENV_PROXY: '1',
   npm_config_proxy: PROXY_URL,
   npm_config_https_proxy: PROXY_URL,
 });
@@ -121,21 +102,30 @@ export function createBwrapSandbox(scope: SandboxScope, facts: HostFacts): Comma
   // Computed once per scope: a session runs many commands with the same view.
   const mounts = sandboxMounts(scope, facts);
   const home = sandboxHome(scope.home?.path ?? facts.home);
+  const { net } = scope;
   return {
     kind: 'bwrap',
-    wrap: (argv, cwd) => ({
-      file: facts.bwrap,
-      args: bwrapArgs({
-        mounts,
-        network: scope.network,
-        cwd,
-        argv: scope.proxy ? behindProxy(argv) : argv,
-        seccompFd: 3,
-      }),
+    wrap(argv, cwd) {
+      const network = net ? 'inherit' : 'own';
+      const args = bwrapArgs({ mounts, network, cwd, argv, seccompFd: 3 });
       // A fresh descriptor each time: bwrap reads it to the end.
-      fd3: openSync(seccompFilterFile(), 'r'),
+      const seccomp = openSync(seccompFilterFile(), 'r');
+      if (!net) return { file: facts.bwrap, args, fds: [seccomp] };
+      try {
+        const entered = net.enter(facts.bwrap, args, 4);
+        return { file: entered.file, args: entered.args, fds: [seccomp, ...entered.fds] };
+      } catch (err) {
+        closeSync(seccomp);
+        throw err;
+      }
+    },
+    env: (env) => ({
+      ...env,
+      HOME: home,
+      TMPDIR: '/tmp',
+      ...(net ? PROXY_ENV : {}),
+      ...(net && scope.nodeUsesProxy ? { NODE_USE_ENV_PROXY: '1' } : {}),
     }),
-    env: (env) => ({ ...env, HOME: home, TMPDIR: '/tmp', ...(scope.proxy ? PROXY_ENV : {}) }),
   };
 }
 

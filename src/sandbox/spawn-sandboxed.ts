@@ -12,23 +12,23 @@ export interface SandboxedSpawnOptions {
 
 /**
  * Starts `argv` in `sandbox` as the leader of its own process group (a timeout or an abort kills the
- * group), with stdout and stderr piped. The descriptor the sandbox opened for its seccomp filter
- * goes to the child as fd 3 and is closed here once the child has it.
+ * group), with stdout and stderr piped. The descriptors the sandbox opened (its seccomp filter, the
+ * session's namespaces) go to the child as fd 3, 4, … and are closed here once the child has them.
  */
 export function spawnSandboxed(
   sandbox: CommandSandbox,
   argv: readonly string[],
   options: SandboxedSpawnOptions,
 ): ChildProcess {
-  const { file, args, fd3 } = sandbox.wrap(argv, options.cwd);
+  const { file, args, fds = [] } = sandbox.wrap(argv, options.cwd);
   try {
     return spawn(file, args, {
       cwd: options.cwd,
       env: sandbox.env(options.env),
-      stdio: fd3 === undefined ? [options.stdin, 'pipe', 'pipe'] : [options.stdin, 'pipe', 'pipe', fd3],
+      stdio: [options.stdin, 'pipe', 'pipe', ...fds],
       detached: true,
     });
   } finally {
-    if (fd3 !== undefined) closeSync(fd3);
+    for (const fd of fds) closeSync(fd);
   }
 }

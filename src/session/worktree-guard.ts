@@ -51,10 +51,11 @@ export async function guardWorktree(input: {
   const git = inWorktree(input.git, dirs, worktree);
   if (input.sandbox.mode === 'os') await writeAgentGitDir(dirs, input.branch, input.agentGitDir, input.git);
   const before = await snapshotGitState(dirs);
+  const view = { worktree, git: dirs, agentGitDir: input.agentGitDir, log: input.log };
   return {
     worktree,
     git,
-    sandboxes: input.sandbox.forWorktree({ worktree, git: dirs, agentGitDir: input.agentGitDir }),
+    sandboxes: await input.sandbox.forWorktree(view),
     async reclaim() {
       await assertGitUntouched(dirs, before);
       await pinHead(worktree, input.branch, git);

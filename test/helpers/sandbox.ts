@@ -1,6 +1,11 @@
 import { probeSandbox } from '../../src/sandbox/probe.js';
 import type { HostFacts } from '../../src/sandbox/sandbox.js';
-import { createSandboxHost, type SandboxHost } from '../../src/sandbox/sandbox-host.js';
+import {
+  createSandboxHost,
+  type SandboxHost,
+  type SandboxHostOptions,
+  type SandboxSettings,
+} from '../../src/sandbox/sandbox-host.js';
 
 let facts: Promise<HostFacts> | undefined;
 
@@ -18,7 +23,12 @@ export function sandboxFacts(): Promise<HostFacts> {
 
 /** The sandbox of a run with default settings (`mode: os`, no network). */
 export async function testSandboxHost(
-  settings: Partial<Parameters<typeof createSandboxHost>[0]> = {},
+  settings: Partial<SandboxSettings> = {},
+  options: SandboxHostOptions = {},
 ): Promise<SandboxHost> {
-  return createSandboxHost({ mode: 'os', network: 'none', read_only: [], ...settings }, await sandboxFacts());
+  return createSandboxHost(
+    { mode: 'os', network: 'none', read_only: [], ...settings },
+    await sandboxFacts(),
+    options,
+  );
 }

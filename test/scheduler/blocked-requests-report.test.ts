@@ -31,7 +31,10 @@ const BLOCKED: BlockedRequest[] = [
 function refusingSandbox(host: SandboxHost): SandboxHost {
   return {
     mode: host.mode,
-    forWorktree: (view) => ({ ...host.forWorktree(view), blocked: () => BLOCKED.map((b) => ({ ...b })) }),
+    forWorktree: async (view) => ({
+      ...(await host.forWorktree(view)),
+      blocked: () => BLOCKED.map((b) => ({ ...b })),
+    }),
   };
 }
 

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/core/random.js';
@@ -92,7 +94,7 @@ async function attack(
     deps,
     ledger: await openLedger({ stateDir: repo.stateDir, runId: 'attack', clock, redact }),
     signal: new AbortController().signal,
-    sandbox: await testSandboxHost({ mode: config.sandbox.mode }),
+    sandbox: await testSandboxHost(config.sandbox),
   });
   /** Everything the model was sent back: the tool results of each attack. */
   const seen = JSON.stringify(anthropic.requests.map((r) => r.body));
@@ -264,6 +266,63 @@ describe('attacks by a scripted agent, in the sandbox (sandbox.mode: os)', () =>
     expect(report.outcome).toBe('resolved');
     expect(pushed('setup-env.txt')).toContain('PATH=');
     expectNoSecret(pushed('setup-env.txt'));
+  });
+
+  it("regression: setup and the agent's commands reach no loopback service of the host, directly or through the proxy, and the report lists what the proxy refused", async () => {
+    const heard: string[] = [];
+    const record = () =>
+      createServer((req, res) => {
+        heard.push(req.url ?? '');
+        res.end('host service');
+      });
+    const v4 = record();
+    const v6 = record();
+    await new Promise<void>((resolve) => v4.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => v6.listen(0, '::1', resolve));
+    const [p4, p6] = [v4, v6].map((server) => (server.address() as AddressInfo).port);
+    // Only IP literals: the proxy refuses them before any lookup or connection. `--noproxy ''`: the
+    // sandbox's NO_PROXY would otherwise send curl straight to 127.0.0.1.
+    const reach = (from: string) =>
+      [
+        `(printf "GET /${from}-direct HTTP/1.0\\r\\n\\r\\n" > /dev/tcp/127.0.0.1/${p4}) 2>/dev/null && echo ${from}-REACHED-$((40+2))`,
+        `curl -s -m 5 --noproxy '' -x http://127.0.0.1:3128 http://127.0.0.1:${p4}/${from}-proxied; echo " ${from}-curl=$?"`,
+        `curl -s -m 5 --noproxy '' -p -x http://127.0.0.1:3128 http://[::1]:${p6}/${from}-tunnel; echo " ${from}-tunnel=$?"`,
+      ].join('; ');
+    try {
+      const { report, seen, pushed } = await attack([bash(reach('agent')), fix(), reply.text('Fixed.')], {
+        session: { ...gh.config.session, setup: `(${reach('setup')}) > setup-net.txt; true` },
+        // `network: full`, the ports and even the address listed: what refuses loopback is the
+        // address rule itself, for every role.
+        sandbox: {
+          ...gh.config.sandbox,
+          network: 'full',
+          allow_domains: ['127.0.0.1'],
+          allow_ports: [p4, p6],
+        },
+      });
+      expect(report.outcome).toBe('resolved');
+      expect(heard).toEqual([]);
+      // The proxy answered (403 to the plain request, no tunnel), and the direct attempt failed.
+      expect(seen).toContain(`127.0.0.1:${p4} refused: a loopback, private or reserved address`);
+      expect(seen).toContain('agent-tunnel=56');
+      expect(seen).not.toContain('REACHED-42');
+      expect(pushed('setup-net.txt')).toContain(
+        `127.0.0.1:${p4} refused: a loopback, private or reserved address`,
+      );
+      expect(pushed('setup-net.txt')).toContain('setup-tunnel=56');
+      expect(pushed('setup-net.txt')).not.toContain('REACHED-42');
+      expect(report.blockedRequests).toEqual(
+        expect.arrayContaining([
+          { role: 'setup', destination: `127.0.0.1:${p4}`, count: 1 },
+          { role: 'setup', destination: `[::1]:${p6}`, count: 1 },
+          { role: 'commands', destination: `127.0.0.1:${p4}`, count: 1 },
+          { role: 'commands', destination: `[::1]:${p6}`, count: 1 },
+        ]),
+      );
+    } finally {
+      v4.close();
+      v6.close();
+    }
   });
 });
 

@@ -195,11 +195,12 @@ async function checkSandbox(
   const { probeSandbox } = await import('../../sandbox/probe.js');
   const probe = await probeSandbox(input.env);
   if (!probe.ok) return { name: 'sandbox', status: 'fail', detail: probe.problem, fix: probe.fix };
-  const network = loaded.config.sandbox.network === 'full' ? 'full network' : 'no network';
+  const { network, allow_domains: allow } = loaded.config.sandbox;
+  const commands = network === 'full' ? 'any public host' : allow.length > 0 ? allow.join(', ') : 'no host';
   return {
     name: 'sandbox',
     status: 'ok',
-    detail: `${probe.facts.bwrap} started a sandbox (own PID namespace, read-only system, empty home, ${network} for commands)`,
+    detail: `${probe.facts.bwrap} started a sandbox (own PID namespace, read-only system, empty home, own network namespace joined with ${probe.facts.nsenter}; egress only through issueloop's proxy, commands reach ${commands})`,
   };
 }
 
