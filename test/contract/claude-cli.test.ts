@@ -4,14 +4,23 @@ import { expect, it } from 'vitest';
 import { type ApiErrorType, ERROR_STATUS, reply, scriptQueue } from '../../src/emulators/anthropic/index.js';
 import { type ClaudeCodeRunOptions, runClaudeCode } from '../../src/engines/claude-code/claude-code-run.js';
 import { createClaudeCodeConversation } from '../../src/engines/claude-code/conversation.js';
+import { PLACEHOLDERS } from '../../src/engines/claude-code/model-access.js';
 import {
   claudeProjectName,
   readSessionSeed,
   sessionFilePath,
 } from '../../src/engines/claude-code/session-history.js';
 import { COMPACTION_REQUEST } from '../../src/engines/engine.js';
+import { costOf, priceOf } from '../../src/model/prices.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
-import { CLAUDE_CODE_VERSION, claudeHarness, contractSuite, record, sessionFileText } from './real-claude.js';
+import {
+  CLAUDE_CODE_VERSION,
+  claudeHarness,
+  contractSuite,
+  EMULATOR_KEY,
+  record,
+  sessionFileText,
+} from './real-claude.js';
 
 /**
  * The Claude Code engine against the real `claude` CLI (the pinned release .ci/run installs), pointed
@@ -102,6 +111,15 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     expect(recorded).toBeCloseTo(total, 9);
     expect(naive).toBeGreaterThan(1.5 * total);
     expect(h.messageRequests().length).toBeGreaterThanOrEqual(4);
+    // What the proxy read from the streams, priced by issueloop's table, against what the emulator served.
+    const served = h.emulator.cacheStats();
+    const expected = costOf(served, priceOf('claude-sonnet-5-5'));
+    const measured = h.spent();
+    console.log(
+      `contract figures: through the proxy ${measured?.responses} responses, ${JSON.stringify(measured?.usage)} = $${measured?.costUsd.toFixed(6)}; the emulator served ${served.requests} responses, ${JSON.stringify({ ...served, requests: undefined })} = $${expected.toFixed(6)} (the CLI's own total: $${total.toFixed(6)})`,
+    );
+    expect(measured?.responses).toBe(served.requests);
+    expect(Math.abs((measured?.costUsd ?? 0) - expected)).toBeLessThanOrEqual(0.01 * expected);
   });
 
   it('compaction is judged on the real context: under the threshold it resumes, past it a summary then a fresh session', async () => {
@@ -204,7 +222,10 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
       const h = await claudeHarness({ credential });
       const result = await call(h, 'hello');
       expect(result.ok).toBe(true);
+      // The emulator takes only the real key: the CLI held a placeholder, the proxy put the key in.
       expect(h.messageRequests().some((r) => r.status === 200)).toBe(true);
+      expect(h.env[credential]).toBe(PLACEHOLDERS[credential]);
+      expect(JSON.stringify(h.env)).not.toContain(EMULATOR_KEY);
     },
   );
 

@@ -1,5 +1,7 @@
 import { expect, it } from 'vitest';
 import { reply, type Script, scriptQueue } from '../../src/emulators/anthropic/index.js';
+import { costOf, priceOf } from '../../src/model/prices.js';
+import { UNSANDBOXED_HOST } from '../../src/sandbox/sandbox-host.js';
 import { claudeCodeIssueSession } from '../engines/claude-code/claude-code-issue.js';
 import { GREETING_TYPO, useSessionRepo } from '../session/git/git-fixture.js';
 import { CLAUDE_CODE_VERSION, claudeHarness, contractSuite } from './real-claude.js';
@@ -19,22 +21,25 @@ async function realSession(
   native: Script = () => reply.text('(the native engine was not expected)'),
 ) {
   const h = await claudeHarness({ script, retries: 0 });
-  return claudeCodeIssueSession({
+  const session = await claudeCodeIssueSession({
     repo,
     bin: real as string,
     claudeCode: { model: 'claude-sonnet-5-5', ...claudeCode },
-    env: h.env,
+    // What the harness holds: the session opens its own model proxy with it.
+    env: h.hostEnv,
     native,
+    sandbox: UNSANDBOXED_HOST,
   });
+  return { ...session, h };
 }
 
 contract(
-  `an issue session on the real claude ${CLAUDE_CODE_VERSION}, in the sandbox (contract)`,
+  `an issue session on the real claude ${CLAUDE_CODE_VERSION}, through its model proxy (contract)`,
   { timeout: 120_000 },
   () => {
     it('edits, verifies, commits and opens the PR; counts its calls and cost; never sees the GitHub token', async () => {
       let toolAnswer = '';
-      const { report, gh } = await realSession(
+      const { report, gh, h } = await realSession(
         scriptQueue([
           () =>
             reply.toolUse([
@@ -62,7 +67,14 @@ contract(
         modelCalls: 2,
         toolCalls: 1,
       });
+      // The session's cost is what the API served through its proxy, at issueloop's prices.
+      const served = h.emulator.cacheStats();
+      const expected = costOf(served, priceOf('claude-sonnet-5-5'));
+      console.log(
+        `contract figures: session recorded $${report.costUsd.toFixed(6)}; the emulator served ${served.requests} responses = $${expected.toFixed(6)}`,
+      );
       expect(report.costUsd).toBeGreaterThan(0);
+      expect(Math.abs(report.costUsd - expected)).toBeLessThanOrEqual(0.01 * expected);
       expect(report.sessionId).toMatch(/^[0-9a-f-]{36}$/);
       expect(gh.emulator.pulls()).toHaveLength(1);
       // The Bash tool ran inside claude, inside the sandbox: `grep -c` counted no GITHUB_TOKEN there.

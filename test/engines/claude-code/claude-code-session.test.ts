@@ -202,7 +202,7 @@ describe('a session on the Claude Code engine', () => {
     expect(report.partialContext).toContain('Credit balance is too low');
   });
 
-  it('regression: headless claude gets the model credential to log in with, and still no GitHub token ("Not logged in")', async () => {
+  it('regression: headless claude logs in with a placeholder in the variable the credential came in, behind the model proxy; still no GitHub token', async () => {
     for (const name of ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_AUTH_TOKEN']) {
       const { fake, report } = await session(
         [{ stdout: resultJson({ result: 'Fixed the typo.' }), write: { file: 'greet.js', content: FIXED } }],
@@ -213,6 +213,8 @@ describe('a session on the Claude Code engine', () => {
       expect(report.outcome).toBe('resolved');
       const [call] = await fake.calls();
       expect(call?.env).toContain(name);
+      expect(call?.env).toContain('ANTHROPIC_BASE_URL');
+      expect(call?.env).toContain('CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC');
       expect(call?.env).not.toContain('GITHUB_TOKEN');
       expect(report.reason + report.partialContext).not.toContain(`credential-for-${name}`);
     }
