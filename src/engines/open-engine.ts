@@ -69,6 +69,7 @@ async function modelAccess(input: OpenEngineInput): Promise<ModelAccess | undefi
     env: input.env,
     prices: input.config.model.prices,
     tcp: input.sandboxes.commands.kind === 'none',
+    budgetUsd: input.config.session.max_usd,
     onRefused: (request) =>
       input.log.warn(
         { request },

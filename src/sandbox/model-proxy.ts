@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import {
   createServer,
   request as httpRequest,
-  type IncomingHttpHeaders,
   type IncomingMessage,
   type Server,
   type ServerResponse,
@@ -11,8 +10,16 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  answerHeaders,
+  forwardedHeaders,
+  type ModelCredential,
+  presented,
+  sameKey,
+} from './model-headers.js';
 import { type ModelResponseUsage, usageMeter } from './model-usage.js';
 
+export type { ModelCredential } from './model-headers.js';
 export type { ModelResponseUsage, ModelUsage } from './model-usage.js';
 
 /**
@@ -22,12 +29,6 @@ export type { ModelResponseUsage, ModelUsage } from './model-usage.js';
  * with a 403 and counts them, and reads each response's usage as it streams through, so the session's
  * tokens and cost come from what the API returned rather than from what the CLI says.
  */
-
-/** How the endpoint takes the credential: an API key as `x-api-key`, an OAuth or gateway token as a bearer. */
-export interface ModelCredential {
-  scheme: 'x-api-key' | 'bearer';
-  value: string;
-}
 
 /**
  * The calls the pinned Claude Code (2.1.328) makes against the API with non-essential traffic off:
@@ -57,6 +58,20 @@ export interface ModelProxyOptions {
   onRefused?: (request: string) => void;
   /** Also listen on 127.0.0.1:<ephemeral port>: for `claude` unconfined (`sandbox.mode: none`). */
   tcp?: boolean;
+  /**
+   * The placeholder the session's `claude` was given: a request without it (another local process
+   * that found the port) is refused with a 401 and counted, and nothing is forwarded.
+   */
+  clientKey?: string;
+  /** Asked before each allowed call is forwarded: a refusal (e.g. the session's budget is spent), or undefined. */
+  admit?: (call: string) => Refusal | undefined;
+}
+
+/** A call the proxy answers itself, in the API's error shape. */
+export interface Refusal {
+  status: number;
+  type: string;
+  message: string;
 }
 
 export interface ModelProxy {
@@ -68,41 +83,6 @@ export interface ModelProxy {
   /** Resolves once no request is in flight: every usage of a finished call has been told. */
   idle(): Promise<void>;
   close(): Promise<void>;
-}
-
-/** Headers never forwarded: the client's credentials, hop-by-hop headers, and compression (usage is read). */
-const DROPPED = new Set([
-  'authorization',
-  'x-api-key',
-  'proxy-authorization',
-  'cookie',
-  'host',
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'upgrade',
-  'accept-encoding',
-]);
-
-function forwardedHeaders(headers: IncomingHttpHeaders, credential: ModelCredential): IncomingHttpHeaders {
-  const out: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (!DROPPED.has(name.toLowerCase())) out[name] = value;
-  }
-  out['accept-encoding'] = 'identity';
-  if (credential.scheme === 'x-api-key') out['x-api-key'] = credential.value;
-  else out.authorization = `Bearer ${credential.value}`;
-  return out;
-}
-
-function answerHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const out: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (!['connection', 'keep-alive'].includes(name.toLowerCase())) out[name] = value;
-  }
-  return out;
 }
 
 /** An error in the API's own shape, so the CLI reports it as it would the API's. */
@@ -214,6 +194,18 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     if (!target || !MODEL_API_CALLS.has(target.call)) {
       req.resume();
       refuse(res, target?.call ?? `${req.method ?? 'GET'} ${String(req.url).slice(0, 200)}`);
+      return;
+    }
+    if (options.clientKey !== undefined && !sameKey(presented(req.headers), options.clientKey)) {
+      req.resume();
+      tally(`${target.call} (without the session's key)`);
+      apiError(res, 401, 'authentication_error', 'not the key this session was given');
+      return;
+    }
+    const refusal = options.admit?.(target.call);
+    if (refusal) {
+      req.resume();
+      apiError(res, refusal.status, refusal.type, refusal.message);
       return;
     }
     inFlight += 1;

@@ -19,6 +19,7 @@ async function realSession(
   script: Script,
   claudeCode: Record<string, unknown>,
   native: Script = () => reply.text('(the native engine was not expected)'),
+  config: Record<string, unknown> = {},
 ) {
   const h = await claudeHarness({ script, retries: 0 });
   const session = await claudeCodeIssueSession({
@@ -29,6 +30,7 @@ async function realSession(
     env: h.hostEnv,
     native,
     sandbox: UNSANDBOXED_HOST,
+    config,
   });
   return { ...session, h };
 }
@@ -79,6 +81,27 @@ contract(
       expect(gh.emulator.pulls()).toHaveLength(1);
       // The Bash tool ran inside claude, inside the sandbox: `grep -c` counted no GITHUB_TOKEN there.
       expect(toolAnswer).toBe('"0"');
+    });
+
+    it("regression: the session's budget holds at issueloop's prices, where the CLI's own count would let it spend on", async () => {
+      // The CLI prices this model far below the table here: by its count a call costs cents of the
+      // dollar it was given, by issueloop's it is past it after the first response.
+      const { report, h } = await realSession(
+        () => reply.toolUse([{ name: 'Bash', input: { command: 'true', description: 'nothing' } }]),
+        { fallback: 'none' },
+        undefined,
+        {
+          session: { max_usd: 1 },
+          model: { prices: { 'claude-sonnet-5-5': { input: 300, output: 1500 } } },
+        },
+      );
+      const served = h.emulator.cacheStats();
+      console.log(
+        `contract figures: budget $1, the session recorded $${report.costUsd.toFixed(4)} after ${served.requests} response(s); the proxy answered the next call itself`,
+      );
+      expect(report.outcome).toBe('budget_exceeded');
+      expect(served.requests).toBe(1);
+      expect(report.costUsd).toBeGreaterThan(1);
     });
 
     it("a billing refusal hands over to the native engine, seeded from the real CLI's session file", async () => {

@@ -301,6 +301,84 @@ describe('the model-credential proxy', () => {
   });
 });
 
+describe('the model-credential proxy, for the session that holds its key', () => {
+  it("refuses a caller without the session's placeholder (another local process on its port), and counts it", async () => {
+    const own = await startModelProxy({
+      upstream: upstreamUrl,
+      credential: { scheme: 'x-api-key', value: REAL_KEY },
+      clientKey: PLACEHOLDER,
+      tcp: true,
+    });
+    const port = Number(new URL(own.url as string).port);
+    const ask = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path: '/v1/messages', method: 'POST', headers }, (res) => {
+          let body = '';
+          res.on('data', (chunk) => {
+            body += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        })
+          .on('error', reject)
+          .end('{}');
+      });
+    try {
+      const strangers = [
+        await ask({ 'anthropic-version': '2023-06-01' }),
+        await ask({ ...CLIENT, 'x-api-key': REAL_KEY }),
+        await ask({ 'anthropic-version': '2023-06-01', authorization: `Bearer ${PLACEHOLDER}x` }),
+      ];
+      expect(strangers.map((r) => r.status)).toEqual([401, 401, 401]);
+      expect(JSON.parse(strangers[0]?.body ?? '')).toMatchObject({ error: { type: 'authentication_error' } });
+      expect(seen).toEqual([]);
+      expect(own.refused()).toEqual([{ request: "POST /v1/messages (without the session's key)", count: 3 }]);
+      expect((await ask(CLIENT)).status).toBe(200);
+      expect(
+        (await ask({ 'anthropic-version': '2023-06-01', authorization: `Bearer ${PLACEHOLDER}` })).status,
+      ).toBe(200);
+      expect(seen.map((r) => r.headers['x-api-key'])).toEqual([REAL_KEY, REAL_KEY]);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('answers a call its owner does not admit (a spent budget) itself, and forwards nothing', async () => {
+    let spent = false;
+    const own = await startModelProxy({
+      upstream: upstreamUrl,
+      credential: { scheme: 'x-api-key', value: REAL_KEY },
+      admit: (call) =>
+        spent && call === 'POST /v1/messages'
+          ? { status: 400, type: 'invalid_request_error', message: 'the budget is spent' }
+          : undefined,
+    });
+    const post = () =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        request({ socketPath: own.socket, path: '/v1/messages', method: 'POST', headers: CLIENT }, (res) => {
+          let body = '';
+          res.on('data', (chunk) => {
+            body += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        })
+          .on('error', reject)
+          .end('{}');
+      });
+    try {
+      expect((await post()).status).toBe(200);
+      spent = true;
+      const refused = await post();
+      expect(refused.status).toBe(400);
+      expect(JSON.parse(refused.body)).toMatchObject({
+        error: { type: 'invalid_request_error', message: 'issueloop model proxy: the budget is spent' },
+      });
+      expect(seen).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe('usageMeter', () => {
   it('reads SSE usage whatever the chunking, one byte at a time included, and CRLF lines', () => {
     const text = (START + DELTA + END).replace(/\n/g, '\r\n');

@@ -83,16 +83,16 @@ async function measured(
   if (!model || !before) return result;
   await model.idle();
   const after = model.spent();
-  return {
-    ...result,
-    usage: {
-      input: after.usage.input - before.usage.input,
-      cacheWrite: after.usage.cacheWrite - before.usage.cacheWrite,
-      cacheRead: after.usage.cacheRead - before.usage.cacheRead,
-      output: after.usage.output - before.usage.output,
-    },
-    costUsd: after.costUsd - before.costUsd,
+  const usage = {
+    input: after.usage.input - before.usage.input,
+    cacheWrite: after.usage.cacheWrite - before.usage.cacheWrite,
+    cacheRead: after.usage.cacheRead - before.usage.cacheRead,
+    output: after.usage.output - before.usage.output,
   };
+  const spent = { ...result, usage, costUsd: after.costUsd - before.costUsd };
+  // The proxy stopped the call at the session's budget: the CLI saw an API error, the session a limit.
+  if (!spent.ok && after.overBudget > before.overBudget) return { ...spent, limit: 'cost' };
+  return spent;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -28,13 +29,14 @@ export interface HeldCredential {
 }
 
 /**
- * What `claude` logs in with instead: shaped like the real thing so the CLI takes it (an OAuth token
- * also makes it send the OAuth beta header the API wants), worth nothing anywhere else.
+ * What `claude` logs in with instead, before the session's random part: shaped like the real thing
+ * so the CLI takes it (an OAuth token also makes it send the OAuth beta header the API wants), worth
+ * nothing but a call to this session's proxy, which refuses any other caller.
  */
-export const PLACEHOLDERS: Readonly<Record<CredentialName, string>> = {
-  ANTHROPIC_AUTH_TOKEN: 'issueloop-placeholder-not-a-credential',
-  ANTHROPIC_API_KEY: 'sk-ant-api03-issueloop-placeholder-not-a-key',
-  CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-issueloop-placeholder-not-a-token',
+export const PLACEHOLDER_PREFIXES: Readonly<Record<CredentialName, string>> = {
+  ANTHROPIC_AUTH_TOKEN: 'issueloop-placeholder-',
+  ANTHROPIC_API_KEY: 'sk-ant-api03-issueloop-placeholder-',
+  CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-issueloop-placeholder-',
 };
 
 /**
@@ -92,11 +94,15 @@ export interface ModelSpend {
   usage: TokenUsage;
   costUsd: number;
   responses: number;
+  /** Messages calls the proxy answered itself because the budget was spent. */
+  overBudget: number;
 }
 
 /** The session's way to the model: the proxy holding the credential, and what went through it. */
 export interface ModelAccess {
   held: HeldCredential;
+  /** What `claude` gets in the credential's variable: this session's key to the proxy. */
+  placeholder: string;
   /** The proxy's Unix socket, for the claude sandbox to show at 127.0.0.1:MODEL_PORT. */
   socket: string;
   /** The variables `claude` gets in `sandbox`: where the API is, the placeholder, the quiet switches. */
@@ -130,32 +136,50 @@ export async function openModelAccess(options: {
   prices: PriceTable;
   /** Also a loopback port on the host: only for a `claude` that runs unconfined (`sandbox.mode: none`). */
   tcp: boolean;
+  /**
+   * What Claude Code may spend in the session (`session.max_usd`), by issueloop's prices: once spent,
+   * the proxy answers Messages calls itself, whatever the CLI's own count says.
+   */
+  budgetUsd?: number;
   onRefused?: (request: string) => void;
 }): Promise<ModelAccess | undefined> {
   const held = await findModelCredential(options.env);
   if (!held) return undefined;
-  let spend: ModelSpend = { usage: ZERO_USAGE, costUsd: 0, responses: 0 };
+  const placeholder = `${PLACEHOLDER_PREFIXES[held.name]}${randomBytes(16).toString('hex')}`;
+  let spend: ModelSpend = { usage: ZERO_USAGE, costUsd: 0, responses: 0, overBudget: 0 };
+  const { budgetUsd } = options;
   const proxy = await startModelProxy({
     upstream: options.env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com',
     credential: credentialFor(held),
+    clientKey: placeholder,
     tcp: options.tcp,
     onUsage: ({ model, usage }) => {
       spend = {
+        ...spend,
         usage: addUsage(spend.usage, usage),
         costUsd: spend.costUsd + costOf(usage, priceOf(model, options.prices)),
         responses: spend.responses + 1,
       };
     },
+    admit: (call) => {
+      if (budgetUsd === undefined || call !== 'POST /v1/messages' || spend.costUsd < budgetUsd)
+        return undefined;
+      spend = { ...spend, overBudget: spend.overBudget + 1 };
+      const message = `the session's budget is spent ($${spend.costUsd.toFixed(4)} of $${budgetUsd.toFixed(2)})`;
+      // A 400, which the CLI does not retry: the engine reads the stop as the budget's (ModelSpend.overBudget).
+      return { status: 400, type: 'invalid_request_error', message };
+    },
     ...(options.onRefused ? { onRefused: options.onRefused } : {}),
   });
   return {
     held,
+    placeholder,
     socket: proxy.socket,
     env: (sandbox) => ({
       ...QUIET_CLI,
       ...noProxy(options.env),
       ANTHROPIC_BASE_URL: modelUrlFor(sandbox, proxy),
-      [held.name]: PLACEHOLDERS[held.name],
+      [held.name]: placeholder,
     }),
     spent: () => spend,
     idle: () => proxy.idle(),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicEmulator, reply } from '../../../src/emulators/anthropic/index.js';
-import { PLACEHOLDERS } from '../../../src/engines/claude-code/model-access.js';
+import { PLACEHOLDER_PREFIXES } from '../../../src/engines/claude-code/model-access.js';
 import { BUILT_IN_PRICES, costOf } from '../../../src/model/prices.js';
 import { UNSANDBOXED_HOST } from '../../../src/sandbox/sandbox-host.js';
 import { GREETING_TYPO, useSessionRepo } from '../../session/git/git-fixture.js';
@@ -75,7 +75,9 @@ describe('the model credential never reaches claude (a hostile stand-in)', () =>
     expect(report.outcome).toBe('resolved');
     const seen = await readFile(dump, 'utf8');
     // It did read what it was after: its environment, its home's configuration (scrubbed copies).
-    expect(seen).toContain(PLACEHOLDERS.ANTHROPIC_API_KEY);
+    expect(seen).toMatch(
+      new RegExp(`"ANTHROPIC_API_KEY": "${PLACEHOLDER_PREFIXES.ANTHROPIC_API_KEY}[0-9a-f]{32}"`),
+    );
     expect(seen).toContain('numStartups');
     expect(seen).toContain('BASH_DEFAULT_TIMEOUT_MS');
     expect(seen).toContain('/proc/self/environ');

@@ -7,7 +7,7 @@ import {
   findModelCredential,
   modelUrlFor,
   openModelAccess,
-  PLACEHOLDERS,
+  PLACEHOLDER_PREFIXES,
   QUIET_CLI,
 } from '../../../src/engines/claude-code/model-access.js';
 import { MODEL_PORT } from '../../../src/sandbox/domain-proxy.js';
@@ -64,10 +64,10 @@ describe('openModelAccess', () => {
     });
     try {
       const env = access?.env(UNSANDBOXED) ?? {};
-      expect(env).toMatchObject({
-        ...QUIET_CLI,
-        CLAUDE_CODE_OAUTH_TOKEN: PLACEHOLDERS.CLAUDE_CODE_OAUTH_TOKEN,
-      });
+      expect(env).toMatchObject({ ...QUIET_CLI, CLAUDE_CODE_OAUTH_TOKEN: access?.placeholder });
+      expect(access?.placeholder).toMatch(
+        new RegExp(`^${PLACEHOLDER_PREFIXES.CLAUDE_CODE_OAUTH_TOKEN}[0-9a-f]{32}$`),
+      );
       expect(env.ANTHROPIC_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(env.NO_PROXY).toBe('corp.example,127.0.0.1,localhost');
       expect(JSON.stringify(env)).not.toContain('sk-ant-oat01-real');
