@@ -4,7 +4,7 @@ import { expect, it } from 'vitest';
 import { type ApiErrorType, ERROR_STATUS, reply, scriptQueue } from '../../src/emulators/anthropic/index.js';
 import { type ClaudeCodeRunOptions, runClaudeCode } from '../../src/engines/claude-code/claude-code-run.js';
 import { createClaudeCodeConversation } from '../../src/engines/claude-code/conversation.js';
-import { PLACEHOLDER_PREFIXES } from '../../src/engines/claude-code/model-access.js';
+import { openModelAccess, PLACEHOLDER_PREFIXES } from '../../src/engines/claude-code/model-access.js';
 import {
   claudeProjectName,
   readSessionSeed,
@@ -12,6 +12,7 @@ import {
 } from '../../src/engines/claude-code/session-history.js';
 import { COMPACTION_REQUEST } from '../../src/engines/engine.js';
 import { costOf, priceOf } from '../../src/model/prices.js';
+import { UNSANDBOXED } from '../../src/sandbox/sandbox.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 import {
   CLAUDE_CODE_VERSION,
@@ -285,5 +286,23 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     });
     expect(over).toMatchObject({ ok: false, limit: 'cost' });
     expect(over.costUsd).toBeGreaterThan(0);
+  });
+
+  it('sends its API calls over ANTHROPIC_UNIX_SOCKET: the model proxy needs no TCP port at all (an option for a sandbox with no network)', async () => {
+    const h = await claudeHarness({});
+    // A proxy on its Unix socket only; the base URL names a port where nothing listens.
+    const access = await openModelAccess({ env: h.hostEnv, prices: {}, tcp: false });
+    try {
+      const env = {
+        ...h.env,
+        ...access?.env({ ...UNSANDBOXED, kind: 'bwrap' }),
+        ANTHROPIC_UNIX_SOCKET: access?.socket ?? '',
+      };
+      const result = await call(h, 'hello', { env });
+      expect(result.ok).toBe(true);
+      expect(access?.spent().responses).toBe(1);
+    } finally {
+      await access?.close();
+    }
   });
 });
