@@ -80,8 +80,11 @@ export interface ModelProxy {
   /** `http://127.0.0.1:<port>` when asked for `tcp`. */
   url?: string;
   refused(): RefusedModelRequest[];
-  /** Resolves once no request is in flight: every usage of a finished call has been told. */
-  idle(): Promise<void>;
+  /**
+   * Resolves once no request is in flight (every usage of a finished call has been told), or after
+   * `maxWaitMs` at most: a connection its client left open does not hold the session.
+   */
+  idle(maxWaitMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -243,11 +246,16 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       [...refusals]
         .map(([request, n]) => ({ request, count: n }))
         .sort((a, b) => b.count - a.count || a.request.localeCompare(b.request)),
-    idle: () =>
+    idle: (maxWaitMs = 10_000) =>
       inFlight === 0
         ? Promise.resolve()
         : new Promise<void>((resolve) => {
-            waiters.push(resolve);
+            const timer = setTimeout(resolve, maxWaitMs);
+            timer.unref();
+            waiters.push(() => {
+              clearTimeout(timer);
+              resolve();
+            });
           }),
     close: async () => {
       await Promise.all(

@@ -14,7 +14,13 @@ import {
 import { type ClaudeCodeResult, runClaudeCode } from './claude-code-run.js';
 import { type ConversationCall, createClaudeCodeConversation } from './conversation.js';
 import { createLiveEvents } from './live-events.js';
-import { MODEL_CREDENTIALS, MODEL_ROUTING, type ModelAccess, type ModelSpend } from './model-access.js';
+import {
+  MODEL_CREDENTIALS,
+  MODEL_ROUTING,
+  type ModelAccess,
+  type ModelSpend,
+  QUIET_CLI,
+} from './model-access.js';
 
 export interface ClaudeCodeEngineOptions {
   config: Config;
@@ -64,11 +70,12 @@ function endOf(result: ClaudeCodeResult): Pick<EngineResult, 'stop' | 'reason' |
 
 /**
  * `claude`'s environment: the scrubbed one, without anything that routes its API calls or logs it in
- * (checked again by name, whatever the scrubber's patterns), plus the model proxy's variables.
+ * (checked again by name, whatever the scrubber's patterns), with its non-essential traffic off, plus
+ * the model proxy's variables.
  */
 export function claudeEnv(options: ClaudeCodeEngineOptions): Record<string, string> {
   const env = scrubEnv(options.env, [...options.config.redact_env, ...MODEL_CREDENTIALS, ...MODEL_ROUTING]);
-  return { ...env, ...options.model?.env(options.sandbox) };
+  return { ...env, ...QUIET_CLI, ...options.model?.env(options.sandbox) };
 }
 
 /**

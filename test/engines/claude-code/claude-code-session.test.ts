@@ -65,6 +65,11 @@ describe('a session on the Claude Code engine', () => {
     expect(call?.prompt).toMatch(/^Issue #\d+: Greeting typo\n/);
     expect(call?.cwd).toMatch(/worktrees\/issue-\d+$/);
     expect(call?.env).not.toContain('GITHUB_TOKEN');
+    // No credential held, so no model proxy: still none of the CLI's non-essential traffic.
+    expect(call?.env).toEqual(
+      expect.arrayContaining(['CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC', 'DISABLE_TELEMETRY']),
+    );
+    expect(call?.env).not.toContain('ANTHROPIC_BASE_URL');
     // Headless Claude Code cannot ask for permission: edits and the usual tools are granted up front.
     // Within the session's model calls and money, in a session whose id is chosen up front.
     expect(call?.args).toEqual([
