@@ -2,7 +2,7 @@ import { secretValues } from '../agent/tools/scrub-env.js';
 import type { RefusedModelRequest } from '../sandbox/model-proxy.js';
 import type { WorktreeSandboxes } from '../sandbox/sandbox-host.js';
 import { createClaudeCodeEngine } from './claude-code/claude-code-engine.js';
-import { claudeConfigDir, claudeScope } from './claude-code/claude-scope.js';
+import { claudeConfigDir, claudeScope, unconfinedConfigDir } from './claude-code/claude-scope.js';
 import { type ModelAccess, openModelAccess } from './claude-code/model-access.js';
 import type { EngineName, EngineTotals, SessionEngine, ThreadCarry } from './engine.js';
 import {
@@ -79,6 +79,27 @@ async function modelAccess(input: OpenEngineInput): Promise<ModelAccess | undefi
 }
 
 /**
+ * What `claude` runs with: the model proxy, the scrubbed copy of its configuration (holding none of
+ * the credentials, the proxy's included), and, unconfined, that copy as its configuration directory.
+ */
+async function claudeSetup(input: OpenEngineInput) {
+  const model = await modelAccess(input);
+  try {
+    const secrets = [
+      ...secretValues(input.env, input.config.redact_env),
+      ...(model ? [model.held.value] : []),
+    ];
+    const claudeHome = await claudeScope(input.config.claude_code.bin, input.env, secrets);
+    const unconfined = input.sandboxes.commands.kind === 'none';
+    const configDir = unconfined ? await unconfinedConfigDir(claudeHome, input.env) : undefined;
+    return { model, claudeHome, configDir };
+  } catch (err) {
+    await model?.close();
+    throw err;
+  }
+}
+
+/**
  * The session's engine: the native loop, or Claude Code in its sandbox with a throwaway copy of its
  * configuration, behind which the native engine waits when `claude_code.fallback` is `native`.
  */
@@ -107,13 +128,7 @@ export async function openSessionEngine(input: OpenEngineInput): Promise<OpenedE
     });
   if (input.name !== 'claude-code') return { engine: await native(), ...NOTHING_OPEN };
 
-  const model = await modelAccess(input);
-  // Nothing of the copied configuration may hold a credential, the one the proxy holds included.
-  const secrets = [...secretValues(input.env, config.redact_env), ...(model ? [model.held.value] : [])];
-  const claudeHome = await claudeScope(config.claude_code.bin, input.env, secrets).catch(async (err) => {
-    await model?.close();
-    throw err;
-  });
+  const { model, claudeHome, configDir } = await claudeSetup(input);
   const claude = createClaudeCodeEngine({
     config,
     worktree: input.worktree,
@@ -125,6 +140,7 @@ export async function openSessionEngine(input: OpenEngineInput): Promise<OpenedE
     boot: input.boot,
     sandbox: input.sandboxes.claude(model ? { ...claudeHome, modelSocket: model.socket } : claudeHome),
     model,
+    configDir,
     observer: input.observer,
     // The native engine needs time left to take over from a call that timed out.
     reserveMs: config.claude_code.fallback === 'native' ? MIN_FALLBACK_MS : 0,

@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { reply, type Script, scriptQueue } from '../../src/emulators/anthropic/index.js';
 import { costOf, priceOf } from '../../src/model/prices.js';
@@ -22,6 +24,15 @@ async function realSession(
   config: Record<string, unknown> = {},
 ) {
   const h = await claudeHarness({ script, retries: 0 });
+  // Your own settings may reroute the API or log in (a settings `env` wins over the process's): the
+  // session's claude works from the scrubbed copy, through its proxy, all the same.
+  await mkdir(join(h.home, '.claude'), { recursive: true });
+  await writeFile(
+    join(h.home, '.claude', 'settings.json'),
+    JSON.stringify({
+      env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: 'sk-ant-api03-from-settings' },
+    }),
+  );
   const session = await claudeCodeIssueSession({
     repo,
     bin: real as string,

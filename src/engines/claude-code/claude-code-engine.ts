@@ -41,6 +41,8 @@ export interface ClaudeCodeEngineOptions {
    * one (the harness holds no credential) `claude` has no login at all.
    */
   model?: ModelAccess | undefined;
+  /** CLAUDE_CONFIG_DIR for an unconfined `claude`: the scrubbed copy of its configuration. */
+  configDir?: string | undefined;
   /** Told of each API response and tool call as they happen, and of the cost when a call ends. */
   observer?: AgentObserver | undefined;
   /**
@@ -75,7 +77,12 @@ function endOf(result: ClaudeCodeResult): Pick<EngineResult, 'stop' | 'reason' |
  */
 export function claudeEnv(options: ClaudeCodeEngineOptions): Record<string, string> {
   const env = scrubEnv(options.env, [...options.config.redact_env, ...MODEL_CREDENTIALS, ...MODEL_ROUTING]);
-  return { ...env, ...QUIET_CLI, ...options.model?.env(options.sandbox) };
+  return {
+    ...env,
+    ...QUIET_CLI,
+    ...(options.configDir ? { CLAUDE_CONFIG_DIR: options.configDir } : {}),
+    ...options.model?.env(options.sandbox),
+  };
 }
 
 /**

@@ -1,4 +1,14 @@
-import { mkdir, mkdtemp, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { installationOf } from '../../sandbox/host-paths.js';
@@ -70,4 +80,22 @@ export async function claudeScope(
   const program = bin.includes('/') ? resolve(bin) : findExecutable(bin, env.PATH);
   const real = program && isAbsolute(program) ? await realpath(program).catch(() => undefined) : undefined;
   return { home, homeBinds, readOnly: real ? [installationOf(real)] : [], scratch };
+}
+
+/**
+ * For a `claude` that runs unconfined (`sandbox.mode: none`), where no sandbox shows the copy at the
+ * real path: the copy becomes its configuration directory (CLAUDE_CONFIG_DIR, which also moves
+ * `.claude.json` there), with the real `projects/` linked in for the session files. Otherwise your
+ * own settings would apply, and a settings `env` wins over the process's: an ANTHROPIC_BASE_URL or
+ * key there would take `claude` past the model proxy.
+ */
+export async function unconfinedConfigDir(
+  home: ClaudeHome,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<string> {
+  const config = join(home.scratch, 'config');
+  await symlink(join(claudeConfigDir(env), 'projects'), join(config, 'projects'));
+  const settings = join(home.scratch, 'claude.json');
+  if (await isFile(settings)) await copyFile(settings, join(config, '.claude.json'));
+  return config;
 }
