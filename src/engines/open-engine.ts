@@ -70,6 +70,7 @@ async function modelAccess(input: OpenEngineInput): Promise<ModelAccess | undefi
     prices: input.config.model.prices,
     tcp: input.sandboxes.commands.kind === 'none',
     budgetUsd: input.config.session.max_usd,
+    now: input.clock.now(),
     onRefused: (request) =>
       input.log.warn(
         { request },

@@ -66,9 +66,10 @@ async function readJson(path: string): Promise<Record<string, unknown> | undefin
 
 /**
  * The credential to hold: from the environment, else the login Claude Code keeps itself (an API key
- * approved into ~/.claude.json, or the subscription's OAuth token in .credentials.json).
+ * approved into ~/.claude.json, or the subscription's OAuth token in .credentials.json while it has
+ * not expired at `now`: the proxy cannot refresh it, and the CLI would retry its 401s for minutes).
  */
-export async function findModelCredential(env: Env): Promise<HeldCredential | undefined> {
+export async function findModelCredential(env: Env, now?: number): Promise<HeldCredential | undefined> {
   for (const name of MODEL_CREDENTIALS) {
     const value = env[name]?.trim();
     if (value) return { name, value };
@@ -78,8 +79,9 @@ export async function findModelCredential(env: Env): Promise<HeldCredential | un
     return { name: 'ANTHROPIC_API_KEY', value: settings.primaryApiKey };
   }
   const login = await readJson(join(claudeConfigDir(env), '.credentials.json'));
-  const oauth = login?.claudeAiOauth as { accessToken?: unknown } | undefined;
-  if (typeof oauth?.accessToken === 'string' && oauth.accessToken) {
+  const oauth = login?.claudeAiOauth as { accessToken?: unknown; expiresAt?: unknown } | undefined;
+  const expired = now !== undefined && typeof oauth?.expiresAt === 'number' && oauth.expiresAt <= now;
+  if (typeof oauth?.accessToken === 'string' && oauth.accessToken && !expired) {
     return { name: 'CLAUDE_CODE_OAUTH_TOKEN', value: oauth.accessToken };
   }
   return undefined;
@@ -142,8 +144,10 @@ export async function openModelAccess(options: {
    */
   budgetUsd?: number;
   onRefused?: (request: string) => void;
+  /** The time, for a stored login's expiry. */
+  now?: number;
 }): Promise<ModelAccess | undefined> {
-  const held = await findModelCredential(options.env);
+  const held = await findModelCredential(options.env, options.now);
   if (!held) return undefined;
   const placeholder = `${PLACEHOLDER_PREFIXES[held.name]}${randomBytes(16).toString('hex')}`;
   let spend: ModelSpend = { usage: ZERO_USAGE, costUsd: 0, responses: 0, overBudget: 0 };

@@ -51,6 +51,12 @@ describe('findModelCredential', () => {
       value: 'sk-ant-oat01-login',
     });
     expect(await findModelCredential({ HOME: await home() })).toBeUndefined();
+    // A stored login past its expiry is not held: the proxy cannot refresh it.
+    const expiring = await home({
+      '.claude/.credentials.json': { claudeAiOauth: { accessToken: 'sk-ant-oat01-old', expiresAt: 1_000 } },
+    });
+    expect(await findModelCredential({ HOME: expiring }, 999)).toMatchObject({ value: 'sk-ant-oat01-old' });
+    expect(await findModelCredential({ HOME: expiring }, 1_000)).toBeUndefined();
   });
 });
 
