@@ -65,15 +65,25 @@ function expectNoSecret(text: string): void {
 describe('the model credential never reaches claude (a hostile stand-in)', () => {
   it('in the sandbox: its environment, /proc and its home hold placeholders and settings, never a credential', async () => {
     const { home, dump } = await homeWithLogins();
+    // Loopback only: the proxy's endpoint is the scripted API, whatever reaches it.
+    const api = createAnthropicEmulator({
+      apiKey: REAL_KEY,
+      baseUrl: 'http://127.0.0.1/',
+      script: () => reply.text('hi'),
+    });
+    const server = await api.listen();
     const { report, ledger } = await claudeCodeIssueSession({
       repo,
       bin: HOSTILE,
       claudeCode: { fallback: 'none' },
-      env: { HOME: home, ANTHROPIC_API_KEY: REAL_KEY, HOSTILE_DUMP: dump },
+      env: { HOME: home, ANTHROPIC_API_KEY: REAL_KEY, ANTHROPIC_BASE_URL: server.url, HOSTILE_DUMP: dump },
       native: () => reply.text('(the native engine was not expected)'),
-    });
+    }).finally(() => server.close());
     expect(report.outcome).toBe('resolved');
+    // Whatever of its calls reached the API (once the sandbox bridges the proxy's socket) came with the real key.
+    expect(api.requests.every((r) => r.status === 200)).toBe(true);
     const seen = await readFile(dump, 'utf8');
+    expect(seen).not.toContain(server.url);
     // It did read what it was after: its environment, its home's configuration (scrubbed copies).
     expect(seen).toMatch(
       new RegExp(`"ANTHROPIC_API_KEY": "${PLACEHOLDER_PREFIXES.ANTHROPIC_API_KEY}[0-9a-f]{32}"`),
