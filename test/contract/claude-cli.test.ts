@@ -1,8 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { type ApiErrorType, ERROR_STATUS, reply, scriptQueue } from '../../src/emulators/anthropic/index.js';
 import { type ClaudeCodeRunOptions, runClaudeCode } from '../../src/engines/claude-code/claude-code-run.js';
+import { claudeScope } from '../../src/engines/claude-code/claude-scope.js';
 import { createClaudeCodeConversation } from '../../src/engines/claude-code/conversation.js';
 import { openModelAccess, PLACEHOLDER_PREFIXES } from '../../src/engines/claude-code/model-access.js';
 import {
@@ -12,8 +13,9 @@ import {
 } from '../../src/engines/claude-code/session-history.js';
 import { COMPACTION_REQUEST } from '../../src/engines/engine.js';
 import { costOf, priceOf } from '../../src/model/prices.js';
-import { UNSANDBOXED } from '../../src/sandbox/sandbox.js';
+import { createBwrapSandbox } from '../../src/sandbox/sandbox.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
+import { sandboxFacts } from '../helpers/sandbox.js';
 import {
   CLAUDE_CODE_VERSION,
   claudeHarness,
@@ -288,21 +290,35 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     expect(over.costUsd).toBeGreaterThan(0);
   });
 
-  it('sends its API calls over ANTHROPIC_UNIX_SOCKET: the model proxy needs no TCP port at all (an option for a sandbox with no network)', async () => {
+  it('in bubblewrap with a network namespace of its own (loopback only), it reaches the model proxy over ANTHROPIC_UNIX_SOCKET: no bridge, no TCP port', async () => {
     const h = await claudeHarness({});
-    // A proxy on its Unix socket only; the base URL names a port where nothing listens.
+    // A proxy on its Unix socket only; inside, the base URL names a port where nothing listens.
     const access = await openModelAccess({ env: h.hostEnv, prices: {}, tcp: false });
+    if (!access) throw new Error('the harness holds a credential');
     try {
+      const scope = await claudeScope(real as string, h.hostEnv, []);
+      const sandbox = createBwrapSandbox(
+        {
+          writable: [h.worktree],
+          readOnly: scope.readOnly,
+          network: 'none',
+          home: { path: scope.home, binds: scope.homeBinds },
+          extraMounts: [{ kind: 'bind', source: dirname(access.socket), dest: '/tmp/issueloop-model' }],
+        },
+        await sandboxFacts(),
+      );
       const env = {
-        ...h.env,
-        ...access?.env({ ...UNSANDBOXED, kind: 'bwrap' }),
-        ANTHROPIC_UNIX_SOCKET: access?.socket ?? '',
+        PATH: h.env.PATH ?? '',
+        HOME: h.home,
+        ...access.env(sandbox),
+        ANTHROPIC_UNIX_SOCKET: `/tmp/issueloop-model/${basename(access.socket)}`,
       };
-      const result = await call(h, 'hello', { env });
+      const result = await call(h, 'hello', { env, sandbox });
       expect(result.ok).toBe(true);
-      expect(access?.spent().responses).toBe(1);
+      expect(access.spent().responses).toBe(1);
+      await rm(scope.scratch, { recursive: true, force: true });
     } finally {
-      await access?.close();
+      await access.close();
     }
   });
 });
