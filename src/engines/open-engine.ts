@@ -1,6 +1,9 @@
+import { secretValues } from '../agent/tools/scrub-env.js';
+import type { RefusedModelRequest } from '../sandbox/model-proxy.js';
 import type { WorktreeSandboxes } from '../sandbox/sandbox-host.js';
 import { createClaudeCodeEngine } from './claude-code/claude-code-engine.js';
-import { claudeConfigDir, claudeScope } from './claude-code/claude-scope.js';
+import { claudeConfigDir, claudeScope, unconfinedConfigDir } from './claude-code/claude-scope.js';
+import { type ModelAccess, openModelAccess } from './claude-code/model-access.js';
 import type { EngineName, EngineTotals, SessionEngine, ThreadCarry } from './engine.js';
 import {
   createFallbackEngine,
@@ -49,6 +52,52 @@ export interface OpenedEngine {
   engine: SessionEngine;
   /** Claude Code's throwaway configuration, to remove with the worktree. */
   scratch?: string;
+  /** The API calls Claude Code's model proxy refused (not one Claude Code needs), and how often. */
+  refused(): RefusedModelRequest[];
+  /** Stops what the engine keeps running for the session (Claude Code's model proxy); once, at clean-up. */
+  close(): Promise<void>;
+}
+
+const NOTHING_OPEN = { refused: () => [], close: async () => undefined } as const;
+
+/**
+ * The session's model proxy, holding the credential `claude` never gets: on a loopback port of the
+ * host only when `claude` runs unconfined, else behind the claude sandbox's bridge.
+ */
+async function modelAccess(input: OpenEngineInput): Promise<ModelAccess | undefined> {
+  return openModelAccess({
+    env: input.env,
+    prices: input.config.model.prices,
+    tcp: input.sandboxes.commands.kind === 'none',
+    budgetUsd: input.config.session.max_usd,
+    now: input.clock.now(),
+    onRefused: (request) =>
+      input.log.warn(
+        { request },
+        `claude-code: the model proxy refused ${request} (not an API call it needs)`,
+      ),
+  });
+}
+
+/**
+ * What `claude` runs with: the model proxy, the scrubbed copy of its configuration (holding none of
+ * the credentials, the proxy's included), and, unconfined, that copy as its configuration directory.
+ */
+async function claudeSetup(input: OpenEngineInput) {
+  const model = await modelAccess(input);
+  try {
+    const secrets = [
+      ...secretValues(input.env, input.config.redact_env),
+      ...(model ? [model.held.value] : []),
+    ];
+    const claudeHome = await claudeScope(input.config.claude_code.bin, input.env, secrets);
+    const unconfined = input.sandboxes.commands.kind === 'none';
+    const configDir = unconfined ? await unconfinedConfigDir(claudeHome, input.env) : undefined;
+    return { model, claudeHome, configDir };
+  } catch (err) {
+    await model?.close();
+    throw err;
+  }
 }
 
 /**
@@ -78,9 +127,9 @@ export async function openSessionEngine(input: OpenEngineInput): Promise<OpenedE
       sandbox: input.sandboxes.commands,
       currentModel: input.currentModel,
     });
-  if (input.name !== 'claude-code') return { engine: await native() };
+  if (input.name !== 'claude-code') return { engine: await native(), ...NOTHING_OPEN };
 
-  const claudeHome = await claudeScope(config.claude_code.bin, input.env);
+  const { model, claudeHome, configDir } = await claudeSetup(input);
   const claude = createClaudeCodeEngine({
     config,
     worktree: input.worktree,
@@ -90,7 +139,9 @@ export async function openSessionEngine(input: OpenEngineInput): Promise<OpenedE
     now: () => input.clock.now(),
     from: thread?.engine === 'claude-code' ? thread : undefined,
     boot: input.boot,
-    sandbox: await input.sandboxes.claude(claudeHome),
+    sandbox: await input.sandboxes.claude(model ? { ...claudeHome, modelSocket: model.socket } : claudeHome),
+    model,
+    configDir,
     observer: input.observer,
     // The native engine needs time left to take over from a call that timed out.
     reserveMs: config.claude_code.fallback === 'native' ? MIN_FALLBACK_MS : 0,
@@ -118,5 +169,10 @@ export async function openSessionEngine(input: OpenEngineInput): Promise<OpenedE
           ...(input.onFallback ? { onFallback: input.onFallback } : {}),
         })
       : claude;
-  return { engine, scratch: claudeHome.scratch };
+  return {
+    engine,
+    scratch: claudeHome.scratch,
+    refused: () => model?.refused() ?? [],
+    close: async () => model?.close(),
+  };
 }

@@ -140,6 +140,7 @@ async function openEngine(state: SessionState, guarded: GuardedWorktree): Promis
   });
   state.engine = opened.engine;
   if (opened.scratch) state.scratch = opened.scratch;
+  state.closeEngine = opened.close;
 }
 
 /**
@@ -235,6 +236,9 @@ async function cleanUp(state: SessionState): Promise<void> {
     .catch((err: unknown) =>
       log.warn({ err: (err as Error).message }, 'could not stop the session sandboxes'),
     );
+  await state
+    .closeEngine?.()
+    .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'could not stop the model proxy'));
   await rm(state.agentGitDir, { recursive: true, force: true }).catch(() => undefined);
   if (state.scratch) await rm(state.scratch, { recursive: true, force: true }).catch(() => undefined);
   if (!state.delivered && state.startedAt !== undefined) {

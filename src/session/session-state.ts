@@ -43,6 +43,8 @@ export interface SessionState {
   delivered: boolean;
   /** Claude Code's throwaway configuration, removed with the worktree. */
   scratch?: string;
+  /** Stops what the engine keeps running (Claude Code's model proxy): at clean-up. */
+  closeEngine?: () => Promise<void>;
   /** The session's sandboxes once the worktree is guarded: closed at clean-up, asked what they refused. */
   sandboxes?: WorktreeSandboxes;
   /** Appends to the ledger; appends never reject (see Ledger), so nothing waits for them. */

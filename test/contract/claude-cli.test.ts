@@ -1,17 +1,29 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { type ApiErrorType, ERROR_STATUS, reply, scriptQueue } from '../../src/emulators/anthropic/index.js';
 import { type ClaudeCodeRunOptions, runClaudeCode } from '../../src/engines/claude-code/claude-code-run.js';
+import { claudeScope } from '../../src/engines/claude-code/claude-scope.js';
 import { createClaudeCodeConversation } from '../../src/engines/claude-code/conversation.js';
+import { openModelAccess, PLACEHOLDER_PREFIXES } from '../../src/engines/claude-code/model-access.js';
 import {
   claudeProjectName,
   readSessionSeed,
   sessionFilePath,
 } from '../../src/engines/claude-code/session-history.js';
 import { COMPACTION_REQUEST } from '../../src/engines/engine.js';
+import { costOf, priceOf } from '../../src/model/prices.js';
+import { createBwrapSandbox } from '../../src/sandbox/sandbox.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
-import { CLAUDE_CODE_VERSION, claudeHarness, contractSuite, record, sessionFileText } from './real-claude.js';
+import { sandboxFacts } from '../helpers/sandbox.js';
+import {
+  CLAUDE_CODE_VERSION,
+  claudeHarness,
+  contractSuite,
+  EMULATOR_KEY,
+  record,
+  sessionFileText,
+} from './real-claude.js';
 
 /**
  * The Claude Code engine against the real `claude` CLI (the pinned release .ci/run installs), pointed
@@ -102,6 +114,15 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     expect(recorded).toBeCloseTo(total, 9);
     expect(naive).toBeGreaterThan(1.5 * total);
     expect(h.messageRequests().length).toBeGreaterThanOrEqual(4);
+    // What the proxy read from the streams, priced by issueloop's table, against what the emulator served.
+    const served = h.emulator.cacheStats();
+    const expected = costOf(served, priceOf('claude-sonnet-5-5'));
+    const measured = h.spent();
+    console.log(
+      `contract figures: through the proxy ${measured?.responses} responses, ${JSON.stringify(measured?.usage)} = $${measured?.costUsd.toFixed(6)}; the emulator served ${served.requests} responses, ${JSON.stringify({ ...served, requests: undefined })} = $${expected.toFixed(6)} (the CLI's own total: $${total.toFixed(6)})`,
+    );
+    expect(measured?.responses).toBe(served.requests);
+    expect(Math.abs((measured?.costUsd ?? 0) - expected)).toBeLessThanOrEqual(0.01 * expected);
   });
 
   it('compaction is judged on the real context: under the threshold it resumes, past it a summary then a fresh session', async () => {
@@ -204,7 +225,10 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
       const h = await claudeHarness({ credential });
       const result = await call(h, 'hello');
       expect(result.ok).toBe(true);
+      // The emulator takes only the real key: the CLI held a placeholder, the proxy put the key in.
       expect(h.messageRequests().some((r) => r.status === 200)).toBe(true);
+      expect(h.env[credential]?.startsWith(PLACEHOLDER_PREFIXES[credential])).toBe(true);
+      expect(JSON.stringify(h.env)).not.toContain(EMULATOR_KEY);
     },
   );
 
@@ -264,5 +288,36 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     });
     expect(over).toMatchObject({ ok: false, limit: 'cost' });
     expect(over.costUsd).toBeGreaterThan(0);
+  });
+
+  it('in bubblewrap with a network namespace of its own (loopback only), it reaches the model proxy over ANTHROPIC_UNIX_SOCKET: no bridge, no TCP port', async () => {
+    const h = await claudeHarness({});
+    // A proxy on its Unix socket only; inside, the base URL names a port where nothing listens.
+    const access = await openModelAccess({ env: h.hostEnv, prices: {}, tcp: false });
+    if (!access) throw new Error('the harness holds a credential');
+    try {
+      const scope = await claudeScope(real as string, h.hostEnv, []);
+      const sandbox = createBwrapSandbox(
+        {
+          writable: [h.worktree],
+          readOnly: scope.readOnly,
+          home: { path: scope.home, binds: scope.homeBinds },
+          extraMounts: [{ kind: 'bind', source: dirname(access.socket), dest: '/tmp/issueloop-model' }],
+        },
+        await sandboxFacts(),
+      );
+      const env = {
+        PATH: h.env.PATH ?? '',
+        HOME: h.home,
+        ...access.env(sandbox),
+        ANTHROPIC_UNIX_SOCKET: `/tmp/issueloop-model/${basename(access.socket)}`,
+      };
+      const result = await call(h, 'hello', { env, sandbox });
+      expect(result.ok).toBe(true);
+      expect(access.spent().responses).toBe(1);
+      await rm(scope.scratch, { recursive: true, force: true });
+    } finally {
+      await access.close();
+    }
   });
 });

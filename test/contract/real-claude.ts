@@ -6,6 +6,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe } from 'vitest';
 import { createAnthropicEmulator, type Script } from '../../src/emulators/anthropic/index.js';
+import { openModelAccess, QUIET_CLI } from '../../src/engines/claude-code/model-access.js';
+import { UNSANDBOXED } from '../../src/sandbox/sandbox.js';
 import { CLAUDE_CODE_VERSION } from '../helpers/claude-code-version.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -58,9 +60,12 @@ afterEach(async () => {
 export const EMULATOR_KEY = 'sk-ant-api03-contract-0123456789';
 
 /**
- * A home for the real CLI with the project's scripted Anthropic server on loopback: its environment
- * logs in with `credential` (ANTHROPIC_API_KEY unless told), sends nothing but model requests, and
- * retries a refusal `retries` times.
+ * A home for the real CLI with the project's scripted Anthropic server on loopback, reached as a
+ * session reaches the API: through issueloop's model proxy, which holds the key (`credential` names
+ * the variable, ANTHROPIC_API_KEY unless told) while the CLI gets a placeholder in it. Its
+ * environment sends nothing but model requests, and retries a refusal `retries` times. `hostEnv` is
+ * what the harness itself holds (the real key, the emulator's URL), for a session that opens its own
+ * proxy; `spent()` is what went through the harness's proxy, as the API answered.
  */
 export async function claudeHarness(options: {
   script?: Script;
@@ -82,17 +87,31 @@ export async function claudeHarness(options: {
   const server = await emulator.listen();
   closers.push(() => server.close());
   const credential = options.credential ?? 'ANTHROPIC_API_KEY';
-  const env: Record<string, string> = {
+  const hostEnv: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: home,
     ANTHROPIC_BASE_URL: server.url,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
     CLAUDE_CODE_MAX_RETRIES: String(options.retries ?? 0),
     ...(credential === 'none' ? {} : { [credential]: EMULATOR_KEY }),
   };
+  const access = await openModelAccess({ env: hostEnv, prices: {}, tcp: true });
+  if (access) closers.push(() => access.close());
+  const { [credential]: _held, ...withoutKey } = hostEnv;
+  const env: Record<string, string> = access
+    ? { ...withoutKey, ...access.env(UNSANDBOXED) }
+    : { ...hostEnv, ...QUIET_CLI };
   const messageRequests = () => emulator.requests.filter((r) => r.path.startsWith('/v1/messages'));
-  return { home, worktree, env, emulator, messageRequests, claudeHome: join(home, '.claude') };
+  const spent = () => access?.spent();
+  return {
+    home,
+    worktree,
+    env,
+    hostEnv,
+    emulator,
+    messageRequests,
+    spent,
+    claudeHome: join(home, '.claude'),
+  };
 }
 
 /** The session file the CLI wrote for `sessionId`, wherever under projects/ it put it. */

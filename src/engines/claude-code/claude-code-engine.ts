@@ -14,22 +14,13 @@ import {
 import { type ClaudeCodeResult, runClaudeCode } from './claude-code-run.js';
 import { type ConversationCall, createClaudeCodeConversation } from './conversation.js';
 import { createLiveEvents } from './live-events.js';
-
-/** The environment variables Claude Code logs in with, where set. */
-export const MODEL_CREDENTIALS = [
-  'ANTHROPIC_API_KEY',
-  'CLAUDE_CODE_OAUTH_TOKEN',
-  'ANTHROPIC_AUTH_TOKEN',
-] as const;
-
-function modelCredentials(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const name of MODEL_CREDENTIALS) {
-    const value = env[name];
-    if (value) found[name] = value;
-  }
-  return found;
-}
+import {
+  MODEL_CREDENTIALS,
+  MODEL_ROUTING,
+  type ModelAccess,
+  type ModelSpend,
+  QUIET_CLI,
+} from './model-access.js';
 
 export interface ClaudeCodeEngineOptions {
   config: Config;
@@ -44,6 +35,14 @@ export interface ClaudeCodeEngineOptions {
   boot?: { path: string; text: string } | undefined;
   /** Where `claude` runs. */
   sandbox: CommandSandbox;
+  /**
+   * The session's model proxy, which holds the credential: `claude` gets a placeholder and the
+   * proxy's address, and each call's tokens and cost are what the API returned through it. Without
+   * one (the harness holds no credential) `claude` has no login at all.
+   */
+  model?: ModelAccess | undefined;
+  /** CLAUDE_CONFIG_DIR for an unconfined `claude`: the scrubbed copy of its configuration. */
+  configDir?: string | undefined;
   /** Told of each API response and tool call as they happen, and of the cost when a call ends. */
   observer?: AgentObserver | undefined;
   /**
@@ -72,17 +71,55 @@ function endOf(result: ClaudeCodeResult): Pick<EngineResult, 'stop' | 'reason' |
 }
 
 /**
+ * `claude`'s environment: the scrubbed one, without anything that routes its API calls or logs it in
+ * (checked again by name, whatever the scrubber's patterns), with its non-essential traffic off, plus
+ * the model proxy's variables.
+ */
+export function claudeEnv(options: ClaudeCodeEngineOptions): Record<string, string> {
+  const env = scrubEnv(options.env, [...options.config.redact_env, ...MODEL_CREDENTIALS, ...MODEL_ROUTING]);
+  return {
+    ...env,
+    ...QUIET_CLI,
+    ...(options.configDir ? { CLAUDE_CONFIG_DIR: options.configDir } : {}),
+    ...options.model?.env(options.sandbox),
+  };
+}
+
+/**
+ * What a call used, as the API told the model proxy (priced by model/prices.ts with the config's
+ * overrides): what the proxy counted during the call. The CLI's own figures stay only without a proxy.
+ */
+async function measured(
+  result: ClaudeCodeResult,
+  model: ModelAccess | undefined,
+  before: ModelSpend | undefined,
+): Promise<ClaudeCodeResult> {
+  if (!model || !before) return result;
+  await model.idle();
+  const after = model.spent();
+  const usage = {
+    input: after.usage.input - before.usage.input,
+    cacheWrite: after.usage.cacheWrite - before.usage.cacheWrite,
+    cacheRead: after.usage.cacheRead - before.usage.cacheRead,
+    output: after.usage.output - before.usage.output,
+  };
+  const spent = { ...result, usage, costUsd: after.costUsd - before.costUsd };
+  // The proxy stopped the call at the session's budget: the CLI saw an API error, the session a limit.
+  if (!spent.ok && after.overBudget > before.overBudget) return { ...spent, limit: 'cost' };
+  return spent;
+}
+
+/**
  * Claude Code as a session engine: each `run` is one `claude -p` call resuming the session (a verify
  * fix-up continues the same conversation), compacted by seed 000's rule past the threshold, within
  * what is left of the session's model calls, money and time. Claude Code runs with the scrubbed
- * environment plus the model credential it logs in with; never a GitHub token.
+ * environment and a placeholder credential: the session's model proxy holds the real one. Never a
+ * GitHub token, never a model credential.
  */
 export function createClaudeCodeEngine(options: ClaudeCodeEngineOptions): SessionEngine {
   const { config } = options;
   const model = config.claude_code.model ?? config.model.primary;
-  // Headless Claude Code logs in with a model credential from its environment (an API key, a
-  // subscription's OAuth token, or a gateway's auth token): that one reaches it, never a GitHub token.
-  const env = { ...scrubEnv(options.env, config.redact_env), ...modelCredentials(options.env) };
+  const env = claudeEnv(options);
   const started = options.now();
   let totals = ZERO_TOTALS;
   const transcript: MessageParam[] = [];
@@ -90,7 +127,8 @@ export function createClaudeCodeEngine(options: ClaudeCodeEngineOptions): Sessio
   const timeLeft = () =>
     callTimeoutMs(config.session.max_duration - (options.now() - started), options.reserveMs ?? 0);
   const call = async ({ prompt, session, previousCostUsd }: ConversationCall) => {
-    const result = await runClaudeCode({
+    const before = options.model?.spent();
+    const printed = await runClaudeCode({
       bin: config.claude_code.bin,
       cwd: options.worktree,
       model,
@@ -111,6 +149,7 @@ export function createClaudeCodeEngine(options: ClaudeCodeEngineOptions): Sessio
         ? { appendSystemPrompt: `Project context (from ${options.boot.path}):\n${options.boot.text}` }
         : {}),
     });
+    const result = await measured(printed, options.model, before);
     live.callEnded(result.costUsd);
     totals = addTotals(totals, {
       ...ZERO_TOTALS,

@@ -4,6 +4,7 @@ import { createRedactor } from '../../../src/core/redact.js';
 import { createAnthropicEmulator, type Script } from '../../../src/emulators/anthropic/index.js';
 import type { createModelRuntime } from '../../../src/engines/native/model-runtime.js';
 import type { BacklogIssue } from '../../../src/github/issue-shape.js';
+import type { SandboxHost } from '../../../src/sandbox/sandbox-host.js';
 import { openLedger } from '../../../src/session/ledger.js';
 import { runSession } from '../../../src/session/run-session.js';
 import { issueWork } from '../../../src/sources/issues/issue-work.js';
@@ -34,6 +35,8 @@ export async function claudeCodeIssueSession(options: {
   env: Record<string, string>;
   /** The native engine's model. */
   native: Script;
+  /** Where the agent's processes run: the default sandbox (bubblewrap) unless given. */
+  sandbox?: SandboxHost;
   /** The native engine's model runtime, from the real one (to fail or interrupt its start). */
   models?: (real: Models, controller: AbortController) => Models;
 }) {
@@ -75,7 +78,7 @@ export async function claudeCodeIssueSession(options: {
     config: gh.config,
     models: options.models ? options.models(models, controller) : models,
     env: { ...repo.fx.env, ...options.env, GITHUB_TOKEN: SESSION_TOKEN },
-    sandbox: await testSandboxHost(),
+    sandbox: options.sandbox ?? (await testSandboxHost()),
     redact,
     deps,
     ledger,

@@ -65,6 +65,11 @@ describe('a session on the Claude Code engine', () => {
     expect(call?.prompt).toMatch(/^Issue #\d+: Greeting typo\n/);
     expect(call?.cwd).toMatch(/worktrees\/issue-\d+$/);
     expect(call?.env).not.toContain('GITHUB_TOKEN');
+    // No credential held, so no model proxy: still none of the CLI's non-essential traffic.
+    expect(call?.env).toEqual(
+      expect.arrayContaining(['CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC', 'DISABLE_TELEMETRY']),
+    );
+    expect(call?.env).not.toContain('ANTHROPIC_BASE_URL');
     // Headless Claude Code cannot ask for permission: edits and the usual tools are granted up front.
     // Within the session's model calls and money, in a session whose id is chosen up front.
     expect(call?.args).toEqual([
@@ -202,7 +207,7 @@ describe('a session on the Claude Code engine', () => {
     expect(report.partialContext).toContain('Credit balance is too low');
   });
 
-  it('regression: headless claude gets the model credential to log in with, and still no GitHub token ("Not logged in")', async () => {
+  it('regression: headless claude logs in with a placeholder in the variable the credential came in, behind the model proxy; still no GitHub token', async () => {
     for (const name of ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_AUTH_TOKEN']) {
       const { fake, report } = await session(
         [{ stdout: resultJson({ result: 'Fixed the typo.' }), write: { file: 'greet.js', content: FIXED } }],
@@ -213,6 +218,8 @@ describe('a session on the Claude Code engine', () => {
       expect(report.outcome).toBe('resolved');
       const [call] = await fake.calls();
       expect(call?.env).toContain(name);
+      expect(call?.env).toContain('ANTHROPIC_BASE_URL');
+      expect(call?.env).toContain('CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC');
       expect(call?.env).not.toContain('GITHUB_TOKEN');
       expect(report.reason + report.partialContext).not.toContain(`credential-for-${name}`);
     }
