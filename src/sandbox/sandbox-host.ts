@@ -60,8 +60,11 @@ export interface ClaudeScope {
 export interface WorktreeSandboxes {
   /** The agent's bash tool and the verify command. */
   commands: CommandSandbox;
-  /** `session.setup` (e.g. `npm ci`): its package registries, never a secret. */
-  setup: CommandSandbox;
+  /**
+   * `session.setup` (e.g. `npm ci`): its package registries, never a secret. Starts the role's
+   * network on the first call: a session without setup pays nothing for it.
+   */
+  setup(): Promise<CommandSandbox>;
   /**
    * The `claude` process: the model through MODEL_PORT, `allow_domains`, the given directories of
    * its home, its program. Starts the role's network on the first call.
@@ -75,13 +78,13 @@ export interface WorktreeSandboxes {
 
 export interface SandboxHost {
   readonly mode: 'os' | 'none';
-  /** The session's sandboxes, their network namespaces started (the claude role's in `claude()`). */
+  /** The session's sandboxes, the commands' network namespace started (setup's and claude's on first use). */
   forWorktree(view: WorktreeView): Promise<WorktreeSandboxes>;
 }
 
 const NONE: WorktreeSandboxes = Object.freeze({
   commands: UNSANDBOXED,
-  setup: UNSANDBOXED,
+  setup: async () => UNSANDBOXED,
   claude: async () => UNSANDBOXED,
   blocked: () => [],
   close: async () => undefined,
@@ -132,10 +135,8 @@ export function createSandboxHost(
       });
       const policies = rolePolicies(settings, view.worktree);
       try {
-        const [commands, setup] = await Promise.all([
-          network.open('commands', policies.commands),
-          network.open('setup', policies.setup),
-        ]);
+        const commands = await network.open('commands', policies.commands);
+        let setup: Promise<CommandSandbox> | undefined;
         const reaches = (policy: EgressPolicy) => policy.hosts === 'any' || policy.hosts.length > 0;
         // One claude namespace per session and model socket, however often the engine asks.
         const claudeNets = new Map<string, Promise<NetHolder>>();
@@ -152,7 +153,14 @@ export function createSandboxHost(
             { ...scope, net: commands, nodeUsesProxy: reaches(policies.commands) },
             facts,
           ),
-          setup: createBwrapSandbox({ ...scope, net: setup, nodeUsesProxy: reaches(policies.setup) }, facts),
+          setup() {
+            setup ??= network
+              .open('setup', policies.setup)
+              .then((net) =>
+                createBwrapSandbox({ ...scope, net, nodeUsesProxy: reaches(policies.setup) }, facts),
+              );
+            return setup;
+          },
           async claude({ home, homeBinds, readOnly, modelSocket }) {
             const net = await claudeNet(modelSocket);
             const readOnlyDirs = [...settings.read_only, ...readOnly];

@@ -88,7 +88,7 @@ async function prepareWorktree(
     timeoutMs: config.session.setup_timeout,
     signal: input.signal,
     clock: input.deps.clock,
-    sandbox: guarded.sandboxes.setup,
+    sandbox: await guarded.sandboxes.setup(),
   });
   state.remember('setup', { passed: setup.passed, exitCode: setup.exitCode, durationMs: setup.durationMs });
   if (input.signal.aborted) return { report: state.report('interrupted', 'interrupted during setup') };

@@ -244,7 +244,9 @@ describe.each([
             readOnly: [],
             modelSocket: join(root, 'model.sock'),
           })
-        : sandboxes[role];
+        : role === 'setup'
+          ? await sandboxes.setup()
+          : sandboxes.commands;
     connects.length = 0;
     results = await reachOut(sandbox, marker, { honest, modelPort: MODEL_PORT });
     blocked = sandboxes.blocked().filter((entry) => entry.role === role);
@@ -345,7 +347,7 @@ describe("setup's honest work", () => {
     expect(sandboxes.blocked()).toContainEqual(
       expect.objectContaining({ role: 'commands', destination: 'registry.npmjs.org:80' }),
     );
-    const setup = await install(sandboxes.setup);
+    const setup = await install(await sandboxes.setup());
     expect(setup.exitCode, setup.output).toBe(0);
     expect(readFileSync(join(worktree, 'node_modules', 'left-pad', 'index.js'), 'utf8')).toContain(
       'padStart',
@@ -382,7 +384,7 @@ describe('the two-step setup attack', () => {
       timeoutMs: 60_000,
       maxOutputChars: 50_000,
       signal: new AbortController().signal,
-      sandbox: sandboxes.setup,
+      sandbox: await sandboxes.setup(),
     });
     expect(setup.exitCode, setup.output).toBe(0);
     const results = JSON.parse(readFileSync(join(worktree, 'preinstall.json'), 'utf8')) as Record<

@@ -68,8 +68,8 @@ function runIn(command: string, sandbox: WorktreeSandboxes['commands']) {
     sandbox,
   });
 }
-const inSandbox = (command: string, which: 'commands' | 'setup' = 'commands') =>
-  runIn(command, sandboxes[which]);
+const inSandbox = async (command: string, which: 'commands' | 'setup' = 'commands') =>
+  runIn(command, which === 'setup' ? await sandboxes.setup() : sandboxes.commands);
 
 describe("the sandbox around the agent's commands (real bubblewrap)", () => {
   it('has its own PID namespace: no process of the harness, nor its environment, is visible', async () => {
@@ -126,7 +126,7 @@ describe("the sandbox around the agent's commands (real bubblewrap)", () => {
     const hostNet = readFileSync('/proc/net/dev', 'utf8');
     const scope = await claudeScope('sh', env);
     const claude = await sandboxes.claude(scope);
-    for (const sandbox of [sandboxes.commands, sandboxes.setup, claude]) {
+    for (const sandbox of [sandboxes.commands, await sandboxes.setup(), claude]) {
       const result = await runIn('cat /proc/net/dev; readlink /proc/self/ns/net', sandbox);
       const devices = result.output
         .split('\n')
@@ -148,12 +148,12 @@ describe("the sandbox around the agent's commands (real bubblewrap)", () => {
     expect(first).toMatch(/^net:\[\d+\]$/);
     expect(await netOf(await sandboxes.claude(scope))).toBe(first);
     expect(await netOf(sandboxes.commands)).not.toBe(first);
-    expect(await netOf(sandboxes.setup)).not.toBe(await netOf(sandboxes.commands));
+    expect(await netOf(await sandboxes.setup())).not.toBe(await netOf(sandboxes.commands));
     await rm(scope.scratch, { recursive: true, force: true });
   });
 
-  it('points every role at the egress proxy; Node uses it only where the role may reach a host', () => {
-    for (const sandbox of [sandboxes.commands, sandboxes.setup]) {
+  it('points every role at the egress proxy; Node uses it only where the role may reach a host', async () => {
+    for (const sandbox of [sandboxes.commands, await sandboxes.setup()]) {
       const inside = sandbox.env({ PATH: '/usr/bin' });
       expect(inside.HTTPS_PROXY).toBe('http://127.0.0.1:3128');
       expect(inside.NO_PROXY).toContain('127.0.0.1');
@@ -161,6 +161,25 @@ describe("the sandbox around the agent's commands (real bubblewrap)", () => {
     // Default settings: the commands reach no host, so Node is spared the proxy's start-up cost;
     // setup's registries are detected from a worktree without manifests: none either.
     expect(sandboxes.commands.env({}).NODE_USE_ENV_PROXY).toBeUndefined();
+  });
+
+  it('starts the setup network only when setup runs: a session without session.setup pays for one holder, and setup() asked twice starts one more', async () => {
+    const holders = () =>
+      spawnSync('ps', ['-o', 'args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter((line) => line.includes('/run/issueloop/bridge.mjs')).length;
+    const before = holders();
+    const dirs = await worktreeGitDirs(worktree);
+    const session = await (await testSandboxHost()).forWorktree({ worktree, git: dirs, agentGitDir });
+    try {
+      expect(holders()).toBe(before + 1);
+      const [first, second] = await Promise.all([session.setup(), session.setup()]);
+      expect(second).toBe(first);
+      expect(holders()).toBe(before + 2);
+    } finally {
+      await session.close();
+    }
+    expect(holders()).toBe(before);
   });
 
   it('ends every process when the command ends, setsid daemons included', async () => {
