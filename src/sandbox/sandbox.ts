@@ -1,5 +1,6 @@
 import { closeSync, openSync } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
+import type { Log } from '../core/logger.js';
 import { bwrapArgs, type Mount } from './bwrap-args.js';
 import { PROXY_PORT } from './domain-proxy.js';
 import { SYSTEM_ROOTS, systemMounts, toolDirectories } from './host-paths.js';
@@ -45,6 +46,13 @@ export interface SandboxScope {
    * reach a host, since it costs every Node process 35–70 ms at start (bench/sandbox).
    */
   nodeUsesProxy?: boolean;
+  /**
+   * Never shown as a toolchain, nor a PATH directory holding one or lying in one: the checkout, the
+   * worktrees, the state directory (host-paths.ts).
+   */
+  protect?: readonly string[];
+  /** Where the PATH directories left out are said, once each. */
+  log?: Log | undefined;
 }
 
 export interface HostFacts {
@@ -70,10 +78,21 @@ export function sandboxHome(home: string | undefined): string {
   return SYSTEM_ROOTS.some((root) => isUnder(home, root)) ? FALLBACK_HOME : home;
 }
 
+/** The PATH directories left out that were logged already (a PATH is short: this stays small). */
+const told = new Set<string>();
+
 /** The mounts for one scope, in the order bwrap must apply them. */
 export function sandboxMounts(scope: SandboxScope, facts: HostFacts): Mount[] {
   const home = sandboxHome(scope.home?.path ?? facts.home);
-  const tools = toolDirectories(facts.path, scope.readOnly ?? [], { home: facts.home });
+  const tools = toolDirectories(facts.path, scope.readOnly ?? [], {
+    home: facts.home,
+    protect: scope.protect ?? [],
+    refused(dir, why) {
+      if (told.has(dir)) return;
+      told.add(dir);
+      scope.log?.warn({ dir }, `sandbox: ${dir} is on PATH but not shown in the sandbox: ${why}`);
+    },
+  });
   return [
     ...systemMounts(),
     { kind: 'tmpfs', dest: '/tmp' },

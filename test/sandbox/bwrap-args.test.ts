@@ -108,3 +108,85 @@ describe('toolDirectories', () => {
     }
   });
 });
+
+describe('toolDirectories never shows what the sandbox hides', () => {
+  it('leaves out a checkout, a git dir, the protected paths, the temp dir, issueloop’s temp files and the home’s secrets, and says why', () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-pathrules-')));
+    const egress = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-egress-')));
+    try {
+      const home = join(root, 'home');
+      const dir = (...parts: string[]) => {
+        const path = join(root, ...parts);
+        mkdirSync(path, { recursive: true });
+        return path;
+      };
+      const checkout = dir('checkout');
+      dir('checkout', '.git', 'hooks');
+      const state = dir('state', 'bin');
+      const worktrees = dir('worktrees', 'issue-1', 'bin');
+      writeFileSync(join(root, 'worktrees', 'issue-1', '.git'), 'gitdir: x\n');
+      const fine = dir('tools', 'bin');
+      const cargo = dir('home', '.cargo', 'bin');
+      const entries = [
+        checkout,
+        join(checkout, '.git', 'hooks'),
+        dir('checkout', 'scripts'),
+        state,
+        join(root, 'state'),
+        worktrees,
+        root,
+        realpathSync(tmpdir()),
+        egress,
+        dir('home', '.ssh', 'bin'),
+        dir('home', '.claude', 'local'),
+        dir('home', '.config', 'gh'),
+        dir('elsewhere', 'repo'),
+        fine,
+        cargo,
+      ];
+      writeFileSync(join(root, 'elsewhere', 'repo', '.git'), 'gitdir: x\n');
+      const refused = new Map<string, string>();
+      const dirs = toolDirectories(entries.join(':'), [], {
+        home,
+        // As sandbox-host.ts does: the session's checkout, worktrees and state directory.
+        protect: [checkout, join(root, 'state'), join(root, 'worktrees')],
+        refused: (path, why) => refused.set(path, why),
+      });
+      expect(dirs).toEqual([fine, cargo].sort());
+      for (const entry of entries.filter((entry) => entry !== fine && entry !== cargo))
+        expect(refused.get(entry), entry).toBeTruthy();
+      expect(refused.get(checkout)).toBe(`it is, holds or lies in ${checkout}`);
+      expect(refused.get(join(root, 'elsewhere', 'repo'))).toBe('it is a git work tree');
+      expect(refused.get(join(checkout, 'scripts'))).toBe(`it is, holds or lies in ${checkout}`);
+      // Not protected, a repository's own subdirectory is a toolchain like any other (~/.nvm is a clone).
+      expect(toolDirectories(join(checkout, 'scripts'), [], { home })).toEqual([join(checkout, 'scripts')]);
+      expect(toolDirectories(join(checkout, '.git', 'hooks'), [], { home })).toEqual([]);
+      // (The home of this test is in the temp dir: that reason comes first.)
+      expect(refused.get(realpathSync(tmpdir()))).toMatch(/^it holds the (home|temporary directory)$/);
+      expect(toolDirectories(realpathSync(tmpdir()), [], {})).toEqual([]);
+      expect(refused.get(egress)).toBe("it is in issueloop's own temporary files");
+      expect(refused.get(join(home, '.ssh', 'bin'))).toBe('it is in ~/.ssh');
+      expect(refused.get(root)).toMatch(/^it holds the home|^it is, holds or lies in/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(egress, { recursive: true, force: true });
+    }
+  });
+
+  it('follows no symlink out of a directory it left out, and keeps what sandbox.read_only names', () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-pathrules-')));
+    try {
+      mkdirSync(join(root, 'checkout', '.git'), { recursive: true });
+      mkdirSync(join(root, 'tool'));
+      writeFileSync(join(root, 'tool', 'x'), '');
+      symlinkSync(join(root, 'tool', 'x'), join(root, 'checkout', 'x'));
+      expect(toolDirectories(join(root, 'checkout'), [], {})).toEqual([]);
+      expect(toolDirectories('', [join(root, 'checkout')], {})).toEqual([
+        join(root, 'checkout'),
+        join(root, 'tool'),
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
