@@ -10,6 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MAX_CONNECTIONS } from './domain-proxy.js';
 import {
   answerHeaders,
   forwardedHeaders,
@@ -224,6 +225,9 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
   const servers = [createServer(handle)];
   if (options.tcp) servers.push(createServer(handle));
   for (const server of servers) {
+    // Each connection `claude`'s sandbox holds is a descriptor of the harness's: bounded as the egress
+    // proxy's are (the red team held 2000 through MODEL_PORT).
+    server.maxConnections = MAX_CONNECTIONS;
     // CONNECT and upgrades are not API calls: refused and counted like any other.
     server.on('connect', (req: IncomingMessage, client: Socket) => {
       tally(`CONNECT ${String(req.url).slice(0, 200)}`);

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bwrapArgs, type Mount } from './bwrap-args.js';
+import { MAX_CONNECTIONS } from './domain-proxy.js';
 import { installationOf, systemMounts } from './host-paths.js';
 
 /**
@@ -25,12 +26,14 @@ export const BRIDGE_SOURCE = `import { connect, createServer } from 'node:net';
 const pairs = process.argv.slice(2).map((arg) => arg.split('='));
 let pending = pairs.length;
 for (const [port, socket] of pairs) {
-  createServer((client) => {
+  const server = createServer((client) => {
     const upstream = connect(socket);
     client.pipe(upstream).pipe(client);
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
-  }).listen(Number(port), '127.0.0.1', () => {
+  });
+  server.maxConnections = ${MAX_CONNECTIONS};
+  server.listen(Number(port), '127.0.0.1', () => {
     pending -= 1;
     if (pending === 0) process.stdout.write('ready\\n');
   });
