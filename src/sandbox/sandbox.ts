@@ -2,6 +2,7 @@ import { closeSync, openSync } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
 import type { Log } from '../core/logger.js';
 import { bwrapArgs, type Mount } from './bwrap-args.js';
+import { closingPrelude, inheritableDescriptors } from './descriptors.js';
 import { PROXY_PORT } from './domain-proxy.js';
 import { SYSTEM_ROOTS, systemMounts, toolDirectories } from './host-paths.js';
 import type { NetHolder } from './net-holder.js';
@@ -14,11 +15,16 @@ import { seccompFilterFile } from './seccomp.js';
 export interface CommandSandbox {
   readonly kind: 'bwrap' | 'none';
   /**
-   * The program to spawn and its arguments for `argv` run in `cwd`, inside the sandbox; `fds`, when
-   * given, are descriptors the spawner passes as the child's fd 3, 4, … and then closes
-   * (spawn-sandboxed.ts).
+   * The program to spawn and its arguments for `argv` run in `cwd` with `env` (this sandbox's `env()`),
+   * inside the sandbox; `fds`, when given, are descriptors the spawner passes as the child's fd 3, 4,
+   * … and then closes, `held` ones the spawner keeps open until the child ends and then closes
+   * (spawn-sandboxed.ts). Nothing else of the harness's reaches the command but stdin, stdout, stderr.
    */
-  wrap(argv: readonly string[], cwd: string): { file: string; args: string[]; fds?: number[] };
+  wrap(
+    argv: readonly string[],
+    cwd: string,
+    env?: Readonly<Record<string, string>>,
+  ): { file: string; args: string[]; fds?: number[]; held?: number[] };
   /** The environment inside: `env` with HOME and TMPDIR pointing where the sandbox has them. */
   env(env: Readonly<Record<string, string>>): Record<string, string>;
 }
@@ -124,15 +130,18 @@ export function createBwrapSandbox(scope: SandboxScope, facts: HostFacts): Comma
   const { net } = scope;
   return {
     kind: 'bwrap',
-    wrap(argv, cwd) {
+    wrap(argv, cwd, env = {}) {
       const network = net ? 'inherit' : 'own';
-      const args = bwrapArgs({ mounts, network, cwd, argv, seccompFd: 3 });
+      // bwrap consumes the seccomp descriptor and nsenter is given none: what the harness inherited
+      // is all that could still reach the command, and then a prelude closes it (descriptors.ts).
+      const command = inheritableDescriptors().length > 0 ? closingPrelude(argv, env) : argv;
+      const args = bwrapArgs({ mounts, network, cwd, argv: command, seccompFd: 3 });
       // A fresh descriptor each time: bwrap reads it to the end.
       const seccomp = openSync(seccompFilterFile(), 'r');
       if (!net) return { file: facts.bwrap, args, fds: [seccomp] };
       try {
-        const entered = net.enter(facts.bwrap, args, 4);
-        return { file: entered.file, args: entered.args, fds: [seccomp, ...entered.fds] };
+        const entered = net.enter(facts.bwrap, args);
+        return { file: entered.file, args: entered.args, fds: [seccomp], held: entered.held };
       } catch (err) {
         closeSync(seccomp);
         throw err;
