@@ -74,6 +74,8 @@ export interface WorktreeSandboxes {
   claude(options: ClaudeScope): Promise<CommandSandbox>;
   /** What the session's egress proxy refused so far, for the report, the PR body and the ledger. */
   blocked(): BlockedRequest[];
+  /** Refusals counted in none of `blocked()`'s destinations (past MAX_BLOCKED_DESTINATIONS). */
+  blockedOthers?(): number;
   /** Stops what the session's sandboxes keep running for it; called once, when the session ends. */
   close(): Promise<void>;
 }
@@ -89,6 +91,7 @@ const NONE: WorktreeSandboxes = Object.freeze({
   setup: async () => UNSANDBOXED,
   claude: async () => UNSANDBOXED,
   blocked: () => [],
+  blockedOthers: () => 0,
   close: async () => undefined,
 });
 
@@ -173,6 +176,7 @@ export function createSandboxHost(
             return createBwrapSandbox({ ...claudeScope, home: { path: home, binds: homeBinds } }, facts);
           },
           blocked: (): BlockedRequest[] => tally.list(),
+          blockedOthers: () => tally.others(),
           close: () => network.close(),
         };
       } catch (err) {

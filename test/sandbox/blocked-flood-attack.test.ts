@@ -84,3 +84,10 @@ describe('a flood of refused destinations', () => {
     expect(warned.length).toBeLessThanOrEqual(MAX_BLOCKED_DESTINATIONS + 1);
   });
 });
+
+describe('what the flood leaves out of the list', () => {
+  it('is counted: every refusal is in a listed count or in blockedOthers', () => {
+    const listed = sandboxes.blocked().reduce((sum, entry) => sum + entry.count, 0);
+    expect(listed + (sandboxes.blockedOthers?.() ?? 0)).toBe(FLOOD + 1);
+  });
+});
