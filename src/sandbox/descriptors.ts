@@ -13,21 +13,32 @@ export function inheritableDescriptors(): number[] {
   } catch {
     return [];
   }
-  const found: number[] = [];
-  for (const name of names) {
-    const fd = Number(name);
-    if (!(fd > 2)) continue;
-    let info: string;
-    try {
-      // readdir's own descriptor is listed too, and gone by now.
-      info = readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8');
-    } catch {
-      continue;
-    }
-    const flags = /^flags:\s*([0-7]+)/m.exec(info)?.[1];
-    if (flags !== undefined && (Number.parseInt(flags, 8) & O_CLOEXEC) === 0) found.push(fd);
+  return names.map(Number).filter(inheritable);
+}
+
+function inheritable(fd: number): boolean {
+  if (!(fd > 2)) return false;
+  let info: string;
+  try {
+    // readdir's own descriptor is listed too, and gone by now.
+    info = readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8');
+  } catch {
+    return false;
   }
-  return found;
+  const flags = /^flags:\s*([0-7]+)/m.exec(info)?.[1];
+  return flags !== undefined && (Number.parseInt(flags, 8) & O_CLOEXEC) === 0;
+}
+
+let known: number[] | undefined;
+
+/**
+ * `inheritableDescriptors()` for each sandboxed call, without reading every descriptor of a busy
+ * harness each time: the first call scans, later ones check the ones found (a descriptor Node opens
+ * is always close-on-exec, so no new one appears; one closed, or its number reused, drops out).
+ */
+export function passedOnDescriptors(): number[] {
+  known = known === undefined ? inheritableDescriptors() : known.filter(inheritable);
+  return known;
 }
 
 const O_CLOEXEC = 0o2000000;
@@ -41,6 +52,7 @@ export function closeInheritedDescriptors(env: NodeJS.ProcessEnv = process.env):
   const channel = Number(env.NODE_CHANNEL_FD ?? Number.NaN);
   const closed = inheritableDescriptors().filter((fd) => fd !== channel);
   for (const fd of closed) closeSync(fd);
+  known = undefined;
   return closed;
 }
 

@@ -2,7 +2,7 @@ import { closeSync, openSync } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
 import type { Log } from '../core/logger.js';
 import { bwrapArgs, type Mount } from './bwrap-args.js';
-import { closingPrelude, inheritableDescriptors } from './descriptors.js';
+import { closingPrelude, passedOnDescriptors } from './descriptors.js';
 import { PROXY_PORT } from './domain-proxy.js';
 import { SYSTEM_ROOTS, systemMounts, toolDirectories } from './host-paths.js';
 import type { NetHolder } from './net-holder.js';
@@ -134,7 +134,7 @@ export function createBwrapSandbox(scope: SandboxScope, facts: HostFacts): Comma
       const network = net ? 'inherit' : 'own';
       // bwrap consumes the seccomp descriptor and nsenter is given none: what the harness inherited
       // is all that could still reach the command, and then a prelude closes it (descriptors.ts).
-      const command = inheritableDescriptors().length > 0 ? closingPrelude(argv, env) : argv;
+      const command = passedOnDescriptors().length > 0 ? closingPrelude(argv, env) : argv;
       const args = bwrapArgs({ mounts, network, cwd, argv: command, seccompFd: 3 });
       // A fresh descriptor each time: bwrap reads it to the end.
       const seccomp = openSync(seccompFilterFile(), 'r');

@@ -38,6 +38,25 @@ describe('inherited descriptors', () => {
     expect(result.open).toBe(false);
   });
 
+  it('after the first scan, checks only what it found: a descriptor closed (its number reused or not) drops out', async () => {
+    const out = await withInherited(`
+      const { passedOnDescriptors } = await import(${module});
+      const { closeSync, openSync } = await import('node:fs');
+      const first = passedOnDescriptors();
+      closeSync(${FD});
+      const gone = passedOnDescriptors();
+      // Node's descriptors are close-on-exec: one reusing the number is not passed on.
+      const reused = [];
+      while (!reused.includes(${FD}) && reused.length < 100) reused.push(openSync('/dev/null', 'r'));
+      console.log(JSON.stringify({ first, gone, again: passedOnDescriptors(), reused: reused.includes(${FD}) }));
+    `);
+    const result = JSON.parse(out) as { first: number[]; gone: number[]; again: number[]; reused: boolean };
+    expect(result.first).toContain(FD);
+    expect(result.gone).not.toContain(FD);
+    expect(result.reused).toBe(true);
+    expect(result.again).not.toContain(FD);
+  });
+
   it('prelude: closes everything above stderr, adds no variable, keeps the arguments as they are', async () => {
     const run = async (argv: string[], env: Record<string, string>) => {
       const prelude = closingPrelude(argv, env);
