@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../../src/sandbox/bwrap-args.js';
 import { installationOf, toolDirectories } from '../../src/sandbox/host-paths.js';
 import { sandboxHome, sandboxMounts } from '../../src/sandbox/sandbox.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
 
 describe('bwrapArgs', () => {
   it('unshares every namespace, dies with its parent, starts a new session, and keeps the mounts in order', () => {
@@ -61,6 +62,31 @@ describe('sandboxMounts', () => {
     expect(order.some((line) => line.startsWith('ro-bind /usr'))).toBe(true);
     // Nothing of the host's home, var or run is shown.
     expect(order.filter((line) => /^(ro-)?bind \/(root|home|var|run)\b/.test(line))).toEqual([]);
+  });
+
+  it('shows no protected PATH directory and logs each one left out once, with why', () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-pathlog-')));
+    try {
+      const checkout = join(root, 'checkout');
+      mkdirSync(join(checkout, '.git'), { recursive: true });
+      const log = createMemoryLog();
+      const facts = {
+        bwrap: '/usr/bin/bwrap',
+        nsenter: '/usr/bin/nsenter',
+        path: `/usr/bin:${checkout}`,
+        home: '/root',
+      };
+      for (let i = 0; i < 3; i++) {
+        const mounts = sandboxMounts({ writable: [join(root, 'wt')], protect: [checkout], log }, facts);
+        expect(mounts.some((m) => 'source' in m && m.source === checkout)).toBe(false);
+      }
+      const warned = log.entries.filter((entry) => entry.level === 'warn');
+      expect(warned).toHaveLength(1);
+      expect(warned[0]?.fields.dir).toBe(checkout);
+      expect(warned[0]?.msg).toContain('not shown in the sandbox: it is, holds or lies in');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('never lays a tmpfs over / or a system directory as the home', () => {
