@@ -124,7 +124,7 @@ function renderLayer(text: string): { text: string; layer: Layer } {
 
 /**
  * The characters a run of escapes stands for, each with how many characters of the run it took: a
- * UTF-8 sequence of 2 or 3 bytes is one character, any other byte is the character with its code.
+ * UTF-8 sequence of 2 to 4 bytes is one character, any other byte is the character with its code.
  */
 function decodeRun(run: string): Array<{ char: string; took: number }> {
   const bytes: number[] = [];
@@ -132,7 +132,7 @@ function decodeRun(run: string): Array<{ char: string; took: number }> {
   const chars: Array<{ char: string; took: number }> = [];
   for (let i = 0; i < bytes.length; ) {
     const b = bytes[i] ?? 0;
-    const length = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : 1;
+    const length = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 1;
     const char = length > 1 ? utf8Char(bytes.slice(i, i + length)) : undefined;
     if (char !== undefined) {
       chars.push({ char: INVISIBLE.test(char) ? '' : foldedText(char), took: 3 * length });
@@ -145,11 +145,11 @@ function decodeRun(run: string): Array<{ char: string; took: number }> {
   return chars;
 }
 
-/** The one UTF-16 unit these bytes encode, or undefined (cut short, invalid, or outside the BMP). */
+/** The one character these bytes encode, or undefined (cut short or invalid). */
 function utf8Char(bytes: number[]): string | undefined {
   try {
     const char = UTF8.decode(Uint8Array.from(bytes));
-    return char.length === 1 ? char : undefined;
+    return [...char].length === 1 ? char : undefined;
   } catch {
     return undefined;
   }

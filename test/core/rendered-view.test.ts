@@ -26,7 +26,8 @@ type Style =
   | 'named'
   | 'amp nested'
   | 'percent of a reference'
-  | 'full-width';
+  | 'full-width'
+  | 'full-width, percent-encoded';
 const STYLES: Style[] = [
   'literal',
   'percent',
@@ -40,6 +41,7 @@ const STYLES: Style[] = [
   'amp nested',
   'percent of a reference',
   'full-width',
+  'full-width, percent-encoded',
 ];
 /** Characters that render as nothing, written as themselves, as references and percent-encoded. */
 const INVISIBLES = [
@@ -61,6 +63,7 @@ const INVISIBLES = [
   '&zwj;',
   '%E2%80%8B',
   '%C2%AD',
+  '%F3%A0%84%81',
 ];
 
 /** `char` written in `style`; `next` is what follows, so that a reference without `;` is not extended by it. */
@@ -90,6 +93,8 @@ function written(char: string, style: Style, next: string): string {
       return `%26%23${code(char)}%3B`;
     case 'full-width':
       return String.fromCodePoint(code(char) + 0xfee0);
+    case 'full-width, percent-encoded':
+      return encodeURIComponent(String.fromCodePoint(code(char) + 0xfee0));
   }
 }
 
@@ -124,6 +129,7 @@ describe('rendered view', () => {
       '&amp;#122;|&amp;amp;#x7a;|%26%23122%3B|&#37;7A|%2526%2523122%253B': 'z|z|z|z|z',
       'z\u200bz\u00adz\u2060z\ufeffz\u034fz\ufe0fz\u{e0101}z&shy;z&#8203;z%E2%80%8Bz': 'zzzzzzzzzzz',
       'ｚｚ－０１𝟐𝐚': 'zz-012a',
+      'z%F3%A0%84%81z%F0%9D%90%B3%25F0%259D%2590%25B3%F0%9F%8E%89': 'zzzz🎉',
       '&ampx &lt;b&gt; &notanentity; &#xD800; &#0;': '&x <b> &notanentity; \ufffd \ufffd',
     };
     for (const [text, shown] of Object.entries(cases)) expect(renderedView(text)?.text).toBe(shown);
