@@ -237,3 +237,17 @@ describe('a secret with characters that render otherwise', () => {
     expect(redactor('a pw2-&-xy-long b')).toBe(`a ${REDACTED} b`);
   });
 });
+
+describe('residual risk, not covered yet: Markdown markup between a secret’s letters', () => {
+  // GitHub shows `zz-0123**4567**…` as the secret with a bold middle, `zz\-0123…` as the secret, and
+  // a copy gives it back. The rendered view is shared with the logger, where `*`, `` ` `` and `\`
+  // are everywhere; undoing markup belongs in a Markdown-only pass at the GitHub egress. This
+  // test fails as long as the gap is open (it.fails): when it is closed, make it an `it`.
+  it.fails('emphasis or a backslash escape between the letters hides the secret from the redactor', () => {
+    for (const text of [
+      `${SECRET.slice(0, 7)}**${SECRET.slice(7, 11)}**${SECRET.slice(11)}`,
+      `zz\\${SECRET.slice(2)}`,
+    ])
+      expect(renderedText(redact(text)).text).not.toContain(SECRET);
+  });
+});
