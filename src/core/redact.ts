@@ -3,7 +3,7 @@
  * Known token shapes are removed by pattern; configured secret values (the tokens issueloop was given,
  * plus any variable the user names) are removed in every encoding an exfiltration would use.
  */
-import { renderedMatches, renderedView, replaceSpans } from './rendered-view.js';
+import { renderedMatches, renderedView, replaceSpans, type ViewOptions } from './rendered-view.js';
 import { MIN_DERIVED_LENGTH, type SecretForm, secretForms, secretsPattern } from './secret-forms.js';
 
 export const REDACTED = '[REDACTED]';
@@ -42,7 +42,11 @@ const DECODED_PATTERNS: readonly RegExp[] = [
   QUERY_SECRET_PATTERN,
 ];
 
-export type Redactor = (text: string) => string;
+/**
+ * `{ markdown: true }` for a text GitHub renders as Markdown (a PR body, a comment, a commit
+ * message): a secret with emphasis or a backslash escape between its letters is found too.
+ */
+export type Redactor = (text: string, options?: ViewOptions) => string;
 
 /**
  * Builds a redactor that also removes the given secret values (empty and very short values are
@@ -65,7 +69,7 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
     { split: true },
   );
 
-  return (text: string): string => {
+  return (text: string, options?: ViewOptions): string => {
     let out = literalPattern ? text.replace(literalPattern, REDACTED) : text;
     if (splitPattern && out.includes('\n')) out = out.replace(splitPattern, REDACTED);
     for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
@@ -84,7 +88,7 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
     // reference, an invisible or a full-width character left in it): every pattern again on the
     // rendered view. A span that renders as a secret goes whole (what the literal passes matched is
     // already gone).
-    const view = renderedView(out);
+    const view = renderedView(out, options);
     if (!view) return out;
     const split = view.text.includes('\n') ? splitPattern : undefined;
     return replaceSpans(

@@ -25,11 +25,26 @@ export interface RenderedView {
 }
 
 /** What may change the text: a run of escapes, a reference, invisibles, a foldable character. */
-const CHANGE = new RegExp(
-  `(?:%[0-9A-Fa-f]{2})+|&#?[0-9A-Za-z]|[${INVISIBLE_SOURCE}]+|[${FOLDABLE_SOURCE}]`,
-  'gu',
-);
+const CHANGE_SOURCE = `(?:%[0-9A-Fa-f]{2})+|&#?[0-9A-Za-z]|[${INVISIBLE_SOURCE}]+|[${FOLDABLE_SOURCE}]`;
+const CHANGE = new RegExp(CHANGE_SOURCE, 'gu');
 const TRIGGER = new RegExp(`[%&${INVISIBLE_SOURCE}${FOLDABLE_SOURCE}]`, 'u');
+/**
+ * Markdown that renders as nothing between two letters (`*`, `~`, a backtick, an HTML tag) or as the
+ * character it escapes (`\-`). `_` is left alone: inside a word GitHub shows it as it is.
+ */
+const MARKUP_SOURCE = '\\\\[!-/:-@[-`{-~]|[*~`]+|<\\/?[A-Za-z][^<>\\n]{0,500}>';
+const MARKDOWN_CHANGE = new RegExp(`${MARKUP_SOURCE}|${CHANGE_SOURCE}`, 'gu');
+const MARKDOWN_TRIGGER = new RegExp(`[*~\`\\\\<%&${INVISIBLE_SOURCE}${FOLDABLE_SOURCE}]`, 'u');
+
+export interface ViewOptions {
+  /**
+   * The text is Markdown GitHub renders (a PR body, a comment, a commit message shown on GitHub):
+   * emphasis, strike-through, code ticks and tags between letters go, backslash escapes are undone
+   * (`zz-0123**4567**…` and `zz\-0123…` show the secret). Off for logs, where `*`, backticks and `\`
+   * are everywhere and nothing renders them.
+   */
+  markdown?: boolean;
+}
 /** `%25` encodes `%` and `&amp;` `&`: each layer undoes one round of encoding. */
 const MAX_LAYERS = 6;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -46,16 +61,18 @@ interface Layer {
 }
 
 /** The rendered view of `text`, or undefined when rendering changes nothing (the common case, kept cheap). */
-export function renderedView(text: string): RenderedView | undefined {
-  if (!TRIGGER.test(text)) return undefined;
+export function renderedView(text: string, options: ViewOptions = {}): RenderedView | undefined {
+  const trigger = options.markdown ? MARKDOWN_TRIGGER : TRIGGER;
+  const change = options.markdown ? MARKDOWN_CHANGE : CHANGE;
+  if (!trigger.test(text)) return undefined;
   const layers: Layer[] = [];
   let rendered = text;
   while (layers.length < MAX_LAYERS) {
-    const { text: next, layer } = renderLayer(rendered);
+    const { text: next, layer } = renderLayer(rendered, change);
     if (layer.srcStart.length === 0) break;
     layers.push(layer);
     rendered = next;
-    if (!TRIGGER.test(rendered)) break;
+    if (!trigger.test(rendered)) break;
   }
   if (layers.length === 0) return undefined;
   return {
@@ -79,7 +96,7 @@ export function renderedView(text: string): RenderedView | undefined {
 }
 
 /** One round of rendering over `text`, and what it changed where. */
-function renderLayer(text: string): { text: string; layer: Layer } {
+function renderLayer(text: string, CHANGE: RegExp): { text: string; layer: Layer } {
   const layer: Layer = { srcStart: [], srcEnd: [], outStart: [], outEnd: [] };
   const parts: string[] = [];
   let from = 0;
@@ -98,7 +115,11 @@ function renderLayer(text: string): { text: string; layer: Layer } {
   for (let match = CHANGE.exec(text); match !== null; match = CHANGE.exec(text)) {
     const at = match.index;
     const found = match[0];
-    if (found.startsWith('%')) {
+    if (found.startsWith('\\')) {
+      change(at, 2, found.slice(1));
+    } else if (/^[*~`<]/.test(found)) {
+      change(at, found.length, '');
+    } else if (found.startsWith('%')) {
       let here = at;
       for (const { char, took } of decodeRun(found)) {
         change(here, took, char);

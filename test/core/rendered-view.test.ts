@@ -238,16 +238,35 @@ describe('a secret with characters that render otherwise', () => {
   });
 });
 
-describe('residual risk, not covered yet: Markdown markup between a secret’s letters', () => {
+describe('Markdown markup between a secret’s letters (a text GitHub renders)', () => {
   // GitHub shows `zz-0123**4567**…` as the secret with a bold middle, `zz\-0123…` as the secret, and
-  // a copy gives it back. The rendered view is shared with the logger, where `*`, `` ` `` and `\`
-  // are everywhere; undoing markup belongs in a Markdown-only pass at the GitHub egress. This
-  // test fails as long as the gap is open (it.fails): when it is closed, make it an `it`.
-  it.fails('emphasis or a backslash escape between the letters hides the secret from the redactor', () => {
-    for (const text of [
-      `${SECRET.slice(0, 7)}**${SECRET.slice(7, 11)}**${SECRET.slice(11)}`,
-      `zz\\${SECRET.slice(2)}`,
-    ])
-      expect(renderedText(redact(text)).text).not.toContain(SECRET);
+  // a copy gives it back (found by the red team after the rendered view landed).
+  const hidden = [
+    `${SECRET.slice(0, 7)}**${SECRET.slice(7, 11)}**${SECRET.slice(11)}`,
+    `zz\\${SECRET.slice(2)}`,
+    `${SECRET.slice(0, 4)}~~${SECRET.slice(4, 9)}~~${SECRET.slice(9)}`,
+    `${SECRET.slice(0, 5)}<b></b>${SECRET.slice(5, 10)}<i>${SECRET.slice(10, 12)}</i>${SECRET.slice(12)}`,
+    `zz\\-012**&#x33;**%34${SECRET.slice(8)}`,
+  ];
+
+  it('regression: emphasis, strike-through, a tag or a backslash escape between the letters no longer hides the secret', () => {
+    for (const text of hidden) {
+      const out = redact(`see ${text} here`, { markdown: true });
+      expect(out).toBe(`see ${REDACTED} here`);
+      expect(renderedText(out).text).not.toContain(SECRET);
+    }
+  });
+
+  it('is a Markdown reading only: a log line keeps its asterisks and backslashes as they are', () => {
+    const line = `glob **/*.ts \\d and ${hidden[0]}`;
+    expect(redact(line)).toBe(line);
+    expect(redact('a **bold** `code` <b>tag</b> \\-x', { markdown: true })).toBe(
+      'a **bold** `code` <b>tag</b> \\-x',
+    );
+  });
+
+  it('leaves an underscore inside a word alone: GitHub shows it, so the text is not the secret', () => {
+    const text = `${SECRET.slice(0, 7)}_${SECRET.slice(7)}`;
+    expect(redact(text, { markdown: true })).toBe(text);
   });
 });
