@@ -7,6 +7,7 @@ import { claudeScope } from '../../src/engines/claude-code/claude-scope.js';
 import { createClaudeCodeConversation } from '../../src/engines/claude-code/conversation.js';
 import { openModelAccess, PLACEHOLDER_PREFIXES } from '../../src/engines/claude-code/model-access.js';
 import {
+  claudeProjectDir,
   claudeProjectName,
   readSessionSeed,
   sessionFilePath,
@@ -250,6 +251,8 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     const path = await sessionFilePath(h.claudeHome, h.worktree, ID(4));
     expect(path).toBeDefined();
     expect(path).not.toContain(claudeProjectName(h.worktree));
+    // The name the claude sandbox shows (the only project directory it shows) is the CLI's.
+    expect(path).toBe(join(h.claudeHome, 'projects', claudeProjectDir(h.worktree), `${ID(4)}.jsonl`));
   });
 
   it('a call killed at its timeout still names its session (given up front), and its file seeds the fallback', async () => {
@@ -296,26 +299,34 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     const access = await openModelAccess({ env: h.hostEnv, prices: {}, tcp: false });
     if (!access) throw new Error('the harness holds a credential');
     try {
-      const scope = await claudeScope(real as string, h.hostEnv, []);
-      const sandbox = createBwrapSandbox(
-        {
-          writable: [h.worktree],
-          readOnly: scope.readOnly,
-          home: { path: scope.home, binds: scope.homeBinds },
-          extraMounts: [{ kind: 'bind', source: dirname(access.socket), dest: '/tmp/issueloop-model' }],
-        },
-        await sandboxFacts(),
-      );
-      const env = {
-        PATH: h.env.PATH ?? '',
-        HOME: h.home,
-        ...access.env(sandbox),
-        ANTHROPIC_UNIX_SOCKET: `/tmp/issueloop-model/${basename(access.socket)}`,
+      // Each session has a fresh copy of the configuration; the worktree's project directory is the
+      // real one, so a task group's next session resumes what the last one wrote.
+      const inSandbox = async (prompt: string, resume: boolean) => {
+        const scope = await claudeScope(real as string, h.hostEnv, [], h.worktree);
+        const sandbox = createBwrapSandbox(
+          {
+            writable: [h.worktree],
+            readOnly: scope.readOnly,
+            home: { path: scope.home, binds: scope.homeBinds },
+            extraMounts: [{ kind: 'bind', source: dirname(access.socket), dest: '/tmp/issueloop-model' }],
+          },
+          await sandboxFacts(),
+        );
+        const env = {
+          PATH: h.env.PATH ?? '',
+          HOME: h.home,
+          ...access.env(sandbox),
+          ANTHROPIC_UNIX_SOCKET: `/tmp/issueloop-model/${basename(access.socket)}`,
+        };
+        const result = await call(h, prompt, { env, sandbox, session: { id: ID(8), resume } });
+        await rm(scope.scratch, { recursive: true, force: true });
+        return result;
       };
-      const result = await call(h, 'hello', { env, sandbox });
-      expect(result.ok).toBe(true);
+      expect((await inSandbox('hello', false)).ok).toBe(true);
       expect(access.spent().responses).toBe(1);
-      await rm(scope.scratch, { recursive: true, force: true });
+      expect((await inSandbox('the next task', true)).ok).toBe(true);
+      const seed = await readSessionSeed({ claudeHome: h.claudeHome, cwd: h.worktree, sessionId: ID(8) });
+      expect(seed?.turns.map((t) => t.text).join('\n')).toMatch(/hello[\s\S]*the next task/);
     } finally {
       await access.close();
     }

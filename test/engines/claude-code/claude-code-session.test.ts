@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type ParsedMessagesRequest, reply } from '../../../src/emulators/anthropic/index.js';
 import { readLedger } from '../../../src/session/ledger.js';
@@ -24,7 +25,8 @@ async function session(
     models?: Parameters<typeof claudeCodeIssueSession>[0]['models'];
   } = {},
 ) {
-  const fake = await fakeClaude(scenario);
+  // The issue's worktree, where the sandboxed fake runs (its project directory keeps the fake's state).
+  const fake = await fakeClaude(scenario, join(repo.stateDir, 'worktrees', 'issue-1'));
   const nativeRequests: ParsedMessagesRequest[] = [];
   const ran = await claudeCodeIssueSession({
     repo,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShell } from '../../../src/agent/tools/run-shell.js';
 import { claudeScope } from '../../../src/engines/claude-code/claude-scope.js';
+import { claudeProjectDir } from '../../../src/engines/claude-code/session-history.js';
 import type { WorktreeSandboxes } from '../../../src/sandbox/sandbox-host.js';
 import { worktreeGitDirs, writeAgentGitDir } from '../../../src/session/git/worktree-view.js';
 import { testSandboxHost } from '../../helpers/sandbox.js';
@@ -73,6 +74,28 @@ describe("the claude role and the user's other projects", () => {
       read: result.output.includes(OTHER_SECRET),
       written: readFileSync(otherSession, 'utf8').includes('planted by the agent'),
     }).toEqual({ read: false, written: false });
+    rmSync(scope.scratch, { recursive: true, force: true });
+  });
+
+  it("as the engine opens it (with the worktree): only the worktree's project directory is there, the real one, writable", async () => {
+    const scope = await claudeScope('/usr/bin/true', { HOME: home, PATH: process.env.PATH }, [], worktree);
+    const sandbox = await sandboxes.claude(scope);
+    const own = claudeProjectDir(worktree);
+    const result = await runShell(
+      `ls -a ~/.claude/projects; cat ~/.claude/projects/*/*.jsonl 2>&1; echo mine > ~/.claude/projects/${own}/s.jsonl && echo wrote`,
+      {
+        cwd: worktree,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
+        timeoutMs: 20_000,
+        maxOutputChars: 10_000,
+        signal: new AbortController().signal,
+        sandbox,
+      },
+    );
+    expect(result.output).toContain('wrote');
+    expect(result.output).not.toContain(OTHER_SECRET);
+    expect(result.output).not.toContain('-home-dev-payroll-service');
+    expect(readFileSync(join(home, '.claude', 'projects', own, 's.jsonl'), 'utf8')).toBe('mine\n');
     rmSync(scope.scratch, { recursive: true, force: true });
   });
 });

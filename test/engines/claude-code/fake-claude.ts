@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
+import { claudeProjectDir } from '../../../src/engines/claude-code/session-history.js';
 import { CLAUDE_CODE_VERSION } from '../../helpers/claude-code-version.js';
 
 /** A stand-in `claude` executable (./fake-claude/claude) driven by a scenario, for the engine's tests. */
@@ -48,11 +49,15 @@ export function resultJson(overrides: Record<string, unknown> = {}) {
   };
 }
 
-export async function fakeClaude(scenario: unknown[]) {
+/**
+ * A fake `claude` with its home; `cwd` is the worktree it will run in when it runs in the sandbox,
+ * which shows it, of its home, only the worktree's directory under ~/.claude/projects as it is: its
+ * scenario and its log are kept there.
+ */
+export async function fakeClaude(scenario: unknown[], cwd?: string) {
   const dir = await mkdtemp(join(tmpdir(), 'issueloop-fake-claude-'));
   dirs.push(dir);
-  // Under ~/.claude/projects: the one place of the home the sandbox shows `claude` as it is.
-  const own = join(dir, '.claude', 'projects', 'fake-claude');
+  const own = join(dir, '.claude', 'projects', cwd ? claudeProjectDir(cwd) : 'fake-claude');
   await mkdir(own, { recursive: true });
   const scenarioFile = join(own, 'scenario.json');
   const log = join(own, 'calls.jsonl');

@@ -90,7 +90,10 @@ describe('session.max_usd at the model proxy', () => {
     const spent = access.spent().costUsd;
     // Expected: a call is admitted only while the budget covers what the calls in flight may cost
     // (or one call in flight at a time near the limit), so at most one call is forwarded here.
-    expect(forwarded.length, `forwarded ${forwarded.length} calls, spent $${spent.toFixed(2)} of $1, statuses ${statuses}`).toBeLessThanOrEqual(1);
+    expect(
+      forwarded.length,
+      `forwarded ${forwarded.length} calls, spent $${spent.toFixed(2)} of $1, statuses ${statuses}`,
+    ).toBeLessThanOrEqual(1);
   });
 });
 
