@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type ParsedMessagesRequest, reply } from '../../../src/emulators/anthropic/index.js';
 import { readLedger } from '../../../src/session/ledger.js';
@@ -25,8 +24,7 @@ async function session(
     models?: Parameters<typeof claudeCodeIssueSession>[0]['models'];
   } = {},
 ) {
-  // The issue's worktree, where the sandboxed fake runs (its project directory keeps the fake's state).
-  const fake = await fakeClaude(scenario, join(repo.stateDir, 'worktrees', 'issue-1'));
+  const fake = await fakeClaude(scenario);
   const nativeRequests: ParsedMessagesRequest[] = [];
   const ran = await claudeCodeIssueSession({
     repo,

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
-import { claudeProjectDir } from '../../../src/engines/claude-code/session-history.js';
 import { CLAUDE_CODE_VERSION } from '../../helpers/claude-code-version.js';
 
 /** A stand-in `claude` executable (./fake-claude/claude) driven by a scenario, for the engine's tests. */
@@ -50,17 +49,13 @@ export function resultJson(overrides: Record<string, unknown> = {}) {
 }
 
 /**
- * A fake `claude` with its home; `cwd` is the worktree it will run in when it runs in the sandbox,
- * which shows it, of its home, only the worktree's directory under ~/.claude/projects as it is: its
- * scenario and its log are kept there.
+ * A fake `claude` with its home. Its scenario comes in its environment; it keeps its call log and
+ * step counter in its project directory (~/.claude/projects/<its cwd, named as the CLI names it>),
+ * the one place of its home that the claude sandbox shows as it is, so they persist wherever it ran.
  */
-export async function fakeClaude(scenario: unknown[], cwd?: string) {
+export async function fakeClaude(scenario: unknown[]) {
   const dir = await mkdtemp(join(tmpdir(), 'issueloop-fake-claude-'));
   dirs.push(dir);
-  const own = join(dir, '.claude', 'projects', cwd ? claudeProjectDir(cwd) : 'fake-claude');
-  await mkdir(own, { recursive: true });
-  const scenarioFile = join(own, 'scenario.json');
-  const log = join(own, 'calls.jsonl');
   // The recorded lines the scenario names, and the init line every stream starts with.
   const names = new Set(['stream-tool-call.jsonl']);
   for (const step of scenario as { fixture?: string; session?: { fixture?: string } }[]) {
@@ -70,18 +65,26 @@ export async function fakeClaude(scenario: unknown[], cwd?: string) {
   const fixtures = Object.fromEntries(
     [...names].map((name) => [name, readFileSync(join(FIXTURES, name), 'utf8').split('\n').filter(Boolean)]),
   );
-  await writeFile(scenarioFile, JSON.stringify({ steps: scenario, fixtures }));
-  await writeFile(log, '');
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: dir,
-    FAKE_CLAUDE_SCENARIO: scenarioFile,
-    FAKE_CLAUDE_LOG: log,
+    FAKE_CLAUDE_SCENARIO: JSON.stringify({ steps: scenario, fixtures }),
   };
-  const calls = async () =>
-    (await readFile(log, 'utf8'))
+  const projects = join(dir, '.claude', 'projects');
+  const calls = async () => {
+    const logs = await Promise.all(
+      (await readdir(projects).catch(() => [] as string[])).map((project) =>
+        readFile(join(projects, project, FAKE_CLAUDE_LOG), 'utf8').catch(() => ''),
+      ),
+    );
+    return logs
+      .join('')
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as { args: string[]; prompt: string; cwd: string; env: string[] });
+  };
   return { dir, env, calls };
 }
+
+/** The fake's call log, in its project directory. */
+const FAKE_CLAUDE_LOG = 'fake-claude-calls.jsonl';
