@@ -14,7 +14,7 @@ import {
 } from '../../src/engines/claude-code/session-history.js';
 import { COMPACTION_REQUEST } from '../../src/engines/engine.js';
 import { costOf, priceOf } from '../../src/model/prices.js';
-import { createBwrapSandbox } from '../../src/sandbox/sandbox.js';
+import { createBwrapSandbox, UNSANDBOXED } from '../../src/sandbox/sandbox.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 import { sandboxFacts } from '../helpers/sandbox.js';
 import {
@@ -208,7 +208,7 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     'a %s is classified from the result (the CLI retries once here)',
     async (name, type, message, errorClass) => {
       const h = await claudeHarness({
-        retries: 1,
+        retries: 0,
         script: () => reply.error(ERROR_STATUS[type], type, message, { 'retry-after': '0' }),
       });
       const result = await call(h, 'do it', { session: { id: ID(3), resume: false } });
@@ -291,6 +291,33 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     });
     expect(over).toMatchObject({ ok: false, limit: 'cost' });
     expect(over.costUsd).toBeGreaterThan(0);
+  });
+
+  it("the model proxy's budget refusal (a 400) stops the CLI at once: no retry loop", async () => {
+    // The first call runs (one call always may while budget is left) and spends it all; every call
+    // after it is refused. A status the CLI retried would reach the proxy more often with retries on.
+    const refusedWith = async (retries: number) => {
+      const h = await claudeHarness({
+        retries,
+        script: () => reply.toolUse([{ name: 'Bash', input: { command: 'true', description: 'nothing' } }]),
+      });
+      const access = await openModelAccess({ env: h.hostEnv, prices: {}, tcp: true, budgetUsd: 0.000001 });
+      if (!access) throw new Error('the harness holds a credential');
+      try {
+        const started = Date.now();
+        const result = await call(h, 'loop', { env: { ...h.env, ...access.env(UNSANDBOXED) } });
+        expect(Date.now() - started).toBeLessThan(30_000);
+        expect(result).toMatchObject({ ok: false, error: { status: 400, retryable: false } });
+        expect(result.text).toContain("the session's budget is spent");
+        expect(access.spent().responses).toBe(1);
+        return access.spent().overBudget;
+      } finally {
+        await access.close();
+      }
+    };
+    const once = await refusedWith(0);
+    expect(once).toBeGreaterThan(0);
+    expect(await refusedWith(3)).toBe(once);
   });
 
   it('in bubblewrap with a network namespace of its own (loopback only), it reaches the model proxy over ANTHROPIC_UNIX_SOCKET: no bridge, no TCP port', async () => {
