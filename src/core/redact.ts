@@ -3,7 +3,7 @@
  * Known token shapes are removed by pattern; configured secret values (the tokens issueloop was given,
  * plus any variable the user names) are removed in every encoding an exfiltration would use.
  */
-import { decodedMatches, percentDecodedView, replaceSpans } from './percent-decoded.js';
+import { renderedMatches, renderedView, replaceSpans, type ViewOptions } from './rendered-view.js';
 import { MIN_DERIVED_LENGTH, type SecretForm, secretForms, secretsPattern } from './secret-forms.js';
 
 export const REDACTED = '[REDACTED]';
@@ -32,7 +32,7 @@ const QUERY_SECRET_PATTERN =
   /([?&][a-z_-]*(?:key|token|secret|password|passwd|sig|signature)[a-z_-]*=)[^&\s#"']+/gi;
 
 /**
- * The shapes looked for again after percent-decoding: tokens, and what a URL nested in another one's
+ * The shapes looked for again in the rendered view: tokens, and what a URL nested in another one's
  * query carries (`?next=https%3A%2F%2Fuser%3Apass%40…`, `%3Fapi_key%3D…`).
  */
 const DECODED_PATTERNS: readonly RegExp[] = [
@@ -42,13 +42,19 @@ const DECODED_PATTERNS: readonly RegExp[] = [
   QUERY_SECRET_PATTERN,
 ];
 
-export type Redactor = (text: string) => string;
+/**
+ * `{ markdown: true }` for a text GitHub renders as Markdown (a PR body, a comment, a commit
+ * message): a secret with emphasis or a backslash escape between its letters is found too.
+ */
+export type Redactor = (text: string, options?: ViewOptions) => string;
 
 /**
  * Builds a redactor that also removes the given secret values (empty and very short values are
  * ignored) in every form secret-forms.ts knows: literal, JSON-escaped, base64 and base64url at any
  * alignment, hex, URL-encoded, reversed, and split across lines; and each of those forms, and every
- * token shape, again after percent-decoding any of its characters (`%7A%7a-%257A…`).
+ * token shape, again in the text as GitHub renders it (rendered-view.ts): any of its characters
+ * percent-encoded (`%7A%7a-%257A…`) or a character reference (`&#122;&#x7a&lowbar;`), invisible
+ * characters between them (U+200B, soft hyphen), full-width forms.
  */
 export function createRedactor(secrets: Iterable<string | undefined> = []): Redactor {
   const forms: SecretForm[] = [];
@@ -63,7 +69,7 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
     { split: true },
   );
 
-  return (text: string): string => {
+  return (text: string, options?: ViewOptions): string => {
     let out = literalPattern ? text.replace(literalPattern, REDACTED) : text;
     if (splitPattern && out.includes('\n')) out = out.replace(splitPattern, REDACTED);
     for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
@@ -78,12 +84,18 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
     );
     out = out.replace(URL_TOKEN_USER_PATTERN, (_m, scheme: string) => `${scheme}${REDACTED}@`);
     out = out.replace(QUERY_SECRET_PATTERN, (_m, name: string) => `${name}${REDACTED}`);
-    // Last, and only for a text with a `%XX` left in it: every pattern again on the decoded view. A
-    // span that decodes to a secret goes whole (what the literal passes matched is already gone).
-    const view = percentDecodedView(out);
+    // Last, and only for a text that renders otherwise than it is written (a `%XX`, a character
+    // reference, an invisible or a full-width character left in it): every pattern again on the
+    // rendered view. A span that renders as a secret goes whole (what the literal passes matched is
+    // already gone).
+    const view = renderedView(out, options);
     if (!view) return out;
     const split = view.text.includes('\n') ? splitPattern : undefined;
-    return replaceSpans(out, decodedMatches(view, [literalPattern, split, ...DECODED_PATTERNS]), REDACTED);
+    return replaceSpans(
+      out,
+      renderedMatches(out, view, [literalPattern, split, ...DECODED_PATTERNS]),
+      REDACTED,
+    );
   };
 }
 

@@ -3,6 +3,7 @@
  * of them, and the diff scan refuses a change that adds one. An attacker agent passed the literal
  * filter with base64, hex, URL-encoded, reversed and line-split forms of the token.
  */
+import { renderedView } from './rendered-view.js';
 
 /** Derived forms of shorter values would match ordinary text. */
 export const MIN_DERIVED_LENGTH = 8;
@@ -53,6 +54,10 @@ export function secretForms(secret: string): SecretForm[] {
     const reversed = [...secret].reverse().join('');
     if (reversed !== secret) forms.push({ kind: 'reversed', text: reversed });
   }
+  // A secret with a character that renders otherwise (`²`, `&amp;`, a zero-width joiner) is also
+  // looked for as it renders: the redactor and the diff scan match in the rendered view.
+  const shown = renderedView(secret)?.text;
+  if (shown !== undefined && shown.length >= MIN_DERIVED_LENGTH) forms.push({ kind: 'literal', text: shown });
   const byText = new Map<string, SecretForm>();
   for (const form of forms) if (!byText.has(form.text)) byText.set(form.text, form);
   return [...byText.values()];

@@ -90,9 +90,9 @@ async function claudeSetup(input: OpenEngineInput) {
       ...secretValues(input.env, input.config.redact_env),
       ...(model ? [model.held.value] : []),
     ];
-    const claudeHome = await claudeScope(input.config.claude_code.bin, input.env, secrets);
+    const claudeHome = await claudeScope(input.config.claude_code.bin, input.env, secrets, input.worktree);
     const unconfined = input.sandboxes.commands.kind === 'none';
-    const configDir = unconfined ? await unconfinedConfigDir(claudeHome, input.env) : undefined;
+    const configDir = unconfined ? await unconfinedConfigDir(claudeHome) : undefined;
     return { model, claudeHome, configDir };
   } catch (err) {
     await model?.close();

@@ -13,7 +13,11 @@
  * encoding the `#` or `@` had. Whatever could be one is treated as one: a needless joiner costs
  * nothing, a missed one closes an issue. Code is not exempt (as in sanitize.ts): telling code from
  * prose exactly as GitHub does would take its parser, and a wrong guess would leave a live mention.
+ *
+ * Character references and compatibility forms are read with the redactor's decoder
+ * (core/html-entities.ts): one reading of what GitHub renders.
  */
+import { entityAt, foldedText } from '../core/html-entities.js';
 
 /** Breaks a reference or a mention and shows nothing. */
 export const WORD_JOINER = '\u2060';
@@ -27,24 +31,6 @@ interface Shadow {
   boundary: boolean[];
 }
 
-/** Named entities that decode to a character a reference, a keyword or a mention is made of. */
-const NAMED: Readonly<Record<string, string>> = {
-  num: '#',
-  commat: '@',
-  sol: '/',
-  colon: ':',
-  period: '.',
-  lowbar: '_',
-  amp: '&',
-  nbsp: '\u00a0',
-  Tab: '\t',
-  NewLine: '\n',
-  lsqb: '[',
-  rsqb: ']',
-  lbrack: '[',
-  rbrack: ']',
-};
-const ENTITY = /&(?:#(\d{1,7})|#[xX]([0-9A-Fa-f]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}));/y;
 const ASCII_PUNCTUATION = /^[!-/:-@[-`{-~]$/;
 /** Markup that renders as nothing between two pieces of text. */
 const MARKUP = new Set(['*', '_', '~', '`', '[', ']']);
@@ -55,11 +41,14 @@ function shadowOf(text: string): Shadow {
   const shadow: Shadow = { text: '', at: [], boundary: [] };
   const chars: string[] = [];
   let dropped = false;
-  const emit = (char: string, from: number) => {
-    chars.push(char);
-    shadow.at.push(from);
-    shadow.boundary.push(dropped);
-    dropped = false;
+  // One shadow character per UTF-16 unit (`&fjlig;` renders as two, `&Aopf;` folds to one).
+  const emit = (rendered: string, from: number) => {
+    for (const char of rendered.split('')) {
+      chars.push(char);
+      shadow.at.push(from);
+      shadow.boundary.push(dropped);
+      dropped = false;
+    }
   };
   for (let i = 0; i < text.length; ) {
     const c = text[i] ?? '';
@@ -76,7 +65,7 @@ function shadowOf(text: string): Shadow {
       dropped = true;
       i += Math.max(1, markup);
     } else {
-      emit(c < '\u0080' ? c : folded(c), i);
+      emit(foldedText(c), i);
       i += 1;
     }
   }
@@ -84,30 +73,9 @@ function shadowOf(text: string): Shadow {
   return shadow;
 }
 
-function entityAt(text: string, at: number): { char: string; length: number } | undefined {
-  ENTITY.lastIndex = at;
-  const match = ENTITY.exec(text);
-  if (!match) return undefined;
-  const [whole, decimal, hex, name] = match;
-  if (name !== undefined) {
-    const char = NAMED[name];
-    return char === undefined ? undefined : { char, length: whole.length };
-  }
-  const code = Number.parseInt(decimal ?? hex ?? '', decimal !== undefined ? 10 : 16);
-  const char = code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
-  // A decoded non-ASCII character is folded like a literal one (`&#xFF03;` is a full-width `#`).
-  return { char: char.length === 1 && char >= '\u0080' ? folded(char) : char, length: whole.length };
-}
-
 function matchAt(pattern: RegExp, text: string, at: number): number {
   pattern.lastIndex = at;
   return pattern.exec(text)?.[0].length ?? 0;
-}
-
-/** Full-width and other compatibility forms of ASCII (`＃`, `＠`, `３`) as the ASCII they stand for. */
-function folded(char: string): string {
-  const plain = char.normalize('NFKC');
-  return plain.length === 1 && plain < '\u0080' ? plain : char;
 }
 
 const KEYWORD = /(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)/;

@@ -1,3 +1,4 @@
+import type { Redactor } from '../core/redact.js';
 import { type BlockedLine, renderBlockedSection } from './blocked-requests-text.js';
 import { sanitizeIssueTitle } from './issue-title.js';
 import { codeSpan, longestRun, neutraliseMarkdown } from './neutralise.js';
@@ -60,7 +61,9 @@ export interface PullRequestReport {
   blockedOthers?: number;
 }
 
-type Redact = (text: string) => string;
+type Redact = Redactor;
+/** The title, the summary and the commit message are Markdown GitHub renders (redact.ts). */
+const MARKDOWN = { markdown: true } as const;
 
 /**
  * `Fix #<n>: <title>`. The title is sanitised again (this must hold whoever passes it) and cannot
@@ -71,7 +74,7 @@ export function renderPullRequestTitle(
   issue: { number: number; title: string },
   redact: Redact = (text) => text,
 ): string {
-  const title = neutraliseMarkdown(redact(sanitizeIssueTitle(issue.title)));
+  const title = neutraliseMarkdown(redact(sanitizeIssueTitle(issue.title), MARKDOWN));
   return clip(`Fix #${issueNumber(issue.number)}${title === '' ? '' : `: ${title}`}`, MAX_TITLE);
 }
 
@@ -86,7 +89,7 @@ export function renderCommitMessage(
 export function renderPullRequestBody(report: PullRequestReport, redact: Redact): string {
   // When over the limit, aim lower by the room the "trimmed" notes take.
   const target = MAX_PR_BODY_LENGTH - 1 - TRIM_NOTE_ROOM;
-  let summary = untrustedProse(redact(report.summary));
+  let summary = untrustedProse(redact(report.summary, MARKDOWN));
   let tail = report.verify ? neutraliseMarkdown(redact(report.verify.outputTail)) : '';
   let body = composeBody(report, redact, summary, tail);
   // Over the limit: the output tail gives way first (keeping its end), then the summary (keeping its start).

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Redactor } from '../core/redact.js';
 import { type BlockedLine, blockedItems, WIDEN_HINT } from './blocked-requests-text.js';
 import { neutraliseMarkdown } from './neutralise.js';
 import { clip, oneLine } from './text-limits.js';
@@ -69,7 +70,7 @@ export interface TrackingView {
   record: TrackingRecord;
 }
 
-type Redact = (text: string) => string;
+type Redact = Redactor;
 
 const timestamp = z.iso.datetime({ offset: true });
 
@@ -233,7 +234,10 @@ const ESCAPES: Readonly<Record<string, string>> = {
  * Last, no mention or closing reference is left live (neutralise.ts).
  */
 function shown(text: string, redact: Redact): string {
-  const escaped = clip(oneLine(redact(text)), MAX_TEXT).replace(/[&<>|`\\[\]]/g, (c) => ESCAPES[c] ?? c);
+  const escaped = clip(oneLine(redact(text, { markdown: true })), MAX_TEXT).replace(
+    /[&<>|`\\[\]]/g,
+    (c) => ESCAPES[c] ?? c,
+  );
   return neutraliseMarkdown(escaped);
 }
 

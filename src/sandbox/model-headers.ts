@@ -23,6 +23,10 @@ const DROPPED = new Set([
   'trailer',
   'upgrade',
   'accept-encoding',
+  // The body is forwarded as the proxy re-serialized it (model-request.ts), with its own length.
+  'content-length',
+  'transfer-encoding',
+  'content-encoding',
 ]);
 
 export function forwardedHeaders(

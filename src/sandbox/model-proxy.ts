@@ -1,26 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_CONNECTIONS } from './domain-proxy.js';
-import {
-  answerHeaders,
-  forwardedHeaders,
-  type ModelCredential,
-  presented,
-  sameKey,
-} from './model-headers.js';
-import { type ModelResponseUsage, usageMeter } from './model-usage.js';
+import { apiError, callOf, forward, type Via } from './model-forward.js';
+import { type ModelCredential, presented, sameKey } from './model-headers.js';
+import { type CallFacts, inspectBody, readBody } from './model-request.js';
+import type { ModelResponseUsage } from './model-usage.js';
 
 export type { ModelCredential } from './model-headers.js';
+export type { CallFacts } from './model-request.js';
 export type { ModelResponseUsage, ModelUsage } from './model-usage.js';
 
 /**
@@ -28,7 +18,9 @@ export type { ModelResponseUsage, ModelUsage } from './model-usage.js';
  * placeholder credential, and it alone holds the real one, added to each request it forwards to the
  * configured endpoint. It forwards only the API calls Claude Code needs to work, refuses the rest
  * with a 403 and counts them, and reads each response's usage as it streams through, so the session's
- * tokens and cost come from what the API returned rather than from what the CLI says.
+ * tokens and cost come from what the API returned rather than from what the CLI says. It reads each
+ * allowed call's body first (model-request.ts): one that would make the API reach out for the caller
+ * is refused and counted too, and its owner's `admit` weighs the rest (the budget, model-budget.ts).
  */
 
 /**
@@ -64,9 +56,16 @@ export interface ModelProxyOptions {
    * that found the port) is refused with a 401 and counted, and nothing is forwarded.
    */
   clientKey?: string;
-  /** Asked before each allowed call is forwarded: a refusal (e.g. the session's budget is spent), or undefined. */
-  admit?: (call: string) => Refusal | undefined;
+  /**
+   * Asked before each allowed call is forwarded, with what its body says: a refusal (e.g. the
+   * session's budget is spent), or an admission, whose `release` is called once the call has ended
+   * and its usage (if any) has been told. The answer may wait (a call queued behind others).
+   */
+  admit?: (call: string, facts: CallFacts) => Admission | Promise<Admission>;
 }
+
+/** What `admit` answers: a refusal, or the call goes ahead (and what to do once it has ended). */
+export type Admission = Refusal | { release(): void } | undefined;
 
 /** A call the proxy answers itself, in the API's error shape. */
 export interface Refusal {
@@ -89,23 +88,6 @@ export interface ModelProxy {
   close(): Promise<void>;
 }
 
-/** An error in the API's own shape, so the CLI reports it as it would the API's. */
-function apiError(res: ServerResponse, status: number, type: string, message: string): void {
-  const body = JSON.stringify({
-    type: 'error',
-    error: { type, message: `issueloop model proxy: ${message}` },
-  });
-  res.writeHead(status, { 'content-type': 'application/json' }).end(body);
-}
-
-/** `METHOD /path` of a request, its query left out; undefined when the target is not a path. */
-function callOf(req: IncomingMessage): { call: string; path: string; search: string } | undefined {
-  const raw = req.url ?? '';
-  if (!raw.startsWith('/') || raw.startsWith('//')) return undefined;
-  const url = new URL(raw, 'http://proxy.invalid');
-  return { call: `${req.method ?? 'GET'} ${url.pathname}`, path: url.pathname, search: url.search };
-}
-
 function listen(server: Server, where: string | { port: 0; host: '127.0.0.1' }): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -114,58 +96,36 @@ function listen(server: Server, where: string | { port: 0; host: '127.0.0.1' }):
   });
 }
 
-interface Via {
-  upstream: URL;
-  /** The base URL's path, without a trailing slash: '' or e.g. '/gateway'. */
-  basePath: string;
-  credential: ModelCredential;
-}
-
 /**
- * One allowed call, forwarded with the real credential and answered as the endpoint answers: the
- * body piped both ways as it comes, the usage read on the way back. `finish` is told once, with the
- * usage when the answer was a Messages response that had any.
+ * The body to forward once the call is admitted, or undefined when the proxy answered it itself:
+ * a body that asks the API to reach out (model-request.ts), a refusal of `admit`, a client gone.
  */
-function forward(
+async function admitted(
   req: IncomingMessage,
   res: ServerResponse,
-  target: { path: string; search: string },
-  via: Via,
-  finish: (report?: ModelResponseUsage) => void,
-): void {
-  const send = via.upstream.protocol === 'https:' ? httpsRequest : httpRequest;
-  const upstream = send(
-    {
-      protocol: via.upstream.protocol,
-      hostname: via.upstream.hostname,
-      port: via.upstream.port || undefined,
-      method: req.method,
-      path: `${via.basePath}${target.path}${target.search}`,
-      headers: { ...forwardedHeaders(req.headers, via.credential), host: via.upstream.host },
-    },
-    (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answerHeaders(answer.headers));
-      res.flushHeaders();
-      const metered = answer.statusCode === 200 && target.path === '/v1/messages';
-      const meter = metered ? usageMeter(answer.headers['content-type']) : undefined;
-      answer.on('data', (data: Buffer) => meter?.chunk(data));
-      // A response cut off (by the API, or by the client going away) still used what it used.
-      answer.on('close', () => {
-        if (!answer.complete) res.destroy();
-        finish(meter?.end());
-      });
-      answer.pipe(res);
-    },
-  );
-  upstream.on('error', (err) => {
-    if (!res.headersSent) apiError(res, 502, 'api_error', `the model API is unreachable (${err.message})`);
-    else res.destroy();
-    finish();
-  });
-  res.on('close', () => {
-    if (!res.writableFinished) upstream.destroy();
-  });
-  req.pipe(upstream);
+  call: string,
+  options: Pick<ModelProxyOptions, 'admit'>,
+  tally: (refused: string) => void,
+): Promise<{ body: Buffer; release: () => void } | undefined> {
+  const inspected = inspectBody(call, await readBody(req), req.headers);
+  if ('refusal' in inspected) {
+    const { status, type, reason } = inspected.refusal;
+    tally(`${call} (${reason})`);
+    if (!res.destroyed) apiError(res, status, type, `${call} with ${reason} is refused`);
+    return undefined;
+  }
+  const admission = await options.admit?.(call, inspected.facts);
+  if (admission && 'status' in admission) {
+    if (!res.destroyed) apiError(res, admission.status, admission.type, admission.message);
+    return undefined;
+  }
+  const release = () => admission?.release();
+  // The client went away while its call waited: nothing to forward.
+  if (res.destroyed || req.socket.destroyed) {
+    release();
+    return undefined;
+  }
+  return { body: inspected.body, release };
 }
 
 export async function startModelProxy(options: ModelProxyOptions): Promise<ModelProxy> {
@@ -206,20 +166,24 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       apiError(res, 401, 'authentication_error', 'not the key this session was given');
       return;
     }
-    const refusal = options.admit?.(target.call);
-    if (refusal) {
-      req.resume();
-      apiError(res, refusal.status, refusal.type, refusal.message);
-      return;
-    }
     inFlight += 1;
-    let done = false;
-    forward(req, res, target, via, (report) => {
-      if (done) return;
-      done = true;
-      if (report) options.onUsage?.(report);
-      settle();
-    });
+    const failed = () => {
+      if (!res.headersSent && !res.destroyed) apiError(res, 500, 'api_error', 'the proxy failed');
+      return undefined;
+    };
+    void admitted(req, res, target.call, options, tally)
+      .catch(failed)
+      .then((call) => {
+        if (!call) return settle();
+        let done = false;
+        forward(req, call.body, res, target, via, (report) => {
+          if (done) return;
+          done = true;
+          if (report) options.onUsage?.(report);
+          call.release();
+          settle();
+        });
+      });
   };
 
   const servers = [createServer(handle)];

@@ -1,4 +1,4 @@
-import { decodedMatches, percentDecodedView } from '../core/percent-decoded.js';
+import { renderedMatches, renderedView } from '../core/rendered-view.js';
 import { MIN_DERIVED_LENGTH, type SecretForm, secretForms, secretsPattern } from '../core/secret-forms.js';
 
 /** A secret found in what a change adds: where, and what kind of thing; never the value. */
@@ -49,9 +49,10 @@ export function addedLines(diff: string): AddedLine[] {
 }
 
 /**
- * Every known secret (in any of its forms, also split over consecutive added lines, also with any of
- * its characters percent-encoded) and every credential-shaped string a diff adds. The harness runs this before it commits: a hit ends the
- * session `refused` and nothing is pushed.
+ * Every known secret (in any of its forms, also split over consecutive added lines, also as GitHub
+ * would render it: percent-encoded or character-reference characters, invisible characters between
+ * them, full-width forms) and every credential-shaped string a diff adds. The harness runs this
+ * before it commits: a hit ends the session `refused` and nothing is pushed.
  */
 export function findSecrets(diff: string, secrets: Iterable<string>): SecretHit[] {
   const forms: SecretForm[] = [];
@@ -84,12 +85,12 @@ export function findSecrets(diff: string, secrets: Iterable<string>): SecretHit[
         const kind = kindOf.get(match[0].replace(/\r?\n\+?[ \t]*/g, '')) ?? 'split';
         hit(lineAt(match.index), `known secret (${kind})`);
       }
-      for (const [first] of decodedMatches(percentDecodedView(text), [known])) {
-        hit(lineAt(first), 'known secret (percent-encoded)');
+      for (const [first] of renderedMatches(text, renderedView(text), [known])) {
+        hit(lineAt(first), 'known secret (encoded)');
       }
     }
     for (const line of run) {
-      const plain = percentDecodedView(line.text)?.text;
+      const plain = renderedView(line.text)?.text;
       for (const shape of TOKEN_SHAPES) {
         if (shape.pattern.test(line.text) || (plain !== undefined && shape.pattern.test(plain)))
           hit(line, shape.kind);

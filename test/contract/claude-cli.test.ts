@@ -7,13 +7,14 @@ import { claudeScope } from '../../src/engines/claude-code/claude-scope.js';
 import { createClaudeCodeConversation } from '../../src/engines/claude-code/conversation.js';
 import { openModelAccess, PLACEHOLDER_PREFIXES } from '../../src/engines/claude-code/model-access.js';
 import {
+  claudeProjectDir,
   claudeProjectName,
   readSessionSeed,
   sessionFilePath,
 } from '../../src/engines/claude-code/session-history.js';
 import { COMPACTION_REQUEST } from '../../src/engines/engine.js';
 import { costOf, priceOf } from '../../src/model/prices.js';
-import { createBwrapSandbox } from '../../src/sandbox/sandbox.js';
+import { createBwrapSandbox, UNSANDBOXED } from '../../src/sandbox/sandbox.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 import { sandboxFacts } from '../helpers/sandbox.js';
 import {
@@ -207,7 +208,7 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     'a %s is classified from the result (the CLI retries once here)',
     async (name, type, message, errorClass) => {
       const h = await claudeHarness({
-        retries: 1,
+        retries: 0,
         script: () => reply.error(ERROR_STATUS[type], type, message, { 'retry-after': '0' }),
       });
       const result = await call(h, 'do it', { session: { id: ID(3), resume: false } });
@@ -250,6 +251,8 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     const path = await sessionFilePath(h.claudeHome, h.worktree, ID(4));
     expect(path).toBeDefined();
     expect(path).not.toContain(claudeProjectName(h.worktree));
+    // The name the claude sandbox shows (the only project directory it shows) is the CLI's.
+    expect(path).toBe(join(h.claudeHome, 'projects', claudeProjectDir(h.worktree), `${ID(4)}.jsonl`));
   });
 
   it('a call killed at its timeout still names its session (given up front), and its file seeds the fallback', async () => {
@@ -290,32 +293,67 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     expect(over.costUsd).toBeGreaterThan(0);
   });
 
+  it("the model proxy's budget refusal (a 400) stops the CLI at once: no retry loop", async () => {
+    // The first call runs (one call always may while budget is left) and spends it all; every call
+    // after it is refused. A status the CLI retried would reach the proxy more often with retries on.
+    const refusedWith = async (retries: number) => {
+      const h = await claudeHarness({
+        retries,
+        script: () => reply.toolUse([{ name: 'Bash', input: { command: 'true', description: 'nothing' } }]),
+      });
+      const access = await openModelAccess({ env: h.hostEnv, prices: {}, tcp: true, budgetUsd: 0.000001 });
+      if (!access) throw new Error('the harness holds a credential');
+      try {
+        const started = Date.now();
+        const result = await call(h, 'loop', { env: { ...h.env, ...access.env(UNSANDBOXED) } });
+        expect(Date.now() - started).toBeLessThan(30_000);
+        expect(result).toMatchObject({ ok: false, error: { status: 400, retryable: false } });
+        expect(result.text).toContain("the session's budget is spent");
+        expect(access.spent().responses).toBe(1);
+        return access.spent().overBudget;
+      } finally {
+        await access.close();
+      }
+    };
+    const once = await refusedWith(0);
+    expect(once).toBeGreaterThan(0);
+    expect(await refusedWith(3)).toBe(once);
+  });
+
   it('in bubblewrap with a network namespace of its own (loopback only), it reaches the model proxy over ANTHROPIC_UNIX_SOCKET: no bridge, no TCP port', async () => {
     const h = await claudeHarness({});
     // A proxy on its Unix socket only; inside, the base URL names a port where nothing listens.
     const access = await openModelAccess({ env: h.hostEnv, prices: {}, tcp: false });
     if (!access) throw new Error('the harness holds a credential');
     try {
-      const scope = await claudeScope(real as string, h.hostEnv, []);
-      const sandbox = createBwrapSandbox(
-        {
-          writable: [h.worktree],
-          readOnly: scope.readOnly,
-          home: { path: scope.home, binds: scope.homeBinds },
-          extraMounts: [{ kind: 'bind', source: dirname(access.socket), dest: '/tmp/issueloop-model' }],
-        },
-        await sandboxFacts(),
-      );
-      const env = {
-        PATH: h.env.PATH ?? '',
-        HOME: h.home,
-        ...access.env(sandbox),
-        ANTHROPIC_UNIX_SOCKET: `/tmp/issueloop-model/${basename(access.socket)}`,
+      // Each session has a fresh copy of the configuration; the worktree's project directory is the
+      // real one, so a task group's next session resumes what the last one wrote.
+      const inSandbox = async (prompt: string, resume: boolean) => {
+        const scope = await claudeScope(real as string, h.hostEnv, [], h.worktree);
+        const sandbox = createBwrapSandbox(
+          {
+            writable: [h.worktree],
+            readOnly: scope.readOnly,
+            home: { path: scope.home, binds: scope.homeBinds },
+            extraMounts: [{ kind: 'bind', source: dirname(access.socket), dest: '/tmp/issueloop-model' }],
+          },
+          await sandboxFacts(),
+        );
+        const env = {
+          PATH: h.env.PATH ?? '',
+          HOME: h.home,
+          ...access.env(sandbox),
+          ANTHROPIC_UNIX_SOCKET: `/tmp/issueloop-model/${basename(access.socket)}`,
+        };
+        const result = await call(h, prompt, { env, sandbox, session: { id: ID(8), resume } });
+        await rm(scope.scratch, { recursive: true, force: true });
+        return result;
       };
-      const result = await call(h, 'hello', { env, sandbox });
-      expect(result.ok).toBe(true);
+      expect((await inSandbox('hello', false)).ok).toBe(true);
       expect(access.spent().responses).toBe(1);
-      await rm(scope.scratch, { recursive: true, force: true });
+      expect((await inSandbox('the next task', true)).ok).toBe(true);
+      const seed = await readSessionSeed({ claudeHome: h.claudeHome, cwd: h.worktree, sessionId: ID(8) });
+      expect(seed?.turns.map((t) => t.text).join('\n')).toMatch(/hello[\s\S]*the next task/);
     } finally {
       await access.close();
     }

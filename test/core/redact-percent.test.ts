@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { percentDecodedView } from '../../src/core/percent-decoded.js';
 import { createRedactor, redact as patternsOnly, REDACTED } from '../../src/core/redact.js';
+import { renderedView } from '../../src/core/rendered-view.js';
 
 const SECRET = 'zz-0123456789abcdef-token';
 const redact = createRedactor([SECRET]);
@@ -12,18 +12,18 @@ const every = (text: string, upper = false) =>
 
 describe('percent-decoded view', () => {
   it('maps each decoded character to the span it came from, through every layer', () => {
-    const view = percentDecodedView('a%2562c');
+    const view = renderedView('a%2562c');
     expect(view?.text).toBe('abc');
     expect(view?.original(0, 1)).toEqual([0, 1]);
     expect(view?.original(1, 2)).toEqual([1, 6]);
     expect(view?.original(1, 3)).toEqual([1, 7]);
     expect(view?.original(2, 3)).toEqual([6, 7]);
-    expect(percentDecodedView('%41%2541x')?.original(0, 3)).toEqual([0, 9]);
-    expect(percentDecodedView('%41%2541x')?.original(1, 2)).toEqual([3, 8]);
+    expect(renderedView('%41%2541x')?.original(0, 3)).toEqual([0, 9]);
+    expect(renderedView('%41%2541x')?.original(1, 2)).toEqual([3, 8]);
   });
 
   it('decodes a UTF-8 run as its characters, each mapped to all of its escapes', () => {
-    const view = percentDecodedView('a%C3%A4b%E2%82%ACc%FF');
+    const view = renderedView('a%C3%A4b%E2%82%ACc%FF');
     expect(view?.text).toBe('aäb€c\u00ff');
     expect(view?.original(1, 2)).toEqual([1, 7]);
     expect(view?.original(3, 4)).toEqual([8, 17]);
@@ -46,7 +46,7 @@ describe('percent-decoded view', () => {
           const encoded = once.startsWith('%') ? once : `%${hex(char)}`;
           return how === 'twice' ? encoded.replace(/%/g, '%25') : encoded;
         });
-        const view = percentDecodedView(written.join(''));
+        const view = renderedView(written.join(''));
         expect(view?.text).toBe(pieces.map(([char]) => char).join(''));
         let at = 0;
         for (const [i, text] of written.entries()) {
@@ -58,7 +58,7 @@ describe('percent-decoded view', () => {
   });
 
   it('is undefined for text with nothing percent-encoded', () => {
-    expect(percentDecodedView('50% done, 100%')).toBeUndefined();
+    expect(renderedView('50% done, 100%')).toBeUndefined();
   });
 });
 
@@ -131,7 +131,7 @@ describe('regression: a percent-encoded secret passed the redactor', () => {
             .join('');
           const out = redact(`${around}${written}${around}`);
           expect(out).toContain(REDACTED);
-          expect(percentDecodedView(out)?.text ?? out).not.toContain(SECRET);
+          expect(renderedView(out)?.text ?? out).not.toContain(SECRET);
         },
       ),
     );

@@ -305,3 +305,19 @@ describe('the reviews a PR body records answered', () => {
     expect(kept[0]).toBe(51);
   });
 });
+
+describe('a secret hidden by Markdown in the agent’s text (red team, after the rendered view)', () => {
+  it('regression: bold or an escape between its letters in the summary or the title renders no secret in the PR', async () => {
+    const { createRedactor } = await import('../../src/core/redact.js');
+    const { renderedText } = await import('../../src/emulators/github/rendered-text.js');
+    const secret = 'zz-0123456789abcdef-token';
+    const real = createRedactor([secret]);
+    const hidden = 'zz-0123**4567**89abcdef-token';
+    const body = renderPullRequestBody(report({ summary: `Done. Key: ${hidden}` }), real);
+    expect(renderedText(body).text).not.toContain(secret);
+    expect(body).toContain('Key: [REDACTED]');
+    const title = renderPullRequestTitle({ number: 3, title: `Rotate zz\\-0123456789abcdef-token` }, real);
+    expect(renderedText(title).text).not.toContain(secret);
+    expect(renderCommitMessage({ number: 3, title: `x ${hidden}` }, real)).not.toContain('**4567**');
+  });
+});

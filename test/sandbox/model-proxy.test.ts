@@ -413,3 +413,99 @@ describe('usageMeter', () => {
     expect(usageMeter('text/event-stream').end()).toBeUndefined();
   });
 });
+
+describe('the model proxy and calls that make the API reach out', () => {
+  const messages = [{ role: 'user', content: 'hi' }];
+  const body = (extra: Record<string, unknown>) =>
+    JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 16, messages, ...extra });
+
+  it('refuses (403, counted, nothing forwarded) MCP servers, server tools, reaching betas and content fetched by URL', async () => {
+    const image = { type: 'image', source: { type: 'url', url: 'https://attacker.example/i.png' } };
+    const cases: [string, Record<string, string>, string][] = [
+      [
+        '/v1/messages',
+        {},
+        body({ mcp_servers: [{ type: 'url', url: 'https://attacker.example/', name: 'x' }] }),
+      ],
+      ['/v1/messages', {}, body({ tools: [{ type: 'web_fetch_20250910', name: 'web_fetch' }] })],
+      ['/v1/messages', {}, body({ tools: [{ type: 'web_search_20250305', name: 'web_search' }] })],
+      ['/v1/messages', {}, body({ tools: [{ type: 'code_execution_20250825', name: 'code_execution' }] })],
+      ['/v1/messages', {}, body({ tools: [{ type: 'mcp_toolset', mcp_server_name: 'x' }] })],
+      ['/v1/messages', {}, body({ tools: [{ type: 'some_future_server_tool_20300101', name: 'f' }] })],
+      ['/v1/messages', { 'anthropic-beta': 'claude-code-20250219,mcp-client-2025-11-20' }, body({})],
+      ['/v1/messages', {}, body({ messages: [{ role: 'user', content: [image] }] })],
+      [
+        '/v1/messages',
+        {},
+        body({
+          messages: [
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [image] }] },
+          ],
+        }),
+      ],
+      ['/v1/messages/count_tokens', {}, body({ mcp_servers: [{ type: 'url', url: 'https://a.example/' }] })],
+    ];
+    const statuses: number[] = [];
+    for (const [path, extra, sent] of cases) {
+      const reply = await call(path, { headers: { ...CLIENT, ...extra }, body: sent });
+      statuses.push(reply.status);
+      expect(JSON.parse(reply.body)).toMatchObject({ type: 'error', error: { type: 'permission_error' } });
+    }
+    expect(statuses).toEqual(cases.map(() => 403));
+    expect(seen).toEqual([]);
+    expect(proxy.refused().map((r) => r.request)).toEqual(
+      expect.arrayContaining([
+        'POST /v1/messages (mcp_servers)',
+        'POST /v1/messages (the server tool web_fetch_20250910)',
+        'POST /v1/messages (the beta mcp-client-2025-11-20)',
+        'POST /v1/messages (a content source by URL)',
+        'POST /v1/messages/count_tokens (mcp_servers)',
+      ]),
+    );
+  });
+
+  it("forwards Claude Code's own tools and betas, as the JSON it inspected (one value per key); a body that is not JSON is a 400", async () => {
+    const tools = [
+      { name: 'Bash', input_schema: { type: 'object' } },
+      { type: 'custom', name: 'Edit', input_schema: { type: 'object' } },
+      { type: 'bash_20250124', name: 'bash' },
+      { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' },
+      { type: 'tool_search_tool_regex_20251119', name: 'tool_search' },
+    ];
+    const beta = 'claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27';
+    // A tool call's input is the model's output: a `{type: "url"}` in it is never fetched.
+    const history = [
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 't', name: 'Bash', input: { type: 'url', url: 'x' } }],
+      },
+    ];
+    const sent = `{"model":"claude-haiku-4-5","model":"claude-sonnet-4-5","max_tokens":16,"tools":${JSON.stringify(tools)},"messages":${JSON.stringify(history)}}`;
+    const ok = await call('/v1/messages', { headers: { ...CLIENT, 'anthropic-beta': beta }, body: sent });
+    expect(ok.status).toBe(200);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.body).toBe(JSON.stringify(JSON.parse(sent)));
+    expect(seen[0]?.body).not.toContain('claude-haiku-4-5');
+    expect(seen[0]?.headers['content-length']).toBe(String(Buffer.byteLength(seen[0]?.body ?? '')));
+    expect(seen[0]?.headers['anthropic-beta']).toBe(beta);
+    // count_tokens is free and unpriced: it measures a prompt, and never carries a call that generates.
+    const counted = await call('/v1/messages/count_tokens', {
+      headers: CLIENT,
+      body: JSON.stringify({ model: 'claude-sonnet-4-5', messages, tools }),
+    });
+    expect(counted.status).toBe(200);
+    expect(seen).toHaveLength(2);
+    for (const extra of [{ max_tokens: 64_000 }, { stream: true }]) {
+      const generating = await call('/v1/messages/count_tokens', {
+        headers: CLIENT,
+        body: JSON.stringify({ model: 'claude-sonnet-4-5', messages, ...extra }),
+      });
+      expect(generating.status).toBe(400);
+    }
+    expect(seen).toHaveLength(2);
+    const notJson = await call('/v1/messages', { headers: CLIENT, body: '{"model": ' });
+    expect(notJson.status).toBe(400);
+    expect(seen).toHaveLength(2);
+  });
+});

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShell } from '../../src/agent/tools/run-shell.js';
 import { claudeScope } from '../../src/engines/claude-code/claude-scope.js';
+import { claudeProjectDir } from '../../src/engines/claude-code/session-history.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
 import { worktreeGitDirs, writeAgentGitDir } from '../../src/session/git/worktree-view.js';
 import { testSandboxHost } from '../helpers/sandbox.js';
@@ -224,20 +225,22 @@ describe("the sandbox around the agent's commands (real bubblewrap)", () => {
 });
 
 describe("the claude process's sandbox", () => {
-  it('regression: settings and MCP servers it writes are thrown away; only its session files persist', async () => {
+  it('regression: settings and MCP servers it writes are thrown away; only its session files persist (the worktree’s project directory)', async () => {
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-claude-home-')));
     try {
       mkdirSync(join(home, '.claude'));
       writeFileSync(join(home, '.claude', 'settings.json'), '{"theme":"dark"}');
       writeFileSync(join(home, '.claude.json'), '{"numStartups":1}');
-      const scope = await claudeScope('sh', { PATH: env.PATH, HOME: home });
+      const scope = await claudeScope('sh', { PATH: env.PATH, HOME: home }, [], worktree);
+      const project = claudeProjectDir(worktree);
       const claude = await sandboxes.claude(scope);
       const result = await runShell(
         [
           'cat ~/.claude/settings.json',
           'echo \'{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/pwned"}]}]}}\' > ~/.claude/settings.json',
           'echo \'{"mcpServers":{"x":{"command":"sh"}}}\' > ~/.claude.json',
-          'mkdir -p ~/.claude/projects/p && echo session > ~/.claude/projects/p/s.jsonl && echo wrote',
+          `echo session > ~/.claude/projects/${project}/s.jsonl && echo wrote`,
+          'mkdir -p ~/.claude/projects/p && echo other > ~/.claude/projects/p/s.jsonl',
         ].join('; '),
         {
           cwd: worktree,
@@ -253,7 +256,9 @@ describe("the claude process's sandbox", () => {
       expect(result.output).toContain('wrote');
       expect(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')).toBe('{"theme":"dark"}');
       expect(readFileSync(join(home, '.claude.json'), 'utf8')).toBe('{"numStartups":1}');
-      expect(readFileSync(join(home, '.claude', 'projects', 'p', 's.jsonl'), 'utf8')).toBe('session\n');
+      expect(readFileSync(join(home, '.claude', 'projects', project, 's.jsonl'), 'utf8')).toBe('session\n');
+      // Only the worktree's project directory is the real one: another is thrown away with the copy.
+      expect(existsSync(join(home, '.claude', 'projects', 'p'))).toBe(false);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

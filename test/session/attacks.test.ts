@@ -12,6 +12,7 @@ import {
   type ScriptedReply,
   scriptQueue,
 } from '../../src/emulators/anthropic/index.js';
+import { renderedText } from '../../src/emulators/github/rendered-text.js';
 import type { BacklogIssue } from '../../src/github/issue-shape.js';
 import { resolveOrigin } from '../../src/run/open-run.js';
 import { openLedger } from '../../src/session/ledger.js';
@@ -419,6 +420,22 @@ describe('what the agent writes reaches GitHub inert', () => {
       expect(text).toContain('[REDACTED]');
       expectNoSecret(decodeURIComponent(decodeURIComponent(text.replace(/%(?![0-9A-F]{2})/gi, '%25'))));
     }
+  });
+
+  it('red: a secret written as HTML character references, or with zero-width characters between its letters, in the agent’s summary renders in clear in the PR body', async () => {
+    const references = (text: string) => [...text].map((ch) => `&#${ch.charCodeAt(0)};`).join('');
+    const zeroWidth = (text: string) => [...text].join('\u200b');
+    const { report } = await attack([
+      fix(),
+      reply.text(`Fixed. Debug: ${references(TOKEN)} and ${zeroWidth(EXTRA)} and ${zeroWidth(API_KEY)}`),
+    ]);
+    expect(report.outcome).toBe('resolved');
+    const [pr] = gh.emulator.pulls();
+    // What a reader of the pull request sees (character references decoded, format characters
+    // invisible), and what they copy.
+    const shown = renderedText(pr?.body ?? '').text.replace(/\p{Cf}/gu, '');
+    expect(shown).toContain('Debug:');
+    for (const secret of [TOKEN, EXTRA, API_KEY]) expect(shown).not.toContain(secret);
   });
 });
 

@@ -71,8 +71,8 @@ describe('regression: a percent-encoded secret in the diff', () => {
       `and ${encode(TOKEN).replace(/%/g, '%25')}`,
     ]);
     const hits = findSecrets(text, [TOKEN]);
-    expect(hits).toContainEqual({ file: 'notes.md', line: 5, kind: 'known secret (percent-encoded)' });
-    expect(hits).toContainEqual({ file: 'notes.md', line: 6, kind: 'known secret (percent-encoded)' });
+    expect(hits).toContainEqual({ file: 'notes.md', line: 5, kind: 'known secret (encoded)' });
+    expect(hits).toContainEqual({ file: 'notes.md', line: 6, kind: 'known secret (encoded)' });
     expect(hits.some((h) => h.line === 4)).toBe(false);
   });
 

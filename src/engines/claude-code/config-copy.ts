@@ -4,15 +4,27 @@ import { scrubEnv } from '../../agent/tools/scrub-env.js';
  * What of Claude Code's configuration the sandbox's throwaway copy may hold: no login (its OAuth
  * file is never copied), and no field that is or makes a credential. Settings keep working, but a
  * key in `primaryApiKey`, an `apiKeyHelper` script, a token in `env` or in an MCP server's
- * environment, and an `env` that reroutes the API (ANTHROPIC_BASE_URL, which settings would let win
- * over the proxy's) are left out.
+ * environment or headers (`X-Api-Key`, `Authorization`, `Cookie`), the password of any URL (an MCP
+ * server's `url` or `args`), and an `env` that reroutes the API (ANTHROPIC_BASE_URL, which settings
+ * would let win over the proxy's) are left out. MCP server definitions themselves stay: a stdio
+ * server runs in the sandbox with the session's network, a remote one is reached through the egress
+ * proxy (its host must be in `allow_domains`), and neither has the credentials it had outside.
  */
 
 /** Claude Code's own login: OAuth access and refresh tokens. Never copied. */
 export const LOGIN_FILE = '.credentials.json';
 
-/** Keys that hold or produce a credential, at any depth (`primaryApiKey`, `apiKeyHelper`, `oauthAccount`…). */
-const CREDENTIAL_KEY = /api_?key|token|secret|passw|credential|oauth|auth/i;
+/**
+ * Keys that hold or produce a credential, at any depth (`primaryApiKey`, `apiKeyHelper`,
+ * `oauthAccount`, an MCP server's `X-Api-Key`, `Authorization`, `Cookie` or `x-auth-token` header…),
+ * whatever separates their words: `api-key`, `api_key`, `apiKey`, `API KEY`, `api.key`.
+ */
+const CREDENTIAL_KEY =
+  /(api|access|private|secret|client|session)[-_. ]?key|token|secret|passw|pwd|credential|oauth|auth|cookie|bearer|session|signature/i;
+/** A header value that is itself a credential, whatever the header's name (`X-Custom: Bearer …`). */
+const CREDENTIAL_VALUE = /^\s*(bearer|basic|token|digest)\s+\S/i;
+/** A URL's userinfo with a password (`postgresql://admin:pw@db/prod`), anywhere in a string. */
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:]*):[^\s/?#@]*@/gi;
 /** Variables a settings `env` may not set in the copy: they would reroute or re-authenticate `claude`. */
 const ROUTING = [
   'ANTHROPIC_BASE_URL',
@@ -22,19 +34,26 @@ const ROUTING = [
   'ANTHROPIC_VERTEX_BASE_URL',
 ];
 
+/** A string without the passwords of the URLs in it (the user name stays). */
+function withoutPasswords(text: string): string {
+  return text.replace(URL_PASSWORD, '$1$2@');
+}
+
 function scrubbed(value: unknown, key: string | undefined): unknown {
   if (Array.isArray(value)) return value.map((item) => scrubbed(item, undefined));
+  if (typeof value === 'string') return withoutPasswords(value);
   if (!value || typeof value !== 'object') return value;
   if (key === 'env') {
     const strings = Object.fromEntries(
       Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
     );
     const { GIT_TERMINAL_PROMPT: _added, ...kept } = scrubEnv(strings, ROUTING);
-    return kept;
+    return scrubbed(kept, undefined);
   }
   const out: Record<string, unknown> = {};
   for (const [name, inner] of Object.entries(value)) {
-    if (!CREDENTIAL_KEY.test(name)) out[name] = scrubbed(inner, name);
+    const secret = typeof inner === 'string' && CREDENTIAL_VALUE.test(inner);
+    if (!CREDENTIAL_KEY.test(name) && !secret) out[name] = scrubbed(inner, name);
   }
   return out;
 }

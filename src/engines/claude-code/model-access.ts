@@ -13,6 +13,7 @@ import {
 } from '../../sandbox/model-proxy.js';
 import type { CommandSandbox } from '../../sandbox/sandbox.js';
 import { claudeConfigDir } from './claude-scope.js';
+import { budgetGate } from './model-budget.js';
 
 /** The environment variables Claude Code logs in with, in the order it prefers them. */
 export const MODEL_CREDENTIALS = [
@@ -140,7 +141,8 @@ export async function openModelAccess(options: {
   tcp: boolean;
   /**
    * What Claude Code may spend in the session (`session.max_usd`), by issueloop's prices: once spent,
-   * the proxy answers Messages calls itself, whatever the CLI's own count says.
+   * the proxy answers Messages calls itself, whatever the CLI's own count says; calls in flight hold
+   * their worst-case cost meanwhile (model-budget.ts).
    */
   budgetUsd?: number;
   onRefused?: (request: string) => void;
@@ -152,6 +154,15 @@ export async function openModelAccess(options: {
   const placeholder = `${PLACEHOLDER_PREFIXES[held.name]}${randomBytes(16).toString('hex')}`;
   let spend: ModelSpend = { usage: ZERO_USAGE, costUsd: 0, responses: 0, overBudget: 0 };
   const { budgetUsd } = options;
+  const gate = budgetGate({
+    budgetUsd,
+    prices: options.prices,
+    spentUsd: () => spend.costUsd,
+    onOver: () => {
+      spend = { ...spend, overBudget: spend.overBudget + 1 };
+      return `the session's budget is spent ($${spend.costUsd.toFixed(4)} of $${(budgetUsd ?? 0).toFixed(2)})`;
+    },
+  });
   const proxy = await startModelProxy({
     upstream: options.env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com',
     credential: credentialFor(held),
@@ -165,14 +176,7 @@ export async function openModelAccess(options: {
         responses: spend.responses + 1,
       };
     },
-    admit: (call) => {
-      if (budgetUsd === undefined || call !== 'POST /v1/messages' || spend.costUsd < budgetUsd)
-        return undefined;
-      spend = { ...spend, overBudget: spend.overBudget + 1 };
-      const message = `the session's budget is spent ($${spend.costUsd.toFixed(4)} of $${budgetUsd.toFixed(2)})`;
-      // A 400, which the CLI does not retry: the engine reads the stop as the budget's (ModelSpend.overBudget).
-      return { status: 400, type: 'invalid_request_error', message };
-    },
+    admit: gate.admit,
     ...(options.onRefused ? { onRefused: options.onRefused } : {}),
   });
   return {

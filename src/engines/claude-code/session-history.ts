@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 
 /**
@@ -192,6 +192,26 @@ export function claudeProjectName(cwd: string): string {
   return cwd.replace(/[^A-Za-z0-9]/g, '-');
 }
 
+/** Where the pinned CLI cuts a long project name (2.1.328: `MTe=200`). */
+const PROJECT_NAME_MAX = 200;
+
+/** The CLI's hash of a path for a long project name: 31·h + c over UTF-16 code units, in 32 bits. */
+function cliHash(text: string): number {
+  let hash = 0;
+  for (let i = 0; i < text.length; i++) hash = ((hash << 5) - hash + text.charCodeAt(i)) | 0;
+  return hash;
+}
+
+/**
+ * The directory under `projects/` where the pinned CLI keeps the sessions of a working directory:
+ * claudeProjectName, and past 200 characters its first 200 then `-` and the path's hash in base 36.
+ */
+export function claudeProjectDir(cwd: string): string {
+  const name = claudeProjectName(cwd);
+  if (name.length <= PROJECT_NAME_MAX) return name;
+  return `${name.slice(0, PROJECT_NAME_MAX)}-${Math.abs(cliHash(cwd)).toString(36)}`;
+}
+
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 /** A session id issueloop will pass back to the CLI (`--resume <id>`) or look up as a file name. */
@@ -201,7 +221,7 @@ export function isSessionId(value: unknown): value is string {
 
 /**
  * The session file of `sessionId` for a worktree, or undefined when the id or the resolved path
- * would leave `<claudeHome>/projects/` (a crafted id, a symlink out).
+ * would leave the worktree's directory in `<claudeHome>/projects/` (a crafted id, a symlink out).
  */
 export async function sessionFilePath(
   claudeHome: string,
@@ -211,23 +231,21 @@ export async function sessionFilePath(
   if (!isSessionId(sessionId)) return undefined;
   const projects = join(claudeHome, 'projects');
   const name = `${sessionId}.jsonl`;
-  const expected = join(projects, claudeProjectName(cwd), name);
-  // Where the CLI put it otherwise: a long project path is truncated and hashed, and a session resumed
-  // from another directory lives under that one. Session ids are unique, so the id finds it.
-  const candidate = existsSync(expected)
-    ? expected
-    : ((await readdir(projects).catch(() => [] as string[]))
-        .map((dir) => join(projects, dir, name))
-        .find((path) => existsSync(path)) ?? expected);
+  // The claude sandbox shows the CLI this project's directory only (claude-scope.ts): the session
+  // is there, under the worktree's path as given or as resolved, and must resolve to a file in it
+  // (a symlink the agent planted there could point at another project's transcript).
+  const real = await realpath(cwd).catch(() => cwd);
+  const dirs = [cwd, real].map((path) => join(projects, claudeProjectDir(path)));
+  const dir = dirs.find((path) => existsSync(join(path, name))) ?? (dirs[0] as string);
   try {
-    const [root, real] = await Promise.all([realpath(projects), realpath(candidate)]);
-    const inside = relative(root, real);
+    const [root, found] = await Promise.all([realpath(dir), realpath(join(dir, name))]);
+    const inside = relative(root, found);
     if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || inside.startsWith(sep))
       return undefined;
     // A hard link's other name may be anywhere the claude process could reach (its own login).
-    const info = await stat(real);
+    const info = await stat(found);
     if (!info.isFile() || info.nlink > 1) return undefined;
-    return real;
+    return found;
   } catch {
     return undefined;
   }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicEmulator, reply } from '../../../src/emulators/anthropic/index.js';
 import { PLACEHOLDER_PREFIXES } from '../../../src/engines/claude-code/model-access.js';
+import { claudeProjectDir } from '../../../src/engines/claude-code/session-history.js';
 import { BUILT_IN_PRICES, costOf } from '../../../src/model/prices.js';
 import { UNSANDBOXED_HOST } from '../../../src/sandbox/sandbox-host.js';
 import { GREETING_TYPO, useSessionRepo } from '../../session/git/git-fixture.js';
@@ -36,7 +37,13 @@ afterEach(async () => {
 async function homeWithLogins(): Promise<{ home: string; dump: string }> {
   const home = await mkdtemp(join(tmpdir(), 'issueloop-hostile-'));
   dirs.push(home);
-  const own = join(home, '.claude', 'projects', 'hostile');
+  // The issue's worktree's directory: the one place of its home that outlives the sandbox.
+  const own = join(
+    home,
+    '.claude',
+    'projects',
+    claudeProjectDir(join(repo.stateDir, 'worktrees', 'issue-1')),
+  );
   await mkdir(own, { recursive: true });
   await writeFile(
     join(home, '.claude', '.credentials.json'),

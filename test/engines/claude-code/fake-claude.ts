@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,14 +48,14 @@ export function resultJson(overrides: Record<string, unknown> = {}) {
   };
 }
 
+/**
+ * A fake `claude` with its home. Its scenario comes in its environment; it keeps its call log and
+ * step counter in its project directory (~/.claude/projects/<its cwd, named as the CLI names it>),
+ * the one place of its home that the claude sandbox shows as it is, so they persist wherever it ran.
+ */
 export async function fakeClaude(scenario: unknown[]) {
   const dir = await mkdtemp(join(tmpdir(), 'issueloop-fake-claude-'));
   dirs.push(dir);
-  // Under ~/.claude/projects: the one place of the home the sandbox shows `claude` as it is.
-  const own = join(dir, '.claude', 'projects', 'fake-claude');
-  await mkdir(own, { recursive: true });
-  const scenarioFile = join(own, 'scenario.json');
-  const log = join(own, 'calls.jsonl');
   // The recorded lines the scenario names, and the init line every stream starts with.
   const names = new Set(['stream-tool-call.jsonl']);
   for (const step of scenario as { fixture?: string; session?: { fixture?: string } }[]) {
@@ -65,18 +65,26 @@ export async function fakeClaude(scenario: unknown[]) {
   const fixtures = Object.fromEntries(
     [...names].map((name) => [name, readFileSync(join(FIXTURES, name), 'utf8').split('\n').filter(Boolean)]),
   );
-  await writeFile(scenarioFile, JSON.stringify({ steps: scenario, fixtures }));
-  await writeFile(log, '');
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: dir,
-    FAKE_CLAUDE_SCENARIO: scenarioFile,
-    FAKE_CLAUDE_LOG: log,
+    FAKE_CLAUDE_SCENARIO: JSON.stringify({ steps: scenario, fixtures }),
   };
-  const calls = async () =>
-    (await readFile(log, 'utf8'))
+  const projects = join(dir, '.claude', 'projects');
+  const calls = async () => {
+    const logs = await Promise.all(
+      (await readdir(projects).catch(() => [] as string[])).map((project) =>
+        readFile(join(projects, project, FAKE_CLAUDE_LOG), 'utf8').catch(() => ''),
+      ),
+    );
+    return logs
+      .join('')
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as { args: string[]; prompt: string; cwd: string; env: string[] });
+  };
   return { dir, env, calls };
 }
+
+/** The fake's call log, in its project directory. */
+const FAKE_CLAUDE_LOG = 'fake-claude-calls.jsonl';

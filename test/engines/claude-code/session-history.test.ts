@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeConfigDir } from '../../../src/engines/claude-code/claude-scope.js';
 import {
+  claudeProjectDir,
   claudeProjectName,
   formatPrelude,
   PRELUDE_MAX_CHARS,
@@ -349,13 +350,21 @@ describe('the session file and the seeded fallback prompt', () => {
     expect(await sessionFilePath(home, CWD, 'linked')).toBeUndefined();
   });
 
-  it('regression: finds a session by its id wherever the CLI put it (a long path truncated and hashed, a resume from elsewhere)', async () => {
-    const { home } = await claudeHome(CWD, SESSION, '');
-    const elsewhere = join(home, 'projects', `${'-'.repeat(200)}-1a2b3c`);
+  it("names a long project's directory as the pinned CLI does: its first 200 characters, then the path's hash", () => {
+    const long = `/${Array.from({ length: 12 }, (_, i) => `a-rather-long-directory-name-${i}`).join('/')}`;
+    expect(claudeProjectDir(CWD)).toBe(claudeProjectName(CWD));
+    expect(claudeProjectDir(long)).toBe(`${claudeProjectName(long).slice(0, 200)}-oiojna`);
+  });
+
+  it("regression: finds a session in the worktree's project directory only, never in another project's", async () => {
+    const { home, project } = await claudeHome(CWD, SESSION, '');
+    const elsewhere = join(home, 'projects', '-home-dev-payroll-service');
     await mkdir(elsewhere, { recursive: true });
-    await writeFile(join(elsewhere, `${SESSION}.jsonl`), jsonl(user('found by id')));
-    expect(await sessionFilePath(home, CWD, SESSION)).toBe(join(elsewhere, `${SESSION}.jsonl`));
-    expect(await sessionFilePath(home, CWD, 'no-such-session')).toBeUndefined();
+    await writeFile(join(elsewhere, `${SESSION}.jsonl`), jsonl(user('another project')));
+    expect(await sessionFilePath(home, CWD, SESSION)).toBeUndefined();
+    // Nor through a link the agent planted in its own directory: the seed would show it the other project.
+    await symlink(join(elsewhere, `${SESSION}.jsonl`), join(project, 'planted.jsonl'));
+    expect(await sessionFilePath(home, CWD, 'planted')).toBeUndefined();
   });
 
   it('regression: session files live under CLAUDE_CONFIG_DIR when it is set', () => {
