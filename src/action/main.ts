@@ -2,7 +2,12 @@
 // src/action that touches the real process and @actions/core.
 import * as core from '@actions/core';
 import { readVersion } from '../run/version.js';
+import { closeInheritedDescriptors } from '../sandbox/descriptors.js';
 import { runAction } from './run-action.js';
+
+// What the runner's process left inheritable above stderr would reach every program this one starts,
+// every sandboxed command included: closed before anything starts one.
+closeInheritedDescriptors();
 
 // The runner cancels a job with SIGINT, then SIGTERM: sessions stop and save their state.
 const interrupt = new AbortController();

@@ -57,6 +57,8 @@ export interface PullRequestReport {
   toolCalls?: number;
   /** Destinations the sandbox's egress proxy refused: untrusted text, listed in their own section. */
   blockedRequests?: readonly BlockedLine[];
+  /** Refusals of destinations the list leaves out (the session's tally is bounded). */
+  blockedOthers?: number;
 }
 
 type Redact = Redactor;
@@ -126,7 +128,7 @@ function composeBody(report: PullRequestReport, redact: Redact, summary: string,
     '',
     ...verification(report.verify, redact, tail),
     '',
-    ...renderBlockedSection(report.blockedRequests, redact),
+    ...renderBlockedSection(report.blockedRequests, redact, report.blockedOthers),
     '---',
     '',
     footer(report, redact),

@@ -63,6 +63,8 @@ export interface TrackingView {
   pausedBy?: string;
   /** Destinations the sandbox's egress proxy refused in the attempt (untrusted text). */
   blockedRequests?: readonly BlockedLine[];
+  /** Refusals of destinations the list leaves out. */
+  blockedOthers?: number;
   /** `sandbox.mode: none`: the comment says so, in every phase. */
   unsandboxed?: boolean;
   record: TrackingRecord;
@@ -119,7 +121,7 @@ export function renderTrackingComment(view: TrackingView, redact: Redact): strin
   if (view.prUrl !== undefined) rows.push(['Pull request', pullRequestLink(view.prUrl, redact)]);
   if (view.lastFailure !== undefined) rows.push(['Last failure', shown(view.lastFailure, redact)]);
   if (view.blockedRequests && view.blockedRequests.length > 0) {
-    const items = blockedItems(view.blockedRequests, redact);
+    const items = blockedItems(view.blockedRequests, redact, view.blockedOthers);
     rows.push(['Blocked network requests', `${items.join(', ')}; ${WIDEN_HINT}`]);
   }
   if (view.unsandboxed) {

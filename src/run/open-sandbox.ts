@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
@@ -25,5 +26,5 @@ export async function openSandbox(config: Config, env: Env, log: Log): Promise<S
     );
   }
   // Each session starts its own egress proxies and network namespaces (sandbox-host.ts).
-  return createSandboxHost(config.sandbox, probe.facts, { log });
+  return createSandboxHost(config.sandbox, probe.facts, { log, protect: [resolve(config.state_dir)] });
 }

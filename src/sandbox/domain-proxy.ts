@@ -26,8 +26,11 @@ export const PROXY_PORT = 3128;
 /** Inside the `claude` sandbox: the session's model-credential proxy (ANTHROPIC_BASE_URL's port). */
 export const MODEL_PORT = 3129;
 
-/** Open connections one role's proxy serves at once. */
-const MAX_CONNECTIONS = 256;
+/**
+ * Open connections one role's proxy serves at once; the model proxy and the holders' bridges have the
+ * same bound: each connection a sandbox holds is a descriptor of the harness's (or the holder's).
+ */
+export const MAX_CONNECTIONS = 256;
 
 export type Lookup = (host: string) => Promise<ReadonlyArray<{ address: string; family: number }>>;
 export type Connect = (port: number, address: string) => Socket;

@@ -1,4 +1,5 @@
-import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, sep } from 'node:path';
 import type { Mount } from './bwrap-args.js';
 
@@ -49,33 +50,95 @@ export function systemMounts(roots: readonly string[] = SYSTEM_ROOTS): Mount[] {
   return mounts;
 }
 
+/** In the home, never shown even below a PATH directory: credentials, keys, Claude Code's login. */
+const HOME_SECRETS = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.kube',
+  '.docker',
+  '.config/gh',
+  '.config/gcloud',
+  '.password-store',
+  '.claude',
+];
+/** issueloop's own directories in the temp dir: other roles' proxy sockets, the scrubbed ~/.claude.json. */
+const PRIVATE_TEMP = [
+  'issueloop-egress-',
+  'issueloop-model-',
+  'issueloop-seccomp-',
+  'issueloop-bridge-',
+  'issueloop-claude-',
+];
+
+export interface ToolDirectoryOptions {
+  home?: string | undefined;
+  roots?: readonly string[];
+  /** Never shown, nor a directory that holds one or lies inside one: the checkout, worktrees, state. */
+  protect?: readonly string[];
+  /** Told of each directory left out, and why. */
+  refused?: (dir: string, why: string) => void;
+}
+
+/** Why `path` is never a toolchain directory, or undefined when it may be one. */
+function whyNot(path: string, home: string | undefined, protect: readonly string[]): string | undefined {
+  if (path === '/') return 'it is the root';
+  if (home !== undefined && isUnder(home, path)) return 'it holds the home';
+  const secret =
+    home === undefined ? undefined : HOME_SECRETS.find((name) => isUnder(path, join(home, name)));
+  if (secret !== undefined) return `it is in ~/${secret}`;
+  const temp = realOrUndefined(tmpdir()) ?? tmpdir();
+  if (isUnder(temp, path)) return 'it holds the temporary directory';
+  const inTemp = isUnder(path, temp) ? path.slice(temp.length + 1) : undefined;
+  if (inTemp !== undefined && PRIVATE_TEMP.some((prefix) => inTemp.startsWith(prefix)))
+    return "it is in issueloop's own temporary files";
+  const near = protect.find((dir) => isUnder(path, dir) || isUnder(dir, path));
+  if (near !== undefined) return `it is, holds or lies in ${near}`;
+  // A repository's .git/config holds what actions/checkout or a credential helper put there.
+  if (path.split(sep).includes('.git')) return 'it is in a git directory';
+  if (existsSync(join(path, '.git'))) return 'it is a git work tree';
+  return undefined;
+}
+
 /**
  * Toolchains installed outside the system directories (nvm, the npm `node` package, ~/.cargo/bin):
  * each PATH directory outside them, read-only, and the real directories its symlinks lead to, so that
  * `node`, `npm test` or `cargo test` work in the sandbox as in the user's shell. Only these
- * directories are shown, never the home around them.
+ * directories are shown, never the home around them, and never one that is, holds or lies in what
+ * the sandbox hides (`whyNot`): a workflow putting `$GITHUB_WORKSPACE` on PATH showed the checkout,
+ * its .git/config with the job's token (found by the red team).
  */
 export function toolDirectories(
   pathVariable: string | undefined,
   extra: readonly string[] = [],
-  options: { home?: string | undefined; roots?: readonly string[] } = {},
+  options: ToolDirectoryOptions = {},
 ): string[] {
   const roots = options.roots ?? SYSTEM_ROOTS;
   const home = options.home ? (realOrUndefined(options.home) ?? options.home) : undefined;
+  const protect = (options.protect ?? []).map((dir) => realOrUndefined(dir) ?? dir);
   const found = new Set<string>();
   const covered = (path: string) => roots.some((root) => isUnder(path, root));
   // `~/bin` on PATH with one relative symlink in it showed the whole home, ~/.ssh included (found
-  // by the security review): a directory that is the home, or holds it, is never shown.
-  const holdsHome = (path: string) => path === '/' || (home !== undefined && isUnder(home, path));
-  const add = (path: string | undefined) => {
-    if (path === undefined || covered(path) || holdsHome(path) || found.size >= MAX_TOOL_DIRS) return;
-    found.add(path);
+  // by the security review): a directory that is the home, or holds it, is never shown. Directories
+  // the user named (`extra`: sandbox.read_only, the claude installation) are not checked further.
+  const add = (path: string | undefined, named: boolean) => {
+    if (path === undefined || covered(path) || found.has(path) || found.size >= MAX_TOOL_DIRS) return;
+    const why = named
+      ? path === '/' || (home !== undefined && isUnder(home, path))
+        ? 'it is or holds the home'
+        : undefined
+      : whyNot(path, home, protect);
+    if (why === undefined) found.add(path);
+    else options.refused?.(path, why);
   };
-  for (const entry of [...(pathVariable ?? '').split(delimiter), ...extra]) {
+  const entries = (pathVariable ?? '').split(delimiter).map((entry) => ({ entry, named: false }));
+  for (const { entry, named } of [...entries, ...extra.map((entry) => ({ entry, named: true }))]) {
     if (entry === '' || !isAbsolute(entry)) continue;
     const real = realOrUndefined(entry);
     if (real === undefined || covered(real)) continue;
-    add(real);
+    add(real, named);
+    if (!found.has(real)) continue;
     let names: string[];
     try {
       names = readdirSync(real);
@@ -91,7 +154,7 @@ export function toolDirectories(
       }
       const target = realOrUndefined(path);
       // A launcher in bin/ needs its installation: <prefix>/bin/node needs <prefix>/lib/node_modules.
-      if (target !== undefined) add(installationOf(target));
+      if (target !== undefined) add(installationOf(target), named);
     }
   }
   // Nested directories are shown through their parent already.

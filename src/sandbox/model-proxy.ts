@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MAX_CONNECTIONS } from './domain-proxy.js';
 import { apiError, callOf, forward, type Via } from './model-forward.js';
 import { type ModelCredential, presented, sameKey } from './model-headers.js';
 import { type CallFacts, inspectBody, readBody } from './model-request.js';
@@ -188,6 +189,9 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
   const servers = [createServer(handle)];
   if (options.tcp) servers.push(createServer(handle));
   for (const server of servers) {
+    // Each connection `claude`'s sandbox holds is a descriptor of the harness's: bounded as the egress
+    // proxy's are (the red team held 2000 through MODEL_PORT).
+    server.maxConnections = MAX_CONNECTIONS;
     // CONNECT and upgrades are not API calls: refused and counted like any other.
     server.on('connect', (req: IncomingMessage, client: Socket) => {
       tally(`CONNECT ${String(req.url).slice(0, 200)}`);

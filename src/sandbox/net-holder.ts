@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bwrapArgs, type Mount } from './bwrap-args.js';
+import { MAX_CONNECTIONS } from './domain-proxy.js';
 import { installationOf, systemMounts } from './host-paths.js';
 
 /**
@@ -25,12 +26,14 @@ export const BRIDGE_SOURCE = `import { connect, createServer } from 'node:net';
 const pairs = process.argv.slice(2).map((arg) => arg.split('='));
 let pending = pairs.length;
 for (const [port, socket] of pairs) {
-  createServer((client) => {
+  const server = createServer((client) => {
     const upstream = connect(socket);
     client.pipe(upstream).pipe(client);
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
-  }).listen(Number(port), '127.0.0.1', () => {
+  });
+  server.maxConnections = ${MAX_CONNECTIONS};
+  server.listen(Number(port), '127.0.0.1', () => {
     pending -= 1;
     if (pending === 0) process.stdout.write('ready\\n');
   });
@@ -52,11 +55,12 @@ export interface NetHolder {
   /** The holder's bubblewrap process on the host (for the harness's own diagnostics and tests). */
   readonly pid: number | undefined;
   /**
-   * The command that runs `file args` inside the namespace: nsenter joining it through the two
-   * descriptors given (fresh ones each call, for the spawner to pass as the child's fd `at` and
-   * `at + 1` and close).
+   * The command that runs `file args` inside the namespace: nsenter joining it through two fresh
+   * descriptors of the harness's (`held`, close-on-exec, for the spawner to keep until the child ends),
+   * which it opens as `/proc/<harness>/fd/<n>`: passed to nsenter as descriptors, they stayed open in
+   * every sandboxed command.
    */
-  enter(file: string, args: readonly string[], at: number): { file: string; args: string[]; fds: number[] };
+  enter(file: string, args: readonly string[]): { file: string; args: string[]; held: number[] };
   /** Stops the bridge; the namespace goes once no command is in it. */
   close(): Promise<void>;
 }
@@ -168,20 +172,21 @@ export async function startNetHolder(options: HolderOptions): Promise<NetHolder>
   });
   return {
     pid: child.pid,
-    enter(file, args, at) {
+    enter(file, args) {
       if (closed) throw new Error('the network holder is closed');
-      const fds = [openSync(`/proc/self/fd/${userFd}`, 'r'), openSync(`/proc/self/fd/${netFd}`, 'r')];
+      const held = [openSync(`/proc/self/fd/${userFd}`, 'r'), openSync(`/proc/self/fd/${netFd}`, 'r')];
+      const [user, net] = held as [number, number];
       return {
         file: options.nsenter,
         args: [
-          `--user=/proc/self/fd/${at}`,
-          `--net=/proc/self/fd/${at + 1}`,
+          `--user=/proc/${process.pid}/fd/${user}`,
+          `--net=/proc/${process.pid}/fd/${net}`,
           '--preserve-credentials',
           '--',
           file,
           ...args,
         ],
-        fds,
+        held,
       };
     },
     async close() {

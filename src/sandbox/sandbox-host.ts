@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Log } from '../core/logger.js';
 import { type BlockedRequest, createBlockedTally } from './blocked-requests.js';
 import type { Mount } from './bwrap-args.js';
@@ -30,6 +30,8 @@ export interface SandboxHostOptions {
   log?: Log;
   /** How the egress proxies resolve and connect (tests: documentation addresses mapped to loopback). */
   network?: EgressNetwork;
+  /** Hidden from every session besides its own checkout and worktrees: the state directory. */
+  protect?: readonly string[];
 }
 
 /** A worktree as the harness prepared it before the agent started: its git dirs and the agent's own. */
@@ -72,6 +74,8 @@ export interface WorktreeSandboxes {
   claude(options: ClaudeScope): Promise<CommandSandbox>;
   /** What the session's egress proxy refused so far, for the report, the PR body and the ledger. */
   blocked(): BlockedRequest[];
+  /** Refusals counted in none of `blocked()`'s destinations (past MAX_BLOCKED_DESTINATIONS). */
+  blockedOthers?(): number;
   /** Stops what the session's sandboxes keep running for it; called once, when the session ends. */
   close(): Promise<void>;
 }
@@ -87,6 +91,7 @@ const NONE: WorktreeSandboxes = Object.freeze({
   setup: async () => UNSANDBOXED,
   claude: async () => UNSANDBOXED,
   blocked: () => [],
+  blockedOthers: () => 0,
   close: async () => undefined,
 });
 
@@ -125,12 +130,14 @@ export function createSandboxHost(
     mode: 'os',
     async forWorktree(view) {
       const extraMounts: Mount[] = gitViewMounts(view.git, view.agentGitDir);
-      const scope = { writable: [view.worktree], readOnly: settings.read_only, extraMounts };
+      const log = view.log ?? options.log;
+      const protect = [...hiddenPaths(view), ...(options.protect ?? [])];
+      const scope = { writable: [view.worktree], readOnly: settings.read_only, extraMounts, protect, log };
       const tally = createBlockedTally();
       const network = openSessionNetwork({
         facts,
         tally,
-        log: view.log ?? options.log,
+        log,
         network: options.network,
       });
       const policies = rolePolicies(settings, view.worktree);
@@ -169,6 +176,7 @@ export function createSandboxHost(
             return createBwrapSandbox({ ...claudeScope, home: { path: home, binds: homeBinds } }, facts);
           },
           blocked: (): BlockedRequest[] => tally.list(),
+          blockedOthers: () => tally.others(),
           close: () => network.close(),
         };
       } catch (err) {
@@ -177,6 +185,12 @@ export function createSandboxHost(
       }
     },
   };
+}
+
+/** What no PATH directory shown may be, hold or lie in: the checkout, the worktree, the worktrees. */
+function hiddenPaths(view: WorktreeView): string[] {
+  const checkout = basename(view.git.common) === '.git' ? dirname(view.git.common) : view.git.common;
+  return [checkout, view.git.common, view.worktree, dirname(view.agentGitDir)];
 }
 
 /** Where the agent's private git dir of a worktree is made: beside the worktree, never inside it. */

@@ -1,6 +1,8 @@
 import { closeSync, openSync } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
+import type { Log } from '../core/logger.js';
 import { bwrapArgs, type Mount } from './bwrap-args.js';
+import { closingPrelude, passedOnDescriptors } from './descriptors.js';
 import { PROXY_PORT } from './domain-proxy.js';
 import { SYSTEM_ROOTS, systemMounts, toolDirectories } from './host-paths.js';
 import type { NetHolder } from './net-holder.js';
@@ -13,11 +15,16 @@ import { seccompFilterFile } from './seccomp.js';
 export interface CommandSandbox {
   readonly kind: 'bwrap' | 'none';
   /**
-   * The program to spawn and its arguments for `argv` run in `cwd`, inside the sandbox; `fds`, when
-   * given, are descriptors the spawner passes as the child's fd 3, 4, … and then closes
-   * (spawn-sandboxed.ts).
+   * The program to spawn and its arguments for `argv` run in `cwd` with `env` (this sandbox's `env()`),
+   * inside the sandbox; `fds`, when given, are descriptors the spawner passes as the child's fd 3, 4,
+   * … and then closes, `held` ones the spawner keeps open until the child ends and then closes
+   * (spawn-sandboxed.ts). Nothing else of the harness's reaches the command but stdin, stdout, stderr.
    */
-  wrap(argv: readonly string[], cwd: string): { file: string; args: string[]; fds?: number[] };
+  wrap(
+    argv: readonly string[],
+    cwd: string,
+    env?: Readonly<Record<string, string>>,
+  ): { file: string; args: string[]; fds?: number[]; held?: number[] };
   /** The environment inside: `env` with HOME and TMPDIR pointing where the sandbox has them. */
   env(env: Readonly<Record<string, string>>): Record<string, string>;
 }
@@ -45,6 +52,13 @@ export interface SandboxScope {
    * reach a host, since it costs every Node process 35–70 ms at start (bench/sandbox).
    */
   nodeUsesProxy?: boolean;
+  /**
+   * Never shown as a toolchain, nor a PATH directory holding one or lying in one: the checkout, the
+   * worktrees, the state directory (host-paths.ts).
+   */
+  protect?: readonly string[];
+  /** Where the PATH directories left out are said, once each. */
+  log?: Log | undefined;
 }
 
 export interface HostFacts {
@@ -70,10 +84,21 @@ export function sandboxHome(home: string | undefined): string {
   return SYSTEM_ROOTS.some((root) => isUnder(home, root)) ? FALLBACK_HOME : home;
 }
 
+/** The PATH directories left out that were logged already (a PATH is short: this stays small). */
+const told = new Set<string>();
+
 /** The mounts for one scope, in the order bwrap must apply them. */
 export function sandboxMounts(scope: SandboxScope, facts: HostFacts): Mount[] {
   const home = sandboxHome(scope.home?.path ?? facts.home);
-  const tools = toolDirectories(facts.path, scope.readOnly ?? [], { home: facts.home });
+  const tools = toolDirectories(facts.path, scope.readOnly ?? [], {
+    home: facts.home,
+    protect: scope.protect ?? [],
+    refused(dir, why) {
+      if (told.has(dir)) return;
+      told.add(dir);
+      scope.log?.warn({ dir }, `sandbox: ${dir} is on PATH but not shown in the sandbox: ${why}`);
+    },
+  });
   return [
     ...systemMounts(),
     { kind: 'tmpfs', dest: '/tmp' },
@@ -105,15 +130,18 @@ export function createBwrapSandbox(scope: SandboxScope, facts: HostFacts): Comma
   const { net } = scope;
   return {
     kind: 'bwrap',
-    wrap(argv, cwd) {
+    wrap(argv, cwd, env = {}) {
       const network = net ? 'inherit' : 'own';
-      const args = bwrapArgs({ mounts, network, cwd, argv, seccompFd: 3 });
+      // bwrap consumes the seccomp descriptor and nsenter is given none: what the harness inherited
+      // is all that could still reach the command, and then a prelude closes it (descriptors.ts).
+      const command = passedOnDescriptors().length > 0 ? closingPrelude(argv, env) : argv;
+      const args = bwrapArgs({ mounts, network, cwd, argv: command, seccompFd: 3 });
       // A fresh descriptor each time: bwrap reads it to the end.
       const seccomp = openSync(seccompFilterFile(), 'r');
       if (!net) return { file: facts.bwrap, args, fds: [seccomp] };
       try {
-        const entered = net.enter(facts.bwrap, args, 4);
-        return { file: entered.file, args: entered.args, fds: [seccomp, ...entered.fds] };
+        const entered = net.enter(facts.bwrap, args);
+        return { file: entered.file, args: entered.args, fds: [seccomp], held: entered.held };
       } catch (err) {
         closeSync(seccomp);
         throw err;

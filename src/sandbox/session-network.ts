@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Log } from '../core/logger.js';
-import type { BlockedTally, SandboxRole } from './blocked-requests.js';
+import { type BlockedTally, MAX_BLOCKED_DESTINATIONS, type SandboxRole } from './blocked-requests.js';
 import {
   type EgressNetwork,
   type EgressPolicy,
@@ -49,6 +49,7 @@ export function openSessionNetwork(input: {
   const proxies: EgressProxy[] = [];
   const holders: NetHolder[] = [];
   const logged = new Set<string>();
+  let quiet = false;
   let closed = false;
   return {
     async open(role, policy, modelSocket) {
@@ -62,6 +63,16 @@ export function openSessionNetwork(input: {
           input.tally.record(role, destination);
           const key = `${role} ${destination}`;
           if (logged.has(key)) return;
+          // Bounded like the tally: a loop making up names would fill the log and this set.
+          if (logged.size >= MAX_BLOCKED_DESTINATIONS) {
+            if (!quiet)
+              input.log?.warn(
+                { role },
+                `sandbox: more than ${MAX_BLOCKED_DESTINATIONS} distinct destinations refused; the next ones are counted in the session's report, not logged`,
+              );
+            quiet = true;
+            return;
+          }
           logged.add(key);
           input.log?.warn(
             { role, destination, reason },

@@ -190,6 +190,7 @@ export async function workItem<T extends WorkItem>(
     productivity: report.productivity.score,
     ...(paused ? { paused: paused.errorClass } : {}),
     ...(report.blockedRequests?.length ? { blockedRequests: ledgerBlocked(report.blockedRequests) } : {}),
+    ...(report.blockedOthers ? { blockedOthers: report.blockedOthers } : {}),
   });
   if (report.productivity.warning)
     log.warn({ score: report.productivity.score }, report.productivity.warning);

@@ -183,6 +183,7 @@ async function deliver(
       modelCalls: result?.totals.modelCalls ?? 0,
       toolCalls: result?.totals.toolCalls ?? 0,
       blockedRequests: cleanBlocked(guarded.sandboxes.blocked(), input.redact),
+      blockedOthers: guarded.sandboxes.blockedOthers?.() ?? 0,
     },
     guarded.git,
   );

@@ -68,4 +68,6 @@ export interface SessionReport {
   needsHuman?: true;
   /** Destinations the session's sandboxes asked for and the egress proxy refused (omitted when none). */
   blockedRequests?: BlockedRequest[];
+  /** Refusals of destinations the tally could not list (past its cap; omitted when none). */
+  blockedOthers?: number;
 }

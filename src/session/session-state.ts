@@ -111,6 +111,7 @@ function reportOf(
   const toolCalls = totals?.toolCalls ?? 0;
   const sessionId = state.engine?.sessionId?.();
   const blockedRequests = cleanBlocked(state.sandboxes?.blocked() ?? [], input.redact);
+  const blockedOthers = state.sandboxes?.blockedOthers?.() ?? 0;
   return {
     issue: input.work.key,
     attempt: input.attempt,
@@ -129,6 +130,7 @@ function reportOf(
     partialContext: input.redact(partialContextOf(state.messages)),
     ...(sessionId ? { sessionId } : {}),
     ...(blockedRequests.length > 0 ? { blockedRequests } : {}),
+    ...(blockedOthers > 0 ? { blockedOthers } : {}),
     ...extra,
   };
 }

@@ -56,6 +56,8 @@ export interface DeliveryInput {
   toolCalls: number;
   /** What the egress proxy refused during the session: the PR body lists it. */
   blockedRequests: BlockedRequest[];
+  /** Refusals of destinations past the tally's cap: the PR body counts them. */
+  blockedOthers?: number;
 }
 
 export interface Delivered {

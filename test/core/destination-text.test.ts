@@ -96,4 +96,37 @@ describe('refused destinations as shown', () => {
     expect(section.filter((line) => line.startsWith('- `'))).toHaveLength(10);
     expect(section).toContain('- … and 3 more');
   });
+
+  it('says how many refusals went to destinations the session’s tally could not list (a flood past its cap)', () => {
+    const listed = [{ role: 'commands', destination: 'exfil.attacker.invalid:443', count: 1 }];
+    const section = renderBlockedSection(listed, identity, 299);
+    expect(section).toContain('- `exfil.attacker.invalid:443` ×1 (commands)');
+    expect(section).toContain('- … and 299 more refused requests to destinations not listed');
+    expect(renderBlockedSection(listed, identity)).not.toContain(
+      '- … and 0 more refused requests to destinations not listed',
+    );
+    const body = renderPullRequestBody(
+      {
+        issue: { number: 1, title: 't' },
+        summary: 's',
+        filesChanged: [],
+        costUsd: 0,
+        blockedRequests: listed,
+        blockedOthers: 299,
+      },
+      identity,
+    );
+    expect(body).toContain('- … and 299 more refused requests to destinations not listed');
+    const comment = renderTrackingComment(
+      {
+        phase: 'failed',
+        attempt: 1,
+        record: emptyTrackingRecord('2026-11-26T00:00:00.000Z'),
+        blockedRequests: listed,
+        blockedOthers: 299,
+      },
+      identity,
+    );
+    expect(comment).toContain('×1 (commands), … and 299 more refused requests to destinations not listed; ');
+  });
 });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../../src/sandbox/bwrap-args.js';
 import { installationOf, toolDirectories } from '../../src/sandbox/host-paths.js';
 import { sandboxHome, sandboxMounts } from '../../src/sandbox/sandbox.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
 
 describe('bwrapArgs', () => {
   it('unshares every namespace, dies with its parent, starts a new session, and keeps the mounts in order', () => {
@@ -63,6 +64,31 @@ describe('sandboxMounts', () => {
     expect(order.filter((line) => /^(ro-)?bind \/(root|home|var|run)\b/.test(line))).toEqual([]);
   });
 
+  it('shows no protected PATH directory and logs each one left out once, with why', () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-pathlog-')));
+    try {
+      const checkout = join(root, 'checkout');
+      mkdirSync(join(checkout, '.git'), { recursive: true });
+      const log = createMemoryLog();
+      const facts = {
+        bwrap: '/usr/bin/bwrap',
+        nsenter: '/usr/bin/nsenter',
+        path: `/usr/bin:${checkout}`,
+        home: '/root',
+      };
+      for (let i = 0; i < 3; i++) {
+        const mounts = sandboxMounts({ writable: [join(root, 'wt')], protect: [checkout], log }, facts);
+        expect(mounts.some((m) => 'source' in m && m.source === checkout)).toBe(false);
+      }
+      const warned = log.entries.filter((entry) => entry.level === 'warn');
+      expect(warned).toHaveLength(1);
+      expect(warned[0]?.fields.dir).toBe(checkout);
+      expect(warned[0]?.msg).toContain('not shown in the sandbox: it is, holds or lies in');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('never lays a tmpfs over / or a system directory as the home', () => {
     expect(sandboxHome('/')).toBe('/home/issueloop');
     expect(sandboxHome('/usr/local/agent')).toBe('/home/issueloop');
@@ -105,6 +131,88 @@ describe('toolDirectories', () => {
       expect(dirs.sort()).toEqual([join(home, '.cargo', 'bin'), join(home, 'bin')]);
     } finally {
       rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('toolDirectories never shows what the sandbox hides', () => {
+  it('leaves out a checkout, a git dir, the protected paths, the temp dir, issueloop’s temp files and the home’s secrets, and says why', () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-pathrules-')));
+    const egress = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-egress-')));
+    try {
+      const home = join(root, 'home');
+      const dir = (...parts: string[]) => {
+        const path = join(root, ...parts);
+        mkdirSync(path, { recursive: true });
+        return path;
+      };
+      const checkout = dir('checkout');
+      dir('checkout', '.git', 'hooks');
+      const state = dir('state', 'bin');
+      const worktrees = dir('worktrees', 'issue-1', 'bin');
+      writeFileSync(join(root, 'worktrees', 'issue-1', '.git'), 'gitdir: x\n');
+      const fine = dir('tools', 'bin');
+      const cargo = dir('home', '.cargo', 'bin');
+      const entries = [
+        checkout,
+        join(checkout, '.git', 'hooks'),
+        dir('checkout', 'scripts'),
+        state,
+        join(root, 'state'),
+        worktrees,
+        root,
+        realpathSync(tmpdir()),
+        egress,
+        dir('home', '.ssh', 'bin'),
+        dir('home', '.claude', 'local'),
+        dir('home', '.config', 'gh'),
+        dir('elsewhere', 'repo'),
+        fine,
+        cargo,
+      ];
+      writeFileSync(join(root, 'elsewhere', 'repo', '.git'), 'gitdir: x\n');
+      const refused = new Map<string, string>();
+      const dirs = toolDirectories(entries.join(':'), [], {
+        home,
+        // As sandbox-host.ts does: the session's checkout, worktrees and state directory.
+        protect: [checkout, join(root, 'state'), join(root, 'worktrees')],
+        refused: (path, why) => refused.set(path, why),
+      });
+      expect(dirs).toEqual([fine, cargo].sort());
+      for (const entry of entries.filter((entry) => entry !== fine && entry !== cargo))
+        expect(refused.get(entry), entry).toBeTruthy();
+      expect(refused.get(checkout)).toBe(`it is, holds or lies in ${checkout}`);
+      expect(refused.get(join(root, 'elsewhere', 'repo'))).toBe('it is a git work tree');
+      expect(refused.get(join(checkout, 'scripts'))).toBe(`it is, holds or lies in ${checkout}`);
+      // Not protected, a repository's own subdirectory is a toolchain like any other (~/.nvm is a clone).
+      expect(toolDirectories(join(checkout, 'scripts'), [], { home })).toEqual([join(checkout, 'scripts')]);
+      expect(toolDirectories(join(checkout, '.git', 'hooks'), [], { home })).toEqual([]);
+      // (The home of this test is in the temp dir: that reason comes first.)
+      expect(refused.get(realpathSync(tmpdir()))).toMatch(/^it holds the (home|temporary directory)$/);
+      expect(toolDirectories(realpathSync(tmpdir()), [], {})).toEqual([]);
+      expect(refused.get(egress)).toBe("it is in issueloop's own temporary files");
+      expect(refused.get(join(home, '.ssh', 'bin'))).toBe('it is in ~/.ssh');
+      expect(refused.get(root)).toMatch(/^it holds the home|^it is, holds or lies in/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(egress, { recursive: true, force: true });
+    }
+  });
+
+  it('follows no symlink out of a directory it left out, and keeps what sandbox.read_only names', () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-pathrules-')));
+    try {
+      mkdirSync(join(root, 'checkout', '.git'), { recursive: true });
+      mkdirSync(join(root, 'tool'));
+      writeFileSync(join(root, 'tool', 'x'), '');
+      symlinkSync(join(root, 'tool', 'x'), join(root, 'checkout', 'x'));
+      expect(toolDirectories(join(root, 'checkout'), [], {})).toEqual([]);
+      expect(toolDirectories('', [join(root, 'checkout')], {})).toEqual([
+        join(root, 'checkout'),
+        join(root, 'tool'),
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

@@ -65,7 +65,7 @@ describe('a network holder', () => {
 
     await holder.close();
     expect(lost).toHaveLength(1);
-    expect(() => holder.enter('true', [], 4)).toThrow(/closed/);
+    expect(() => holder.enter('true', [])).toThrow(/closed/);
   });
 
   it('is stopped by close(): its process is gone', async () => {

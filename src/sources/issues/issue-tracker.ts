@@ -129,6 +129,7 @@ function issueWriters(options: IssueSourceOptions, issue: BacklogIssue, input: T
       pausedBy?: string;
       record?: TrackingRecord;
       blockedRequests?: TrackingView['blockedRequests'];
+      blockedOthers?: number;
     } = {},
   ) =>
     // Without the store's record the comment's hidden history would be overwritten with a blank one.
@@ -180,6 +181,7 @@ async function writeOutcome(
     costUsd: report.costUsd,
     record: finalRecord,
     ...(report.blockedRequests?.length ? { blockedRequests: report.blockedRequests } : {}),
+    ...(report.blockedOthers ? { blockedOthers: report.blockedOthers } : {}),
   };
   if (paused) {
     // Not the issue's failure: back in the queue, saying why the run stopped working it.

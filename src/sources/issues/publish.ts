@@ -102,6 +102,7 @@ export async function publish(
       modelCalls: input.modelCalls,
       toolCalls: input.toolCalls,
       blockedRequests: input.blockedRequests,
+      ...(input.blockedOthers ? { blockedOthers: input.blockedOthers } : {}),
     },
     redact,
   );

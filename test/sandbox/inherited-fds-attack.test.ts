@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Red team (issue 29): a descriptor issueloop itself inherited without close-on-exec (a make
+ * jobserver's pipe, a socket systemd or a CI wrapper passed down, a terminal multiplexer's pipe) is
+ * passed on by every spawn: through nsenter and bubblewrap into every sandboxed command, of every role.
+ * Here the harness (the built dist/, in a child process as issueloop runs) is started with a pipe at
+ * its fd 40 whose other end this test holds; each role's command writes its marker to fd 40. Whatever
+ * arrives here came out of a sandbox. The same command unsandboxed writes it, so the check can fail.
+ */
+/** Above Node's own guard: at start it marks fds 0–15 and the run after them close-on-exec. */
+const FD = 40;
+const dist = (path: string) => JSON.stringify(join(process.cwd(), 'dist', path));
+
+const harness = `
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+const { probeSandbox } = await import(${dist('sandbox/probe.js')});
+const { createSandboxHost } = await import(${dist('sandbox/sandbox-host.js')});
+const { UNSANDBOXED } = await import(${dist('sandbox/sandbox.js')});
+const { runShell } = await import(${dist('agent/tools/run-shell.js')});
+const { worktreeGitDirs, writeAgentGitDir } = await import(${dist('session/git/worktree-view.js')});
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-fds-')));
+const git = (cwd, ...args) => execFileSync('git', args, { cwd, encoding: 'utf8' });
+const checkout = join(root, 'checkout');
+git(root, 'init', '-q', '-b', 'main', checkout);
+writeFileSync(join(checkout, 'README'), 'x\\n');
+git(checkout, 'add', '.');
+git(checkout, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
+const worktree = join(root, 'worktrees', 'issue-1');
+git(checkout, 'worktree', 'add', '-q', '-b', 'issueloop/issue-1', worktree);
+const agentGitDir = join(root, 'worktrees', '.issue-1.git');
+const dirs = await worktreeGitDirs(worktree);
+await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
+const probe = await probeSandbox(process.env);
+if (!probe.ok) throw new Error(probe.problem);
+const host = createSandboxHost({ mode: 'os', network: 'none', read_only: [] }, probe.facts);
+const sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir });
+const roles = {
+  control: UNSANDBOXED,
+  commands: sandboxes.commands,
+  setup: await sandboxes.setup(),
+  claude: await sandboxes.claude({ home: join(root, 'home'), homeBinds: [], readOnly: [] }),
+};
+const results = {};
+for (const [role, sandbox] of Object.entries(roles)) {
+  const result = await runShell('if [ -e /proc/self/fd/${FD} ]; then echo "pwned-by-' + role + '" >&${FD} && echo wrote; else echo no-fd-${FD}; fi', {
+    cwd: worktree,
+    env: { PATH: process.env.PATH },
+    timeoutMs: 30000,
+    maxOutputChars: 10000,
+    signal: new AbortController().signal,
+    sandbox,
+  });
+  results[role] = result.output.trim();
+}
+await sandboxes.close();
+rmSync(root, { recursive: true, force: true });
+console.log(JSON.stringify(results));
+`;
+
+describe('descriptors the harness inherited', () => {
+  it('red: a pipe issueloop inherited at fd 40 is writable from inside every role’s sandbox', async () => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', harness], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' },
+      stdio: ['ignore', 'pipe', 'pipe', ...Array<'ignore'>(FD - 3).fill('ignore'), 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    let leaked = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString('utf8');
+    });
+    (child.stdio as unknown as Readable[])[FD]?.on('data', (chunk: Buffer) => {
+      leaked += chunk.toString('utf8');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, err).toBe(0);
+    const results = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as Record<string, string>;
+    // Control: the harness's own unconfined child does write through it.
+    expect(results.control).toBe('wrote');
+    expect(leaked).toContain('pwned-by-control');
+    // Expected: nothing but stdin, stdout and stderr (and the namespace descriptors nsenter passes
+    // on) reaches a sandboxed command.
+    const roles = ['commands', 'setup', 'claude'] as const;
+    expect(Object.fromEntries(roles.map((role) => [role, results[role]]))).toEqual(
+      Object.fromEntries(roles.map((role) => [role, `no-fd-${FD}`])),
+    );
+    for (const role of roles) expect(leaked, role).not.toContain(`pwned-by-${role}`);
+  }, 120_000);
+});
