@@ -10,12 +10,12 @@ if (tooOld) {
   process.exit(1);
 }
 
+// Cache compiled code between runs (Node >= 22.1): most of a CLI's start-up is parsing JavaScript.
+module.enableCompileCache?.();
+
 // What this process inherited above stderr (a jobserver's pipe, a runner's socket) would reach every
 // program it starts, every sandboxed command included: closed before anything starts one.
 (await import('../sandbox/descriptors.js')).closeInheritedDescriptors();
-
-// Cache compiled code between runs (Node >= 22.1): most of a CLI's start-up is parsing JavaScript.
-module.enableCompileCache?.();
 
 /** A yes/no question on the terminal; the prompt goes to stderr so stdout stays the command's output. */
 async function confirm(question: string): Promise<boolean> {
