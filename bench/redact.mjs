@@ -74,3 +74,28 @@ measure('line by line (as the logger calls it)', () => {
 });
 measure('one block (a ledger or PR body)', () => redact(block));
 measure('one block of prose, & and U+200D in 1/10', () => redact(proseBlock));
+
+// Adversarial texts an agent can write (its summary is redacted before it is cut): the time for 8x the
+// text should be about 8x (linear), never 64x (quadratic: `a-a-a-…` once took 33 s for 250K characters).
+for (const [name, unit] of [
+  ["'a-' repeated", 'a-'],
+  ["'a.' repeated", 'a.'],
+  ["'?a' repeated", '?a'],
+  ["'a://' repeated", 'a://'],
+]) {
+  const time = (chars) => {
+    const text = unit.repeat(chars / unit.length);
+    let best = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      redact(text, { markdown: true });
+      best = Math.min(best, performance.now() - started);
+    }
+    return best;
+  };
+  const small = time(32_000);
+  const large = time(256_000);
+  console.log(
+    `${name.padEnd(20)} 32K chars ${small.toFixed(1).padStart(7)} ms, 256K ${large.toFixed(1).padStart(7)} ms: ${(large / small).toFixed(1)}x for 8x the text`,
+  );
+}

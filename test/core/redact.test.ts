@@ -69,3 +69,26 @@ describe('redact', () => {
     expect(createRedactor(['1', 'ab'])('1 ab 12 abc')).toBe('1 ab 12 abc');
   });
 });
+
+describe('regression: the URL and query patterns are bounded (a-a-a-… was quadratic: 250K characters took 33 s)', () => {
+  it('still removes the password of a URL with a long scheme, a token used as the user, and a query key', () => {
+    const scrub = createRedactor([]);
+    const R = REDACTED;
+    expect(scrub('git+ssh+custom.scheme-x://deploy:hunter2hunter2@example.com/x')).toBe(
+      `git+ssh+custom.scheme-x://deploy:${R}@example.com/x`,
+    );
+    expect(scrub(`https://${'t0k3n'.repeat(6)}@github.com/acme/w.git`)).toBe(
+      `https://${R}@github.com/acme/w.git`,
+    );
+    expect(scrub('https://x.test/?page=2&client_secret_value=abc123&q=1')).toBe(
+      `https://x.test/?page=2&client_secret_value=${R}&q=1`,
+    );
+  });
+
+  it('leaves a long run of short words as it is, in either reading', () => {
+    const text = 'a-'.repeat(5_000);
+    const scrub = createRedactor(['zz-0123456789abcdef-token']);
+    expect(scrub(text)).toBe(text);
+    expect(scrub(text, { markdown: true })).toBe(text);
+  });
+});
