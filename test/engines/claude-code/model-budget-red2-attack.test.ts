@@ -179,4 +179,35 @@ describe('red2: session.max_usd at the model proxy', () => {
       },
     );
   });
+  it('red2-long-context-premium: a Sonnet call over 200K input tokens with the 1M-context beta is priced at the standard rate', async () => {
+    // Pricing, long context: with `context-1m-2025-08-07`, a Sonnet 4/4.5 request over 200K input
+    // tokens is billed $6 in / $22.50 out per million, not $3 / $15. The beta is not refused.
+    await withUpstream(
+      () => ({ model: 'claude-sonnet-4-5', usage: { input_tokens: 500_000, output_tokens: 10_000 } }),
+      async (url) => {
+        const access = await openModelAccess({
+          env: { ...ENV, ANTHROPIC_BASE_URL: url },
+          prices: {},
+          tcp: false,
+        });
+        if (!access) throw new Error('no model access');
+        try {
+          const body = JSON.stringify({
+            model: 'claude-sonnet-4-5',
+            max_tokens: 10_000,
+            messages: [{ role: 'user', content: 'hi' }],
+          });
+          expect(
+            await post(access.socket, access.placeholder, body, {
+              'anthropic-beta': 'context-1m-2025-08-07',
+            }),
+          ).toBe(200);
+          await access.idle();
+          expect(access.spent().costUsd).toBeCloseTo((500_000 * 6 + 10_000 * 22.5) / 1e6, 6);
+        } finally {
+          await access.close();
+        }
+      },
+    );
+  });
 });
