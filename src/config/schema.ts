@@ -86,6 +86,7 @@ const PriceSchema = z.strictObject({
   input: z.number().nonnegative(),
   output: z.number().nonnegative(),
   cache_write: z.number().nonnegative().optional(),
+  cache_write_1h: z.number().nonnegative().optional(),
   cache_read: z.number().nonnegative().optional(),
 });
 

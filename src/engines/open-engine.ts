@@ -71,12 +71,34 @@ async function modelAccess(input: OpenEngineInput): Promise<ModelAccess | undefi
     tcp: input.sandboxes.commands.kind === 'none',
     budgetUsd: input.config.session.max_usd,
     now: input.clock.now(),
-    onRefused: (request) =>
-      input.log.warn(
-        { request },
-        `claude-code: the model proxy refused ${request} (not an API call it needs)`,
-      ),
+    onRefused: refusalLog(input.log),
   });
+}
+
+/** Distinct refused requests logged, as the egress proxy's (session-network.ts); the rest are only counted. */
+const MAX_LOGGED_REFUSALS = 50;
+
+/**
+ * Each distinct request the model proxy refuses is logged once, at most MAX_LOGGED_REFUSALS of
+ * them, then one line that logging stops: a loop in the claude sandbox cannot flood the harness's
+ * log. Every refusal stays counted in the session's report (`refused()`).
+ */
+function refusalLog(log: OpenEngineInput['log']): (request: string) => void {
+  const logged = new Set<string>();
+  let quiet = false;
+  return (request) => {
+    if (logged.has(request) || quiet) return;
+    if (logged.size >= MAX_LOGGED_REFUSALS) {
+      quiet = true;
+      log.warn(
+        {},
+        `claude-code: the model proxy refused more than ${MAX_LOGGED_REFUSALS} distinct requests; the next ones are counted in the session's report, not logged`,
+      );
+      return;
+    }
+    logged.add(request);
+    log.warn({ request }, `claude-code: the model proxy refused ${request} (not an API call it needs)`);
+  };
 }
 
 /**

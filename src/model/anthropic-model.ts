@@ -48,6 +48,9 @@ function toUsage(usage: Anthropic.Usage): TokenUsage {
     cacheWrite: usage.cache_creation_input_tokens ?? 0,
     cacheRead: usage.cache_read_input_tokens ?? 0,
     output: usage.output_tokens,
+    ...(usage.cache_creation?.ephemeral_1h_input_tokens
+      ? { cacheWrite1h: usage.cache_creation.ephemeral_1h_input_tokens }
+      : {}),
   };
 }
 

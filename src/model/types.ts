@@ -16,8 +16,10 @@ export type StopReason = Anthropic.StopReason;
 export interface TokenUsage {
   /** Uncached input after the last cache breakpoint. */
   input: number;
-  /** Input written to the prompt cache (billed at 1.25× input). */
+  /** Input written to the prompt cache (billed at 1.25× input for 5 minutes, 2× for an hour). */
   cacheWrite: number;
+  /** The part of `cacheWrite` written for an hour (`cache_creation.ephemeral_1h_input_tokens`). */
+  cacheWrite1h?: number;
   /** Input served from the prompt cache (billed at 0.1× input). */
   cacheRead: number;
   output: number;
@@ -75,6 +77,9 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
     cacheWrite: a.cacheWrite + b.cacheWrite,
     cacheRead: a.cacheRead + b.cacheRead,
     output: a.output + b.output,
+    ...(a.cacheWrite1h || b.cacheWrite1h
+      ? { cacheWrite1h: (a.cacheWrite1h ?? 0) + (b.cacheWrite1h ?? 0) }
+      : {}),
   };
 }
 

@@ -33,7 +33,8 @@ export interface Via {
  * One allowed call, forwarded with the real credential and answered as the endpoint answers: the
  * request's body as the proxy inspected it (model-request.ts), the answer piped back as it comes (a
  * stream is never buffered), its usage read on the way. `finish` is told once, with the
- * usage when the answer was a Messages response that had any.
+ * usage when the answer was a Messages response that had any, and whether its client hung up on a
+ * Messages call before its answer ended (its usage then not all known: model-tokens.ts cutOffUsage).
  */
 export function forward(
   req: IncomingMessage,
@@ -41,8 +42,12 @@ export function forward(
   res: ServerResponse,
   target: { path: string; search: string },
   via: Via,
-  finish: (report?: ModelResponseUsage) => void,
+  finish: (report: ModelResponseUsage | undefined, cutOff: boolean) => void,
 ): void {
+  // The client went away before the answer ended: a Messages call's usage is then not all known.
+  let clientLeft = false;
+  let answered: number | undefined;
+  const cut = () => clientLeft && target.path === '/v1/messages' && (answered ?? 200) === 200;
   const send = via.upstream.protocol === 'https:' ? httpsRequest : httpRequest;
   const upstream = send(
     {
@@ -58,6 +63,7 @@ export function forward(
       },
     },
     (answer) => {
+      answered = answer.statusCode;
       res.writeHead(answer.statusCode ?? 502, answerHeaders(answer.headers));
       res.flushHeaders();
       const metered = answer.statusCode === 200 && target.path === '/v1/messages';
@@ -66,7 +72,7 @@ export function forward(
       // A response cut off (by the API, or by the client going away) still used what it used.
       answer.on('close', () => {
         if (!answer.complete) res.destroy();
-        finish(meter?.end());
+        finish(meter?.end(), !answer.complete && cut());
       });
       answer.pipe(res);
     },
@@ -74,10 +80,12 @@ export function forward(
   upstream.on('error', (err) => {
     if (!res.headersSent) apiError(res, 502, 'api_error', `the model API is unreachable (${err.message})`);
     else res.destroy();
-    finish();
+    finish(undefined, cut());
   });
   res.on('close', () => {
-    if (!res.writableFinished) upstream.destroy();
+    if (res.writableFinished) return;
+    clientLeft = true;
+    upstream.destroy();
   });
   upstream.end(body);
 }

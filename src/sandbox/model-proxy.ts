@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { MAX_CONNECTIONS } from './domain-proxy.js';
 import { apiError, callOf, forward, type Via } from './model-forward.js';
 import { type ModelCredential, presented, sameKey } from './model-headers.js';
-import { type CallFacts, inspectBody, readBody } from './model-request.js';
+import { type BodyPool, type CallFacts, inspectBody, MAX_HELD_BYTES, readBody } from './model-request.js';
+import { cutOffUsage } from './model-tokens.js';
 import type { ModelResponseUsage } from './model-usage.js';
 
 export type { ModelCredential } from './model-headers.js';
@@ -45,7 +46,10 @@ export interface ModelProxyOptions {
   /** The API's base URL (ANTHROPIC_BASE_URL of the harness, https://api.anthropic.com by default). */
   upstream: string;
   credential: ModelCredential;
-  /** Each Messages response's model and usage, when it ends (or breaks off). */
+  /**
+   * Each Messages response's model and usage, when it ends (or breaks off); a call its client hung
+   * up on before the end, at what it may have cost (model-tokens.ts cutOffUsage).
+   */
   onUsage?: (report: ModelResponseUsage) => void;
   /** A request that was not one of MODEL_API_CALLS, as `METHOD /path`. */
   onRefused?: (request: string) => void;
@@ -96,19 +100,34 @@ function listen(server: Server, where: string | { port: 0; host: '127.0.0.1' }):
   });
 }
 
+/** An admitted call: the body to forward, what it said, and what to give back once it has ended. */
+interface Admitted {
+  body: Buffer;
+  facts: CallFacts;
+  release: () => void;
+}
+
 /**
- * The body to forward once the call is admitted, or undefined when the proxy answered it itself:
- * a body that asks the API to reach out (model-request.ts), a refusal of `admit`, a client gone.
+ * The call to forward once admitted, or undefined when the proxy answered it itself: a body too
+ * large (or too many held at once: `pool`), one that asks the API to reach out (model-request.ts),
+ * a refusal of `admit`, a client gone. The body's bytes are given back to `pool` by `release`.
  */
 async function admitted(
   req: IncomingMessage,
   res: ServerResponse,
   call: string,
-  options: Pick<ModelProxyOptions, 'admit'>,
+  options: Pick<ModelProxyOptions, 'admit'> & { pool: BodyPool },
   tally: (refused: string) => void,
-): Promise<{ body: Buffer; release: () => void } | undefined> {
-  const inspected = inspectBody(call, await readBody(req), req.headers);
+): Promise<Admitted | undefined> {
+  const read = await readBody(req, options.pool);
+  const inspected = 'refusal' in read ? read : inspectBody(call, read.body, req.headers);
+  let size = 'size' in read ? read.size : 0;
+  const giveBack = () => {
+    options.pool.held -= size;
+    size = 0;
+  };
   if ('refusal' in inspected) {
+    giveBack();
     const { status, type, reason } = inspected.refusal;
     tally(`${call} (${reason})`);
     if (!res.destroyed) apiError(res, status, type, `${call} with ${reason} is refused`);
@@ -116,16 +135,20 @@ async function admitted(
   }
   const admission = await options.admit?.(call, inspected.facts);
   if (admission && 'status' in admission) {
+    giveBack();
     if (!res.destroyed) apiError(res, admission.status, admission.type, admission.message);
     return undefined;
   }
-  const release = () => admission?.release();
+  const release = () => {
+    giveBack();
+    admission?.release();
+  };
   // The client went away while its call waited: nothing to forward.
   if (res.destroyed || req.socket.destroyed) {
     release();
     return undefined;
   }
-  return { body: inspected.body, release };
+  return { body: inspected.body, facts: inspected.facts, release };
 }
 
 export async function startModelProxy(options: ModelProxyOptions): Promise<ModelProxy> {
@@ -136,6 +159,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     credential: options.credential,
   };
   const refusals = new Map<string, number>();
+  const pool: BodyPool = { held: 0, max: MAX_HELD_BYTES };
   let inFlight = 0;
   const waiters: (() => void)[] = [];
   const settle = () => {
@@ -171,15 +195,17 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       if (!res.headersSent && !res.destroyed) apiError(res, 500, 'api_error', 'the proxy failed');
       return undefined;
     };
-    void admitted(req, res, target.call, options, tally)
+    void admitted(req, res, target.call, { ...options, pool }, tally)
       .catch(failed)
       .then((call) => {
         if (!call) return settle();
         let done = false;
-        forward(req, call.body, res, target, via, (report) => {
+        forward(req, call.body, res, target, via, (report, cutOff) => {
           if (done) return;
           done = true;
-          if (report) options.onUsage?.(report);
+          // Hung up on before its answer ended: charged what it may have cost (model-tokens.ts).
+          const charged = cutOff ? cutOffUsage(report, call.facts) : report;
+          if (charged) options.onUsage?.(charged);
           call.release();
           settle();
         });

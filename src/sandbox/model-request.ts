@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { inputTokenBound, jsonValues, MAX_JSON_VALUES } from './model-tokens.js';
 
 /**
  * The body of a Messages (or count_tokens) call, read by the model proxy (model-proxy.ts) before it
@@ -19,8 +20,14 @@ export interface CallFacts {
   model?: string;
   /** `max_tokens`, when the body holds a positive integer there. */
   maxTokens?: number;
-  /** The body's size in bytes: no more tokens than that can be in its input. */
+  /** The body's size in bytes: no more tokens than that can be in its text. */
   bytes: number;
+  /**
+   * The most input tokens the call can be billed for (model-tokens.ts): the bytes, plus the most an
+   * image can cost for each image block, or the largest context window when it carries a document
+   * the proxy cannot measure (a PDF). `bytes` when left out.
+   */
+  inputTokens?: number;
 }
 
 /** A request the proxy refuses for what its body or headers ask, and why (counted under that name). */
@@ -45,18 +52,61 @@ const REACHING_FIELDS = ['mcp_servers', 'container'];
 /** `anthropic-beta` features that let the API reach out for the caller. */
 const REACHING_BETA = /^(mcp-client|web-fetch|web-search|code-execution|files-api|skills)-/i;
 
-/** The body, or undefined when it is larger than `max` (nothing more is buffered then). */
-export function readBody(req: IncomingMessage, max = MAX_REQUEST_BYTES): Promise<Buffer | undefined> {
+/**
+ * The bytes of request bodies a proxy holds at once (read, inspected, waiting for the budget, being
+ * sent): every call's body is bounded, and so is their sum, whatever the number of connections.
+ */
+export interface BodyPool {
+  held: number;
+  readonly max: number;
+}
+
+/** Room for a few bodies of the API's largest at once: Claude Code sends far smaller ones. */
+export const MAX_HELD_BYTES = 96 * 1024 * 1024;
+
+const TOO_LARGE: BodyRefusal = { status: 413, type: 'request_too_large', reason: 'a body over 32 MB' };
+/** A 429, which the CLI retries after a while: the bodies in flight will have gone by then. */
+const BUSY: BodyRefusal = { status: 429, type: 'rate_limit_error', reason: 'too many bodies held at once' };
+
+/**
+ * The body, taken from `pool` (give its `size` back once the call has ended), or the refusal of one
+ * larger than `max` or than the pool has room for: nothing more is buffered then.
+ */
+export function readBody(
+  req: IncomingMessage,
+  pool: BodyPool,
+  max = MAX_REQUEST_BYTES,
+): Promise<{ body: Buffer; size: number } | { refusal: BodyRefusal }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let refusal: BodyRefusal | undefined;
+    const fail = (why: BodyRefusal) => {
+      refusal ??= why;
+      pool.held -= size;
+      size = 0;
+      chunks.length = 0;
+    };
     req.on('data', (chunk: Buffer) => {
+      if (refusal) return;
+      if (size + chunk.length > max) return fail(TOO_LARGE);
+      if (pool.held + chunk.length > pool.max) return fail(BUSY);
       size += chunk.length;
-      if (size <= max) chunks.push(chunk);
+      pool.held += chunk.length;
+      chunks.push(chunk);
     });
-    req.on('end', () => resolve(size <= max ? Buffer.concat(chunks) : undefined));
-    req.on('error', () => resolve(undefined));
-    req.on('close', () => resolve(undefined));
+    let ended = false;
+    req.on('end', () => {
+      ended = true;
+      resolve(refusal ? { refusal } : { body: Buffer.concat(chunks), size });
+    });
+    const gone = () => {
+      if (ended) return;
+      if (!refusal) fail({ status: 400, type: 'invalid_request_error', reason: 'a body cut off' });
+      resolve({ refusal: refusal ?? TOO_LARGE });
+    };
+    req.on('error', gone);
+    req.on('close', gone);
   });
 }
 
@@ -110,9 +160,10 @@ function reaching(body: Json, headers: IncomingHttpHeaders): string | undefined 
 const GENERATING_FIELDS = ['max_tokens', 'stream', 'stop_sequences', 'temperature', 'top_p', 'top_k'];
 
 /** The body to forward and its facts, or the refusal of a call that must not reach the API. */
-export function inspectBody(call: string, raw: Buffer | undefined, headers: IncomingHttpHeaders): Inspected {
-  if (raw === undefined) {
-    return { refusal: { status: 413, type: 'request_too_large', reason: 'a body over 32 MB' } };
+export function inspectBody(call: string, raw: Buffer, headers: IncomingHttpHeaders): Inspected {
+  if (jsonValues(raw) > MAX_JSON_VALUES) {
+    const reason = `a body of more than ${MAX_JSON_VALUES} JSON values`;
+    return { refusal: { status: 400, type: 'invalid_request_error', reason } };
   }
   let body: unknown;
   try {
@@ -140,6 +191,7 @@ export function inspectBody(call: string, raw: Buffer | undefined, headers: Inco
         ? { maxTokens: maxTokens as number }
         : {}),
       bytes: clean.length,
+      inputTokens: inputTokenBound(body, clean.length),
     },
   };
 }

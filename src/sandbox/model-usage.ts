@@ -10,6 +10,8 @@
 export interface ModelUsage {
   input: number;
   cacheWrite: number;
+  /** The part of `cacheWrite` written for an hour (billed 2× input, not 1.25×), when the API says. */
+  cacheWrite1h?: number;
   cacheRead: number;
   output: number;
 }
@@ -28,11 +30,14 @@ const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(
 function merged(known: ModelUsage, raw: unknown): ModelUsage {
   if (!raw || typeof raw !== 'object') return known;
   const u = raw as Json;
+  const split = u.cache_creation && typeof u.cache_creation === 'object' ? (u.cache_creation as Json) : {};
+  const hour = count(split.ephemeral_1h_input_tokens) ?? known.cacheWrite1h;
   return {
     input: count(u.input_tokens) ?? known.input,
     cacheWrite: count(u.cache_creation_input_tokens) ?? known.cacheWrite,
     cacheRead: count(u.cache_read_input_tokens) ?? known.cacheRead,
     output: count(u.output_tokens) ?? known.output,
+    ...(hour ? { cacheWrite1h: hour } : {}),
   };
 }
 

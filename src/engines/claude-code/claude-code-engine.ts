@@ -102,6 +102,9 @@ async function measured(
     cacheWrite: after.usage.cacheWrite - before.usage.cacheWrite,
     cacheRead: after.usage.cacheRead - before.usage.cacheRead,
     output: after.usage.output - before.usage.output,
+    ...(after.usage.cacheWrite1h
+      ? { cacheWrite1h: after.usage.cacheWrite1h - (before.usage.cacheWrite1h ?? 0) }
+      : {}),
   };
   const spent = { ...result, usage, costUsd: after.costUsd - before.costUsd };
   // The proxy stopped the call at the session's budget: the CLI saw an API error, the session a limit.

@@ -1,5 +1,6 @@
 import { costOf, type PriceTable, priceOf } from '../../model/prices.js';
 import type { Admission, CallFacts } from '../../sandbox/model-proxy.js';
+import { MAX_OUTPUT_TOKENS } from '../../sandbox/model-tokens.js';
 
 /**
  * `session.max_usd` at the model proxy. The agent drives `claude` and can call the proxy itself, as
@@ -12,20 +13,25 @@ import type { Admission, CallFacts } from '../../sandbox/model-proxy.js';
  * weighed again: once the budget is spent it is refused with a 400, which the CLI does not retry.
  */
 
-/** `max_tokens` when a body leaves it out or makes it up: more than any model's output limit. */
-export const MAX_OUTPUT_TOKENS = 128_000;
+export { MAX_OUTPUT_TOKENS } from '../../sandbox/model-tokens.js';
 
 /**
- * The most a call can cost: every byte of its body an input token written to the cache (a token is
- * never less than a byte of the JSON that carries it) and `max_tokens` of output, at the requested
- * model's price (an unknown or missing model at the dearest line's).
+ * The most a call can cost: every input token it can be billed for (its bytes, and the most each of
+ * its images or documents can cost: CallFacts.inputTokens, model-tokens.ts) written to the cache for
+ * an hour, the dearest way to take input, and `max_tokens` of output, at the requested model's price
+ * (an unknown or missing model at the dearest line's), the long-context premium included when the
+ * input can be over 200K tokens.
  */
 export function worstCaseUsd(facts: CallFacts, prices: PriceTable): number {
   const price = priceOf(facts.model ?? '', prices);
   const output = facts.maxTokens ?? MAX_OUTPUT_TOKENS;
-  const asInput = costOf({ input: facts.bytes, cacheWrite: 0, cacheRead: 0, output }, price);
-  const asCacheWrite = costOf({ input: 0, cacheWrite: facts.bytes, cacheRead: 0, output }, price);
-  return Math.max(asInput, asCacheWrite);
+  const tokens = facts.inputTokens ?? facts.bytes;
+  const ways = [
+    { input: tokens, cacheWrite: 0, cacheRead: 0, output },
+    { input: 0, cacheWrite: tokens, cacheRead: 0, output },
+    { input: 0, cacheWrite: tokens, cacheWrite1h: tokens, cacheRead: 0, output },
+  ];
+  return Math.max(...ways.map((usage) => costOf(usage, price)));
 }
 
 export interface BudgetGate {

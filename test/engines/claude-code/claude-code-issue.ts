@@ -85,5 +85,5 @@ export async function claudeCodeIssueSession(options: {
     signal: controller.signal,
   });
   await ledger.flush();
-  return { report, gh, ledger, number };
+  return { report, gh, ledger, number, log: deps.log };
 }

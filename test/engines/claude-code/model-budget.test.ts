@@ -36,8 +36,8 @@ const settled = async (p: Promise<unknown>) =>
 
 describe('session.max_usd: reservations for the calls in flight', () => {
   it('prices the worst case: the body as cache-written input, max_tokens (or any model’s most) of output, at the dearest line for an unknown model', () => {
-    // haiku: $1 in, $5 out per million; cache writes at 1.25×.
-    expect(worstCaseUsd(HAIKU, {})).toBeCloseTo((1000 * 1.25 + 1000 * 5) / 1e6, 9);
+    // haiku: $1 in, $5 out per million; 1-hour cache writes (the dearest input) at 2×.
+    expect(worstCaseUsd(HAIKU, {})).toBeCloseTo((1000 * 2 + 1000 * 5) / 1e6, 9);
     expect(worstCaseUsd({ bytes: 0 }, {})).toBeCloseTo((MAX_OUTPUT_TOKENS * 25) / 1e6, 9);
   });
 
