@@ -1,7 +1,8 @@
 // The redactor runs on every log line and every ledger write: this measures it on 1 MB of log text
 // (JSON log lines, one in ten carrying a percent-encoded URL) with 5 configured secrets, line by line
 // and as one block, and on 1 MB of agent prose (one line in ten with `&&`, a character reference and
-// a zero-width joiner, which the rendered view decodes), the fastest of 20 rounds each. Prints
+// a zero-width joiner, which the rendered view decodes; then as Markdown, read twice: rendered-view.ts
+// markdownViews), the fastest of 20 rounds each. Prints
 // figures; asserts nothing.
 //   npm run build && node bench/redact.mjs
 import { requireDist } from './lib.mjs';
@@ -74,6 +75,7 @@ measure('line by line (as the logger calls it)', () => {
 });
 measure('one block (a ledger or PR body)', () => redact(block));
 measure('one block of prose, & and U+200D in 1/10', () => redact(proseBlock));
+measure('the same prose as Markdown (a PR body)', () => redact(proseBlock, { markdown: true }));
 
 // Adversarial texts an agent can write (its summary is redacted before it is cut): the time for 8x the
 // text should be about 8x (linear), never 64x (quadratic: `a-a-a-…` once took 33 s for 250K characters).

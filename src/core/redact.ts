@@ -3,7 +3,7 @@
  * Known token shapes are removed by pattern; configured secret values (the tokens issueloop was given,
  * plus any variable the user names) are removed in every encoding an exfiltration would use.
  */
-import { renderedMatches, renderedView, replaceSpans, type ViewOptions } from './rendered-view.js';
+import { markdownViews, renderedMatches, renderedView, type ViewOptions } from './rendered-view.js';
 import { MIN_DERIVED_LENGTH, type SecretForm, secretForms, secretsPattern } from './secret-forms.js';
 
 export const REDACTED = '[REDACTED]';
@@ -90,12 +90,14 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
     // reference, an invisible or a full-width character left in it): every pattern again on the
     // rendered view. A span that renders as a secret goes whole (what the literal passes matched is
     // already gone).
-    const view = renderedView(out, options);
-    if (!view) return out;
-    const split = view.text.includes('\n') ? splitPattern : undefined;
+    // In Markdown, two readings (rendered-view.ts markdownViews): `_` and link destinations kept,
+    // and dropped where they may render as nothing.
+    const views = options?.markdown ? markdownViews(out) : [renderedView(out, options)];
+    if (views.every((view) => view === undefined)) return out;
+    const split = views.some((view) => view?.text.includes('\n')) ? splitPattern : undefined;
     return replaceSpans(
       out,
-      renderedMatches(out, view, [literalPattern, split, ...DECODED_PATTERNS]),
+      renderedMatches(out, views, [literalPattern, split, ...DECODED_PATTERNS]),
       REDACTED,
     );
   };
@@ -103,3 +105,16 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
 
 /** Pattern-only redaction, for places that have no configured secrets at hand. */
 export const redact: Redactor = createRedactor();
+
+/** `text` with each span (in order, not overlapping) replaced by `replacement`. */
+function replaceSpans(text: string, spans: ReadonlyArray<[number, number]>, replacement: string): string {
+  if (spans.length === 0) return text;
+  const parts: string[] = [];
+  let at = 0;
+  for (const [first, last] of spans) {
+    parts.push(text.slice(at, first), replacement);
+    at = last;
+  }
+  parts.push(text.slice(at));
+  return parts.join('');
+}

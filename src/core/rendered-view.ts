@@ -29,21 +29,40 @@ const CHANGE_SOURCE = `(?:%[0-9A-Fa-f]{2})+|&#?[0-9A-Za-z]|[${INVISIBLE_SOURCE}]
 const CHANGE = new RegExp(CHANGE_SOURCE, 'gu');
 const TRIGGER = new RegExp(`[%&${INVISIBLE_SOURCE}${FOLDABLE_SOURCE}]`, 'u');
 /**
- * Markdown that renders as nothing between two letters (`*`, `~`, a backtick, an HTML tag) or as the
- * character it escapes (`\-`). `_` is left alone: inside a word GitHub shows it as it is.
+ * Markdown that renders as nothing between two letters (`*`, `~`, a backtick, an HTML tag, a link's
+ * bracket) or as the character it escapes (`\-`). `_` is left alone here: inside a word GitHub
+ * shows it as it is (the emphasis reading below drops the runs that could be emphasis).
  */
-const MARKUP_SOURCE = '\\\\[!-/:-@[-`{-~]|[*~`]+|<\\/?[A-Za-z][^<>\\n]{0,500}>';
+const MARKUP_SOURCE = '\\\\[!-/:-@[-`{-~]|[*~`]+|<\\/?[A-Za-z][^<>\\n]{0,500}>|[\\[\\]]';
+/**
+ * What a link shows none of after its text: an inline link's `](destination "title")`, a reference
+ * link's `][label]` or `][]` (CommonMark's forms, each part bounded: a label has at most 999
+ * characters).
+ */
+const LINK_TAIL_SOURCE = String.raw`\]\((?:<[^<>\n]{0,2000}>|(?:[^()\s]|\([^()\s]{0,2000}\)){0,2000})(?:\s{1,100}(?:"[^"\n]{0,1000}"|'[^'\n]{0,1000}'|\([^()\n]{0,1000}\)))?\s{0,100}\)|\]\[[^[\]\n]{0,999}\]`;
 const MARKDOWN_CHANGE = new RegExp(`${MARKUP_SOURCE}|${CHANGE_SOURCE}`, 'gu');
-const MARKDOWN_TRIGGER = new RegExp(`[*~\`\\\\<%&${INVISIBLE_SOURCE}${FOLDABLE_SOURCE}]`, 'u');
+const MARKDOWN_TRIGGER = new RegExp(`[*~\`\\\\<[\\]%&${INVISIBLE_SOURCE}${FOLDABLE_SOURCE}]`, 'u');
+const EMPHASIS_CHANGE = new RegExp(`${LINK_TAIL_SOURCE}|_+|${MARKUP_SOURCE}|${CHANGE_SOURCE}`, 'gu');
+const EMPHASIS_TRIGGER = new RegExp(`[_*~\`\\\\<[\\]%&${INVISIBLE_SOURCE}${FOLDABLE_SOURCE}]`, 'u');
+/** Next to it, a run of `_` is inside a word and shown as it is (CommonMark: not whitespace, not punctuation). */
+const WORDLIKE = /^[^\s\p{P}\p{S}]/u;
 
 export interface ViewOptions {
   /**
    * The text is Markdown GitHub renders (a PR body, a comment, a commit message shown on GitHub):
-   * emphasis, strike-through, code ticks and tags between letters go, backslash escapes are undone
-   * (`zz-0123**4567**…` and `zz\-0123…` show the secret). Off for logs, where `*`, backticks and `\`
-   * are everywhere and nothing renders them.
+   * emphasis, strike-through, code ticks, link brackets and tags between letters go, backslash
+   * escapes are undone (`zz-0123**4567**…`, `zz-01[23]45…` and `zz\-0123…` show the secret). Off
+   * for logs, where `*`, backticks and `\` are everywhere and nothing renders them.
    */
   markdown?: boolean;
+  /**
+   * With `markdown`, read what renders as nothing only in some texts too: a run of `_` CommonMark
+   * could take for emphasis (any not between two letters or digits: `zz-…-_token_`, `sk-_ant_-…`),
+   * and a link's destination or reference label (`zz-01[23](https://…)45…`). A second reading,
+   * beside the first (markdownViews): it loses a secret with `_` next to punctuation, or one in
+   * a destination that turns out not to be one, which the first keeps.
+   */
+  emphasis?: boolean;
 }
 /** `%25` encodes `%` and `&amp;` `&`: each layer undoes one round of encoding. */
 const MAX_LAYERS = 6;
@@ -62,8 +81,9 @@ interface Layer {
 
 /** The rendered view of `text`, or undefined when rendering changes nothing (the common case, kept cheap). */
 export function renderedView(text: string, options: ViewOptions = {}): RenderedView | undefined {
-  const trigger = options.markdown ? MARKDOWN_TRIGGER : TRIGGER;
-  const change = options.markdown ? MARKDOWN_CHANGE : CHANGE;
+  const emphasis = options.markdown === true && options.emphasis === true;
+  const trigger = emphasis ? EMPHASIS_TRIGGER : options.markdown ? MARKDOWN_TRIGGER : TRIGGER;
+  const change = emphasis ? EMPHASIS_CHANGE : options.markdown ? MARKDOWN_CHANGE : CHANGE;
   if (!trigger.test(text)) return undefined;
   const layers: Layer[] = [];
   let rendered = text;
@@ -117,7 +137,11 @@ function renderLayer(text: string, CHANGE: RegExp): { text: string; layer: Layer
     const found = match[0];
     if (found.startsWith('\\')) {
       change(at, 2, found.slice(1));
-    } else if (/^[*~`<]/.test(found)) {
+    } else if (found.startsWith('_')) {
+      // Between two letters or digits a run of `_` is shown; anywhere else it may be emphasis.
+      const after = text.slice(at + found.length, at + found.length + 2);
+      if (!(WORDLIKE.test(lastChar(text, at)) && WORDLIKE.test(after))) change(at, found.length, '');
+    } else if (/^[*~`<[\]]/.test(found)) {
       change(at, found.length, '');
     } else if (found.startsWith('%')) {
       let here = at;
@@ -141,6 +165,12 @@ function renderLayer(text: string, CHANGE: RegExp): { text: string; layer: Layer
   if (layer.srcStart.length === 0) return { text, layer };
   parts.push(text.slice(from));
   return { text: parts.join(''), layer };
+}
+
+/** The character (a whole surrogate pair) that ends right before `at`, or ''. */
+function lastChar(text: string, at: number): string {
+  const low = /[\uDC00-\uDFFF]/.test(text[at - 1] ?? '');
+  return text.slice(Math.max(0, at - (low ? 2 : 1)), at);
 }
 
 /**
@@ -200,30 +230,26 @@ function below(layer: Layer, position: number, edge: 'start' | 'end'): number {
 }
 
 /**
- * The spans of the original text (merged, in order) whose rendered form matches one of `patterns`
- * (each global) and differs from what is written there (a match of the literal text alone is the
- * literal passes' business). Empty without a view.
+ * The views of a text GitHub renders as Markdown: the one that keeps every `_` and link destination,
+ * and the one that drops those that may render as nothing (`emphasis`). A match in either is a match.
+ */
+export function markdownViews(text: string): Array<RenderedView | undefined> {
+  return [renderedView(text, { markdown: true }), renderedView(text, { markdown: true, emphasis: true })];
+}
+
+/**
+ * The spans of the original text (merged, in order) whose rendered form, in any of the views, matches
+ * one of `patterns` (each global) and differs from what is written there, or from what is around it
+ * (a match of the literal text alone is the literal passes' business). Empty without a view.
  */
 export function renderedMatches(
   original: string,
-  view: RenderedView | undefined,
+  views: RenderedView | undefined | ReadonlyArray<RenderedView | undefined>,
   patterns: ReadonlyArray<RegExp | undefined>,
 ): Array<[number, number]> {
-  if (!view) return [];
   const spans: Array<[number, number]> = [];
-  for (const pattern of patterns) {
-    if (!pattern) continue;
-    // exec on the pattern itself: matchAll would clone it on every call.
-    pattern.lastIndex = 0;
-    for (let match = pattern.exec(view.text); match !== null; match = pattern.exec(view.text)) {
-      if (match[0].length === 0) {
-        pattern.lastIndex += 1;
-        continue;
-      }
-      const span = view.original(match.index, match.index + match[0].length);
-      if (original.slice(span[0], span[1]) !== match[0]) spans.push(span);
-    }
-    pattern.lastIndex = 0;
+  for (const view of Array.isArray(views) ? views : [views]) {
+    if (view) matchesIn(original, view, patterns, spans);
   }
   spans.sort((a, b) => a[0] - b[0]);
   const merged: Array<[number, number]> = [];
@@ -235,19 +261,30 @@ export function renderedMatches(
   return merged;
 }
 
-/** `text` with each span (in order, not overlapping) replaced by `replacement`. */
-export function replaceSpans(
-  text: string,
-  spans: ReadonlyArray<[number, number]>,
-  replacement: string,
-): string {
-  if (spans.length === 0) return text;
-  const parts: string[] = [];
-  let at = 0;
-  for (const [first, last] of spans) {
-    parts.push(text.slice(at, first), replacement);
-    at = last;
+function matchesIn(
+  original: string,
+  view: RenderedView,
+  patterns: ReadonlyArray<RegExp | undefined>,
+  spans: Array<[number, number]>,
+): void {
+  for (const pattern of patterns) {
+    if (!pattern) continue;
+    // exec on the pattern itself: matchAll would clone it on every call.
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(view.text); match !== null; match = pattern.exec(view.text)) {
+      if (match[0].length === 0) {
+        pattern.lastIndex += 1;
+        continue;
+      }
+      const end = match.index + match[0].length;
+      const span = view.original(match.index, end);
+      // Written as it renders, between the same neighbours (a `\b` reads them): the literal passes saw it.
+      const literal =
+        original.slice(span[0], span[1]) === match[0] &&
+        original[span[0] - 1] === view.text[match.index - 1] &&
+        original[span[1]] === view.text[end];
+      if (!literal) spans.push(span);
+    }
+    pattern.lastIndex = 0;
   }
-  parts.push(text.slice(at));
-  return parts.join('');
 }

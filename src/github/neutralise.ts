@@ -134,6 +134,20 @@ export function neutraliseMarkdown(text: string): string {
   return parts.join('');
 }
 
+/**
+ * Every Markdown image made a link: GitHub's camo proxy fetches an image's URL whenever someone opens
+ * the pull request, a way out for what the agent read that no egress rule sees (found by the red
+ * team). An image starts with a literal `![` (inline, `![x][r]`, `![x][]` or `![x]`); a character
+ * reference is never structure in CommonMark, so `&#33;[x](url)` shows `!` and a link. A `!` that a
+ * backslash already escapes is left as it is (one more backslash would escape the backslash instead).
+ * The lookbehind starts a run of backslashes at its first: one scan, linear.
+ */
+export function inertImages(text: string): string {
+  return text.replace(/(?<!\\)(\\*)!(?=\[)/g, (found, escapes: string) =>
+    escapes.length % 2 === 1 ? found : `${escapes}&#33;`,
+  );
+}
+
 /** Every line break GitHub or a browser honours, and the other controls, shown as their Unicode pictures. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what is made visible.
 const VISIBLE_BREAK = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/g;

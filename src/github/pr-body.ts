@@ -1,7 +1,7 @@
 import type { Redactor } from '../core/redact.js';
 import { type BlockedLine, renderBlockedSection } from './blocked-requests-text.js';
 import { sanitizeIssueTitle } from './issue-title.js';
-import { codeSpan, longestRun, neutraliseMarkdown } from './neutralise.js';
+import { codeSpan, inertImages, longestRun, neutraliseMarkdown } from './neutralise.js';
 import { clip, oneLine } from './text-limits.js';
 
 /**
@@ -191,11 +191,12 @@ function footer(report: PullRequestReport, redact: Redact): string {
 }
 
 /**
- * Agent prose as Markdown, minus what it could abuse: closing keywords, mentions, and raw HTML (an
- * unterminated `<!--` would hide everything after it, the real verification result included).
+ * Agent prose as Markdown, minus what it could abuse: closing keywords, mentions, raw HTML (an
+ * unterminated `<!--` would hide everything after it, the real verification result included; `<img>`
+ * and `<picture>` go with it), and images.
  */
 function untrustedProse(text: string): string {
-  return neutraliseMarkdown(text).replace(/<(?=[!?/A-Za-z])/g, '&lt;');
+  return inertImages(neutraliseMarkdown(text).replace(/<(?=[!?/A-Za-z])/g, '&lt;'));
 }
 
 /** Closes a fenced code block the summary left open, which would otherwise swallow the rest of the body. */

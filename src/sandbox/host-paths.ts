@@ -50,18 +50,34 @@ export function systemMounts(roots: readonly string[] = SYSTEM_ROOTS): Mount[] {
   return mounts;
 }
 
-/** In the home, never shown even below a PATH directory: credentials, keys, Claude Code's login. */
+/**
+ * In the home, never shown, nor a directory that holds one or lies in one: credentials, tokens,
+ * keys, Claude Code's login. A `~/.local/bin` launcher linked to a script at the top of `~/.config`
+ * showed all of `~/.config`, gh's token and git's credential store (found by the red team).
+ */
 const HOME_SECRETS = [
   '.ssh',
   '.gnupg',
+  '.password-store',
   '.aws',
   '.azure',
   '.kube',
   '.docker',
+  '.terraform.d',
   '.config/gh',
+  '.config/git',
+  '.config/hub',
   '.config/gcloud',
-  '.password-store',
+  '.git-credentials',
+  '.netrc',
+  '.npmrc',
+  '.pypirc',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.local/share/keyrings',
   '.claude',
+  '.claude.json',
 ];
 /** issueloop's own directories in the temp dir: other roles' proxy sockets, the scrubbed ~/.claude.json. */
 const PRIVATE_TEMP = [
@@ -85,9 +101,11 @@ export interface ToolDirectoryOptions {
 function whyNot(path: string, home: string | undefined, protect: readonly string[]): string | undefined {
   if (path === '/') return 'it is the root';
   if (home !== undefined && isUnder(home, path)) return 'it holds the home';
-  const secret =
-    home === undefined ? undefined : HOME_SECRETS.find((name) => isUnder(path, join(home, name)));
-  if (secret !== undefined) return `it is in ~/${secret}`;
+  const secrets = home === undefined ? [] : HOME_SECRETS.map((name) => ({ name, at: join(home, name) }));
+  const inSecret = secrets.find(({ at }) => isUnder(path, at));
+  if (inSecret !== undefined) return `it is in ~/${inSecret.name}`;
+  const holdsSecret = secrets.find(({ at }) => isUnder(at, path));
+  if (holdsSecret !== undefined) return `it holds ~/${holdsSecret.name}`;
   const temp = realOrUndefined(tmpdir()) ?? tmpdir();
   if (isUnder(temp, path)) return 'it holds the temporary directory';
   const inTemp = isUnder(path, temp) ? path.slice(temp.length + 1) : undefined;

@@ -31,7 +31,21 @@ const NAMED_CHARS: Readonly<Record<string, string>> = {
 };
 const HTML_TAG = /^<\/?[A-Za-z][^<>]*>/;
 
-export function renderedText(markdown: string): RenderedText {
+/** An inline link's `](destination "title")`, and a reference link's `][label]`. */
+const INLINE_TAIL =
+  /^\]\((?:<[^<>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?\s*\)/;
+const REFERENCE_TAIL = /^\]\[([^[\]\n]*)\]/;
+
+export interface RenderOptions {
+  /**
+   * Read links as GitHub shows them: an inline link's destination and title, and the label of a
+   * reference link whose definition the text holds, are not text. Off by default, where a
+   * destination is read as text too (a closing reference or a mention in one still counts).
+   */
+  links?: boolean;
+}
+
+export function renderedText(markdown: string, options: RenderOptions = {}): RenderedText {
   const nodes: string[] = [];
   let node = '';
   const split = () => {
@@ -67,6 +81,9 @@ export function renderedText(markdown: string): RenderedText {
     } else if (tag) {
       split();
       i += tag[0].length;
+    } else if (c === ']' && options.links && linkTail(markdown, i) > 0) {
+      split();
+      i += linkTail(markdown, i);
     } else if ('*_~[]'.includes(c)) {
       split();
       i += 1;
@@ -77,6 +94,20 @@ export function renderedText(markdown: string): RenderedText {
   }
   split();
   return { text: nodes.join(''), nodes };
+}
+
+/** How long the link tail at `at` (a `]`) is that GitHub does not show, or 0. */
+function linkTail(markdown: string, at: number): number {
+  const rest = markdown.slice(at, at + 4096);
+  const inline = INLINE_TAIL.exec(rest);
+  if (inline) return inline[0].length;
+  const reference = REFERENCE_TAIL.exec(rest);
+  if (!reference) return 0;
+  const label = (reference[1] ?? '').trim().toLowerCase();
+  const defined = markdown
+    .split('\n')
+    .some((line) => /^ {0,3}\[([^[\]\n]+)\]:/.exec(line)?.[1]?.trim().toLowerCase() === label);
+  return label === '' || defined ? reference[0].length : 0;
 }
 
 /** Where a code span whose opening run of `run` backticks ends at `from` closes (after its closing run), if it does. */
