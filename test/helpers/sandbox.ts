@@ -1,3 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WorktreeGitDirs } from '../../src/sandbox/git-view.js';
 import { probeSandbox } from '../../src/sandbox/probe.js';
 import type { HostFacts } from '../../src/sandbox/sandbox.js';
 import {
@@ -6,6 +11,7 @@ import {
   type SandboxHostOptions,
   type SandboxSettings,
 } from '../../src/sandbox/sandbox-host.js';
+import { worktreeGitDirs, writeAgentGitDir } from '../../src/session/git/worktree-view.js';
 
 let facts: Promise<HostFacts> | undefined;
 
@@ -31,4 +37,26 @@ export async function testSandboxHost(
     await sandboxFacts(),
     options,
   );
+}
+
+/**
+ * A scratch checkout (one commit) with the worktree of issue 1 and its agent git dir made, as a
+ * session has them before the agent starts: for tests that run commands in a session's sandboxes.
+ */
+export async function scratchWorktree(
+  prefix: string,
+): Promise<{ root: string; worktree: string; dirs: WorktreeGitDirs; agentGitDir: string }> {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const checkout = join(root, 'checkout');
+  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
+  git(root, 'init', '-q', '-b', 'main', checkout);
+  writeFileSync(join(checkout, 'README'), 'x\n');
+  git(checkout, 'add', '.');
+  git(checkout, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
+  const worktree = join(root, 'worktrees', 'issue-1');
+  git(checkout, 'worktree', 'add', '-q', '-b', 'issueloop/issue-1', worktree);
+  const agentGitDir = join(root, 'worktrees', '.issue-1.git');
+  const dirs = await worktreeGitDirs(worktree);
+  await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
+  return { root, worktree, dirs, agentGitDir };
 }

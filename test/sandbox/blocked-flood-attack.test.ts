@@ -1,14 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShell } from '../../src/agent/tools/run-shell.js';
 import { MAX_BLOCKED_DESTINATIONS } from '../../src/sandbox/blocked-requests.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
-import { worktreeGitDirs, writeAgentGitDir } from '../../src/session/git/worktree-view.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
-import { testSandboxHost } from '../helpers/sandbox.js';
+import { scratchWorktree, testSandboxHost } from '../helpers/sandbox.js';
 
 /**
  * Red team (issue 29, item 4): the report of blocked egress is the maintainer's view of what the agent
@@ -36,18 +33,9 @@ console.log('asked');
 `;
 
 beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-flood-')));
-  const checkout = join(root, 'checkout');
-  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
-  git(root, 'init', '-q', '-b', 'main', checkout);
-  writeFileSync(join(checkout, 'README'), 'x\n');
-  git(checkout, 'add', '.');
-  git(checkout, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
-  worktree = join(root, 'worktrees', 'issue-1');
-  git(checkout, 'worktree', 'add', '-q', '-b', 'issueloop/issue-1', worktree);
-  const agentGitDir = join(root, 'worktrees', '.issue-1.git');
-  const dirs = await worktreeGitDirs(worktree);
-  await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
+  const scratch = await scratchWorktree('issueloop-flood-');
+  ({ root, worktree } = scratch);
+  const { dirs, agentGitDir } = scratch;
   writeFileSync(join(worktree, 'flood.mjs'), SCRIPT);
   const host = await testSandboxHost();
   sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir, log });

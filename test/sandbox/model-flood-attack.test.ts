@@ -1,14 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShell } from '../../src/agent/tools/run-shell.js';
 import { MODEL_PORT } from '../../src/sandbox/domain-proxy.js';
 import { type ModelProxy, startModelProxy } from '../../src/sandbox/model-proxy.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
-import { worktreeGitDirs, writeAgentGitDir } from '../../src/session/git/worktree-view.js';
-import { testSandboxHost } from '../helpers/sandbox.js';
+import { scratchWorktree, testSandboxHost } from '../helpers/sandbox.js';
 
 /**
  * Red team (issue 29): the egress proxy bounds what one role's connections cost the harness (256 per
@@ -40,18 +37,9 @@ process.exit(0);
 const harnessFds = () => readdirSync('/proc/self/fd').length;
 
 beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-modelflood-')));
-  const checkout = join(root, 'checkout');
-  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
-  git(root, 'init', '-q', '-b', 'main', checkout);
-  writeFileSync(join(checkout, 'README'), 'x\n');
-  git(checkout, 'add', '.');
-  git(checkout, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
-  worktree = join(root, 'worktrees', 'issue-1');
-  git(checkout, 'worktree', 'add', '-q', '-b', 'issueloop/issue-1', worktree);
-  const agentGitDir = join(root, 'worktrees', '.issue-1.git');
-  const dirs = await worktreeGitDirs(worktree);
-  await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
+  const scratch = await scratchWorktree('issueloop-modelflood-');
+  ({ root, worktree } = scratch);
+  const { dirs, agentGitDir } = scratch;
   writeFileSync(join(worktree, 'flood.mjs'), SCRIPT);
   proxy = await startModelProxy({
     upstream: 'http://127.0.0.1:9',
