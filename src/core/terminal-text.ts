@@ -18,6 +18,10 @@ const CSI = /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]/g;
 const STRING_SEQUENCE =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
   /(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c\n]*(?:\u0007|\u001b\\|\u009c)?/g;
+/** The same, an unterminated one swallowing the rest of the text as a terminal would. */
+const STRING_SEQUENCE_TO_END =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
+  /(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[\s\S]*?(?:\u0007|\u001b\\|\u009c|$)/g;
 /** The other escape sequences: ESC, intermediates, one final byte. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
 const OTHER_ESCAPE = /\u001b[ -/]*[0-~]/g;
@@ -27,10 +31,15 @@ const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a
 /** What JSON.stringify leaves raw that a terminal would act on (C0 it escapes already), and the JS line separators. */
 const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 
-/** `text` without escape sequences, controls (but `\n` and `\t`) and bidi controls. */
-export function forTerminal(text: string): string {
+/**
+ * `text` without escape sequences, controls (but `\n` and `\t`) and bidi controls. An unterminated
+ * string sequence ends at the line's end for output a person reads line by line; `unterminated:
+ * 'text'` swallows the rest, as a terminal would, for text nobody should see past it (a check's log).
+ */
+export function forTerminal(text: string, options: { unterminated?: 'line' | 'text' } = {}): string {
   if (!UNSAFE_TEST.test(text)) return text;
-  return text.replace(STRING_SEQUENCE, '').replace(CSI, '').replace(OTHER_ESCAPE, '').replace(UNSAFE, '');
+  const strings = options.unterminated === 'text' ? STRING_SEQUENCE_TO_END : STRING_SEQUENCE;
+  return text.replace(strings, '').replace(CSI, '').replace(OTHER_ESCAPE, '').replace(UNSAFE, '');
 }
 
 const UNSAFE_TEST = new RegExp(UNSAFE.source);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { builtModule, SESSION_SANDBOXES } from '../helpers/built-sandbox-script.js';
 
 /**
  * Red team (issue 29): a descriptor issueloop itself inherited without close-on-exec (a make
@@ -13,34 +14,13 @@ import { describe, expect, it } from 'vitest';
  */
 /** Above Node's own guard: at start it marks fds 0–15 and the run after them close-on-exec. */
 const FD = 40;
-const dist = (path: string) => JSON.stringify(join(process.cwd(), 'dist', path));
 
 const harness = `
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-const { probeSandbox } = await import(${dist('sandbox/probe.js')});
-const { createSandboxHost } = await import(${dist('sandbox/sandbox-host.js')});
-const { UNSANDBOXED } = await import(${dist('sandbox/sandbox.js')});
-const { runShell } = await import(${dist('agent/tools/run-shell.js')});
-const { worktreeGitDirs, writeAgentGitDir } = await import(${dist('session/git/worktree-view.js')});
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-fds-')));
-const git = (cwd, ...args) => execFileSync('git', args, { cwd, encoding: 'utf8' });
-const checkout = join(root, 'checkout');
-git(root, 'init', '-q', '-b', 'main', checkout);
-writeFileSync(join(checkout, 'README'), 'x\\n');
-git(checkout, 'add', '.');
-git(checkout, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
-const worktree = join(root, 'worktrees', 'issue-1');
-git(checkout, 'worktree', 'add', '-q', '-b', 'issueloop/issue-1', worktree);
-const agentGitDir = join(root, 'worktrees', '.issue-1.git');
-const dirs = await worktreeGitDirs(worktree);
-await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
-const probe = await probeSandbox(process.env);
-if (!probe.ok) throw new Error(probe.problem);
-const host = createSandboxHost({ mode: 'os', network: 'none', read_only: [] }, probe.facts);
-const sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir });
+const { UNSANDBOXED } = await import(${builtModule('sandbox/sandbox.js')});
+const { runShell } = await import(${builtModule('agent/tools/run-shell.js')});
+${SESSION_SANDBOXES}
 const roles = {
   control: UNSANDBOXED,
   commands: sandboxes.commands,

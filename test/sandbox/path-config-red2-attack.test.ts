@@ -1,13 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShell } from '../../src/agent/tools/run-shell.js';
 import { toolDirectories } from '../../src/sandbox/host-paths.js';
 import { createSandboxHost, type WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
-import { worktreeGitDirs, writeAgentGitDir } from '../../src/session/git/worktree-view.js';
-import { sandboxFacts } from '../helpers/sandbox.js';
+import { sandboxFacts, scratchWorktree } from '../helpers/sandbox.js';
 
 /**
  * Red team, round 2, against the PATH toolchain rule (host-paths.ts). A directory is refused when it
@@ -23,7 +20,9 @@ let worktree: string;
 let sandboxes: WorktreeSandboxes;
 
 beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-red2path-')));
+  const scratch = await scratchWorktree('issueloop-red2path-');
+  ({ root, worktree } = scratch);
+  const { dirs, agentGitDir } = scratch;
   home = join(root, 'home');
   mkdirSync(join(home, '.config', 'gh'), { recursive: true });
   mkdirSync(join(home, '.config', 'git'), { recursive: true });
@@ -34,17 +33,6 @@ beforeAll(async () => {
   chmodSync(join(home, '.config', 'prompt.sh'), 0o755);
   symlinkSync('../../.config/prompt.sh', join(home, '.local', 'bin', 'prompt'));
 
-  const checkout = join(root, 'checkout');
-  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
-  git(root, 'init', '-q', '-b', 'main', checkout);
-  writeFileSync(join(checkout, 'README'), 'x\n');
-  git(checkout, 'add', '.');
-  git(checkout, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
-  worktree = join(root, 'worktrees', 'issue-1');
-  git(checkout, 'worktree', 'add', '-q', '-b', 'issueloop/issue-1', worktree);
-  const agentGitDir = join(root, 'worktrees', '.issue-1.git');
-  const dirs = await worktreeGitDirs(worktree);
-  await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
   const facts = await sandboxFacts();
   const host = createSandboxHost(
     { mode: 'os', network: 'none', read_only: [] },

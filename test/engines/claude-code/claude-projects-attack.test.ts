@@ -1,14 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShell } from '../../../src/agent/tools/run-shell.js';
 import { claudeScope } from '../../../src/engines/claude-code/claude-scope.js';
 import { claudeProjectDir } from '../../../src/engines/claude-code/session-history.js';
 import type { WorktreeSandboxes } from '../../../src/sandbox/sandbox-host.js';
-import { worktreeGitDirs, writeAgentGitDir } from '../../../src/session/git/worktree-view.js';
-import { testSandboxHost } from '../../helpers/sandbox.js';
+import { scratchWorktree, testSandboxHost } from '../../helpers/sandbox.js';
 
 /**
  * Red team (issue 29): the `claude` sandbox shows the user's real `~/.claude/projects` read-write, all
@@ -26,23 +23,14 @@ let sandboxes: WorktreeSandboxes;
 let otherSession: string;
 
 beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-projects-')));
+  const scratch = await scratchWorktree('issueloop-projects-');
+  ({ root, worktree } = scratch);
+  const { dirs, agentGitDir } = scratch;
   home = join(root, 'home', 'dev');
   const other = join(home, '.claude', 'projects', '-home-dev-payroll-service');
   mkdirSync(other, { recursive: true });
   otherSession = join(other, '5f0c2a9e-0000-4000-8000-000000000001.jsonl');
   writeFileSync(otherSession, `${JSON.stringify({ type: 'user', message: { content: OTHER_SECRET } })}\n`);
-  const checkout = join(root, 'checkout');
-  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
-  git(root, 'init', '-q', '-b', 'main', checkout);
-  writeFileSync(join(checkout, 'README'), 'x\n');
-  git(checkout, 'add', '.');
-  git(checkout, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init');
-  worktree = join(root, 'worktrees', 'issue-1');
-  git(checkout, 'worktree', 'add', '-q', '-b', 'issueloop/issue-1', worktree);
-  const agentGitDir = join(root, 'worktrees', '.issue-1.git');
-  const dirs = await worktreeGitDirs(worktree);
-  await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
   const host = await testSandboxHost();
   sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir });
 }, 60_000);
