@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtModule, SESSION_SANDBOXES } from '../helpers/built-sandbox-script.js';
 

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { builtModule, SESSION_SANDBOXES } from '../helpers/built-sandbox-script.js';
