@@ -47,7 +47,11 @@ async function mutate(module) {
   // vitest.mutate.config.ts reads this: the only test files Stryker runs for this module.
   process.env.ISSUELOOP_MUTATE_TESTS = tests.join(',');
   // Stryker reads stryker.config.mjs itself and lays these over it.
-  const results = await new Stryker({ mutate: [module], reporters: ['clear-text'] }).runMutationTest();
+  const results = await new Stryker({
+    mutate: [module],
+    reporters: ['clear-text', 'html'],
+    htmlReporter: { fileName: `reports/mutation/${basename(module, '.ts')}.html` },
+  }).runMutationTest();
   const valid = results.filter((r) => VALID.has(r.status));
   const detected = valid.filter((r) => DETECTED.has(r.status)).length;
   const survivors = valid.filter((r) => !DETECTED.has(r.status));
