@@ -7,5 +7,14 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    // `--coverage` (CI reports it, nothing gates on it): lines and branches of src/ run in the test
+    // process. Code the tests reach only in a spawned CLI or sandbox process is not counted.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts'],
+      exclude: ['src/**/*.d.ts'],
+      reporter: ['text-summary', 'json-summary'],
+      reportsDirectory: 'coverage',
+    },
   },
 });
