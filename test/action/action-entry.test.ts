@@ -1,43 +1,24 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { reply } from '../../src/emulators/anthropic/index.js';
 import { DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
 import { useRunFixture } from '../cli/run-fixture.js';
 import { runNodeScript } from '../helpers/cli.js';
-import {
-  BUNDLE,
-  dispatchPayload,
-  inputEnv,
-  labeledPayload,
-  parseOutputFile,
-  writeEvent,
-} from './action-fixture.js';
+import { fixTheTypo, member } from './act.js';
+import { BUNDLE, inputEnv, labeledPayload, parseOutputFile, writeEvent } from './action-fixture.js';
 
 /**
  * The committed bundle run as the runner runs a `node24` action: a Node process in the workspace,
  * inputs as INPUT_* variables (every declared input, defaults included), the webhook payload at
- * GITHUB_EVENT_PATH, and the summary and output files the runner creates empty beforehand.
+ * GITHUB_EVENT_PATH, and the summary and output files the runner creates empty beforehand. Two smoke
+ * runs of the real bundle; what the action does for each event is tested in-process
+ * (run-action.test.ts, action-work.test.ts).
  */
 const run = useRunFixture({ 'greet.js': "export const greet = () => 'helo';\n" });
 const tempDirs: string[] = [];
 afterEach(async () => {
   await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
-
-const fixTypo = reply.toolUse([
-  {
-    name: 'str_replace_based_edit_tool',
-    input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
-  },
-]);
-
-const member = {
-  body: 'please',
-  author: 'octocat',
-  authorAssociation: 'MEMBER' as const,
-  labels: ['issueloop'],
-};
 
 interface ActionRun {
   code: number | null;
@@ -52,19 +33,12 @@ interface ActionRun {
 
 type Script = Parameters<typeof run.start>[0];
 
-const fixTheTypo: Script = (request) =>
-  request.messages.length > 1
-    ? reply.text('Done.')
-    : JSON.stringify(request.messages[0]?.content ?? '').includes('typo')
-      ? fixTypo
-      : reply.text('Nothing to change.');
-
 async function runBundle(
   event: string,
   payload: unknown,
   inputs: Record<string, string> = {},
   script: Script = fixTheTypo,
-): Promise<ActionRun & { seen: string }> {
+): Promise<ActionRun> {
   const { env, anthropic } = await run.start(script);
   const { dir, path } = await writeEvent(payload);
   tempDirs.push(dir);
@@ -105,7 +79,6 @@ async function runBundle(
     rawOutputs,
     apiKey,
     anthropicRequests: anthropic.requests.length,
-    seen: JSON.stringify(anthropic.requests.map((r) => r.body)),
   };
 }
 
@@ -118,52 +91,6 @@ function expectNoTokens(result: ActionRun): void {
 }
 
 describe('the action bundle, run as GitHub Actions runs it', () => {
-  it("regression: the token actions/checkout leaves in .git/config (http.*.extraheader) is out of the agent's reach", {
-    timeout: 90_000,
-  }, async () => {
-    const header = Buffer.from(`x-access-token:${DEFAULT_TOKEN}`).toString('base64');
-    run.fx.git(
-      run.fx.checkout,
-      'config',
-      'http.https://github.com/.extraheader',
-      `AUTHORIZATION: basic ${header}`,
-    );
-    const number = run.github.addIssue({ title: 'Greeting typo', ...member });
-    run.github.setPermission('maintainer', 'maintain');
-    const steal = reply.toolUse([
-      {
-        name: 'bash',
-        input: {
-          command:
-            'git config --get-all http.https://github.com/.extraheader | cut -d" " -f3 | base64 -d > leak.txt; git config --list >> leak.txt; cat .git "$(git rev-parse --git-common-dir)/config" >> leak.txt; cat leak.txt',
-        },
-      },
-    ]);
-    const result = await runBundle(
-      'issues',
-      labeledPayload({ number, title: 'Greeting typo', label: 'issueloop', sender: 'maintainer' }),
-      {},
-      (request) =>
-        [steal, fixTypo, reply.text('Done.')][Math.floor((request.messages.length - 1) / 2)] ??
-        reply.text('Done.'),
-    );
-    expect(result.code).toBe(0);
-    expect(result.outputs.outcome).toBe('resolved');
-    expect(result.seen).toContain('repositoryformatversion');
-    const leak = run.fx.git(
-      run.fx.root,
-      '--git-dir',
-      run.fx.origin,
-      'show',
-      `issueloop/issue-${number}:leak.txt`,
-    );
-    for (const secret of [DEFAULT_TOKEN, header]) {
-      expect(leak).not.toContain(secret);
-      expect(result.seen).not.toContain(secret);
-    }
-    expectNoTokens(result);
-  });
-
   it('a maintainer labels an issue: resolved, summary and outputs written (regression: a second proper-lockfile copy in the bundle made every claim a lost lock)', {
     timeout: 90_000,
   }, async () => {
@@ -193,51 +120,13 @@ describe('the action bundle, run as GitHub Actions runs it', () => {
     expectNoTokens(result);
   });
 
-  it('a read-only user labels an issue: refused with a notice, no model call, still a green run', {
+  it('an unrelated event does nothing: a notice through the real @actions/core, and a green run', {
     timeout: 30_000,
   }, async () => {
-    const number = run.github.addIssue({ title: 'Greeting typo', ...member });
-    run.github.addUser('drive-by');
-    run.github.setPermission('drive-by', 'read');
-    const result = await runBundle(
-      'issues',
-      labeledPayload({ number, title: 'Greeting typo', label: 'issueloop', sender: 'drive-by' }),
-    );
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(
-      new RegExp(
-        `::notice::issueloop: #${number} not worked: the label was applied by drive-by, whose permission on the repository is "read"`,
-      ),
-    );
-    expect(result.outputs.outcome).toBe('refused');
-    expect(result.anthropicRequests).toBe(0);
-    expect(run.github.pulls()).toHaveLength(0);
-    expectNoTokens(result);
-  });
-
-  it('a scheduled run drains the backlog: a row per issue, failures annotated and counted by class', {
-    timeout: 90_000,
-  }, async () => {
-    const typo = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
-    const vague = run.github.addIssue({ title: 'Improve everything', ...member });
-    const result = await runBundle('schedule', { schedule: '17 */6 * * *' }, { max_usd_per_issue: '1' });
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    expect(result.outputs).toMatchObject({ outcome: 'empty_backlog', issues_resolved: '1' });
-    expect(result.summary).toContain('<h2>issueloop: drain</h2>');
-    for (const n of [typo, vague]) expect(result.summary).toContain(`<td>#${n}</td>`);
-    expect(result.summary).toMatch(/Failures by class[\s\S]*<code>no_changes<\/code><\/td><td>\d+<\/td>/);
-    expect(result.stdout).toContain(`::error title=issueloop #${vague}%3A no_changes::Improve everything`);
-    expectNoTokens(result);
-  });
-
-  it('a manual dispatch drains too; an unrelated event does nothing', { timeout: 60_000 }, async () => {
-    const dispatched = await runBundle('workflow_dispatch', dispatchPayload());
-    expect(dispatched.code).toBe(0);
-    expect(dispatched.outputs.outcome).toBe('empty_backlog');
     const pushed = await runBundle('push', {});
     expect(pushed.code).toBe(0);
     expect(pushed.stdout).toContain('::notice::issueloop: nothing to do: event "push" starts no work');
     expect(pushed.outputs.outcome).toBe('skipped');
+    expectNoTokens(pushed);
   });
 });

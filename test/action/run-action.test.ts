@@ -1,82 +1,14 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runAction } from '../../src/action/run-action.js';
-import {
-  type ParsedMessagesRequest,
-  reply,
-  type ScriptedReply,
-} from '../../src/emulators/anthropic/index.js';
 import { DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
 import { readLedger } from '../../src/session/ledger.js';
-import { useRunFixture } from '../cli/run-fixture.js';
 import { addTrackingComment, failureHistory } from '../helpers/tracking-history.js';
-import { inputEnv, labeledPayload, recordingCore, writeEvent } from './action-fixture.js';
+import { member, useActionRuns } from './act.js';
+import { inputEnv, labeledPayload, recordingCore } from './action-fixture.js';
 
-const run = useRunFixture({ 'greet.js': "export const greet = () => 'helo';\n" });
-const tempDirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-/** Fixes the typo when the issue says "typo"; changes nothing otherwise. */
-function agent(request: ParsedMessagesRequest): ScriptedReply {
-  if (request.messages.length > 1) return reply.text('Done.');
-  if (JSON.stringify(request.messages[0]?.content ?? '').includes('typo')) {
-    return reply.toolUse([
-      {
-        name: 'str_replace_based_edit_tool',
-        input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
-      },
-    ]);
-  }
-  return reply.text('Nothing to change.');
-}
-
-const member = {
-  body: 'please',
-  author: 'octocat',
-  authorAssociation: 'MEMBER' as const,
-  labels: ['issueloop'],
-};
-
-/** runAction in-process, as the runner would start it, against the emulators on loopback. */
-async function act(options: { event: string; payload: unknown; inputs?: Record<string, string> }) {
-  const { env, anthropic } = await run.start(agent);
-  const event = await writeEvent(options.payload);
-  tempDirs.push(event.dir);
-  const inputs = await inputEnv({
-    github_token: DEFAULT_TOKEN,
-    anthropic_api_key: env.ANTHROPIC_API_KEY as string,
-    verify_command: 'grep -q "\'hello\'" greet.js',
-    ...options.inputs,
-  });
-  const core = recordingCore(inputs);
-  const runnerEnv = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    ...run.fx.env,
-    GITHUB_ACTIONS: 'true',
-    GITHUB_EVENT_NAME: options.event,
-    GITHUB_EVENT_PATH: event.path,
-    GITHUB_REPOSITORY: 'octo-org/widgets',
-    GITHUB_API_URL: env.GITHUB_API_URL as string,
-    ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL as string,
-    GITHUB_RUN_ID: '42',
-    ...inputs,
-  };
-  const code = await runAction({
-    env: runnerEnv,
-    cwd: run.fx.checkout,
-    core,
-    version: '0.0.0',
-    writeSpacingMs: 0,
-  });
-  // Everything the runner would show or keep; the masks registered with setSecret are not output.
-  const { secrets: _masks, ...shown } = core;
-  const everything = JSON.stringify({ ...shown, summary: core.summaryHtml() });
-  return { code, core, anthropic, everything, apiKey: env.ANTHROPIC_API_KEY as string };
-}
+const { run, act } = useActionRuns();
 
 /** An issue the action resolved (its draft PR open), and the `pull_request` `closed` payload of that PR. */
 async function resolvedByTheAction() {

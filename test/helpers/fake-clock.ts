@@ -17,7 +17,7 @@ export class FakeClock implements Clock {
 
   constructor(
     start = Date.UTC(2026, 10, 21, 12, 0, 0),
-    private readonly auto = true,
+    private auto = true,
   ) {
     this.current = start;
   }
@@ -49,6 +49,17 @@ export class FakeClock implements Clock {
 
   get pendingCount(): number {
     return this.pending.length;
+  }
+
+  /** From now on every sleep passes at once (auto mode); the pending ones end now. */
+  runFreely(): void {
+    this.auto = true;
+    const due = this.pending;
+    this.pending = [];
+    for (const p of due) {
+      this.current = Math.max(this.current, p.until);
+      p.resolve();
+    }
   }
 
   advance(ms: number): void {

@@ -5,7 +5,7 @@ import { readLedger } from '../../src/session/ledger.js';
 import { BASE } from '../github/emulated.js';
 import { manualClock, member, roundsFixture, watched } from './rounds-fixture.js';
 
-const { repo, setup, resolvedWithRealRefs, moveMain } = roundsFixture();
+const { repo, setup, resolvedOnce, resolvedWithRealRefs, moveMain } = roundsFixture();
 
 /** The numbers of the open PRs. */
 const openPulls = (emulator: { pulls(): Array<{ state: string; number: number }> }) =>
@@ -30,12 +30,14 @@ async function runKeepingFirstMessages(fixture: Awaited<ReturnType<typeof setup>
 
 /** A run that resolves one issue: its draft PR is open, its board item In Review. */
 async function resolvedByARun() {
-  const fixture = await setup(watched());
-  const { gh, ctx } = fixture;
+  const fixture = await resolvedOnce({
+    key: 'by a run',
+    config: watched(),
+    emulator: () => createGitHubEmulator({ baseUrl: BASE }),
+    seed: (emulator) => emulator.addIssue(member('Fix the greeting typo')),
+  });
+  const { gh, issue } = fixture;
   const project = gh.emulator.project(1);
-  const issue = gh.emulator.addIssue(member('Fix the greeting typo'));
-  const first = await runRounds(ctx, { owner: 'host:1' });
-  expect(first.reports.map((r) => r.outcome)).toEqual(['resolved']);
   const pr = gh.emulator.pulls().find((p) => p.head.ref === `issueloop/issue-${issue}`);
   if (!pr) throw new Error('setup: no pull request');
   return { ...fixture, issue, pr, project };
@@ -410,14 +412,13 @@ describe('a review that requested changes in its own body, with no line comment'
 
 /** A resolved issue on an emulator whose every timestamp is the same second (GitHub's are whole seconds). */
 async function resolvedInOneSecond() {
-  const emulator = createGitHubEmulator({
-    baseUrl: BASE,
-    origin: repo.fx.origin,
-    now: () => Date.UTC(2026, 10, 25),
+  const { emulator, ctx, newSource, issue } = await resolvedOnce({
+    key: 'in one second',
+    config: watched(),
+    emulator: () =>
+      createGitHubEmulator({ baseUrl: BASE, origin: repo.fx.origin, now: () => Date.UTC(2026, 10, 25) }),
+    seed: (emulator) => emulator.addIssue(member('Fix the greeting typo')),
   });
-  const { ctx, newSource } = await setup(watched(), emulator);
-  const issue = emulator.addIssue(member('Fix the greeting typo'));
-  await runRounds(ctx, { owner: 'host:1' });
   const pr = emulator.pulls().find((p) => p.head.ref === `issueloop/issue-${issue}`);
   if (!pr) throw new Error('setup: no pull request');
   return { emulator, ctx, newSource, pr };

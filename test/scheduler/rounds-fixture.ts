@@ -1,13 +1,10 @@
 import { join } from 'node:path';
-import { createMemoryClaimStore } from '../../src/claims/memory-claim-store.js';
+import type { ClaimsFile } from '../../src/claims/claims-schema.js';
+import { createClaimStore } from '../../src/claims/create-claim-store.js';
+import { createMemoryBackend } from '../../src/claims/memory-claim-store.js';
 import { createSeededRandom } from '../../src/core/random.js';
 import { createRedactor } from '../../src/core/redact.js';
-import {
-  createAnthropicEmulator,
-  type ParsedMessagesRequest,
-  reply,
-  type ScriptedReply,
-} from '../../src/emulators/anthropic/index.js';
+import { createAnthropicEmulator } from '../../src/emulators/anthropic/index.js';
 import { createGitHubEmulator, type GitHubEmulator } from '../../src/emulators/github/index.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import type { WorkContext } from '../../src/scheduler/work-item.js';
@@ -15,71 +12,14 @@ import { openLedger } from '../../src/session/ledger.js';
 import { createIssueSource } from '../../src/sources/issues/issue-source.js';
 import { BASE, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
+import { type EmulatorTape, recordRequests, replayRequests } from '../helpers/emulator-tape.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 import { testSandboxHost } from '../helpers/sandbox.js';
-import { GREETING_TYPO, useSessionRepo } from '../session/git/git-fixture.js';
+import { GREETING_TYPO, useStableSessionRepo } from '../session/git/git-fixture.js';
+import { agentScript } from './agent-script.js';
 
-/** greet.js once a conflict between the PR's fix and main's new line is resolved. */
-export const RESOLVED_GREETING = "export const greet = () => 'hello';\nexport const wave = () => 'bye';\n";
-
-/**
- * The scripted agent: fixes the typo for issues titled "typo", adds a test file in a follow-up of a PR
- * whose checks failed, does nothing for anything else.
- */
-export function agentScript(request: ParsedMessagesRequest): ScriptedReply {
-  const first = JSON.stringify(request.messages[0]?.content ?? '');
-  if (request.messages.length > 1) return reply.text('Done.');
-  // Steered into adding a workflow (by the issue's body, or a failing check's output): issue 29 item 5.
-  if (first.includes('add-a-workflow')) {
-    return reply.toolUse([
-      {
-        name: 'str_replace_based_edit_tool',
-        input: { command: 'create', path: '.github/workflows/exfil.yml', file_text: 'on: push\n' },
-      },
-      {
-        name: 'str_replace_based_edit_tool',
-        input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
-      },
-    ]);
-  }
-  // A follow-up of a PR whose base moved: a conflict in greet.js, resolved keeping both sides.
-  if (first.includes('the merge stopped on conflicts') && !first.includes('leave the markers')) {
-    return reply.toolUse([
-      {
-        name: 'str_replace_based_edit_tool',
-        input: { command: 'create', path: 'greet.js', file_text: RESOLVED_GREETING },
-      },
-    ]);
-  }
-  // The base merged cleanly but broke the verify command (`grep -q ok STATUS`).
-  if (first.includes('without a conflict, but the verify command fails')) {
-    return reply.toolUse([
-      {
-        name: 'str_replace_based_edit_tool',
-        input: { command: 'create', path: 'STATUS', file_text: 'ok\n' },
-      },
-    ]);
-  }
-  // A follow-up of a PR whose checks failed: the failing test wanted a test file.
-  if (first.includes('FOLLOW-UP')) {
-    return reply.toolUse([
-      {
-        name: 'str_replace_based_edit_tool',
-        input: { command: 'create', path: 'greet.test.js', file_text: "assert(greet() === 'hello');\n" },
-      },
-    ]);
-  }
-  if (first.includes('typo')) {
-    return reply.toolUse([
-      {
-        name: 'str_replace_based_edit_tool',
-        input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
-      },
-    ]);
-  }
-  return reply.text('Nothing to change here.');
-}
+export { agentScript, RESOLVED_GREETING } from './agent-script.js';
 
 /**
  * Whole issue runs in one process for the scheduler's tests: a real checkout with a greeting typo on
@@ -87,12 +27,14 @@ export function agentScript(request: ParsedMessagesRequest): ScriptedReply {
  * at the top of a test file: it registers the repository's hooks.
  */
 export function roundsFixture() {
-  const repo = useSessionRepo(GREETING_TYPO);
+  const repo = useStableSessionRepo(GREETING_TYPO);
+  const templates = new Map<string, ResolvedTemplate>();
 
   async function setup(
     config: Record<string, unknown> = {},
     emulator?: GitHubEmulator,
     clock = new FakeClock(),
+    claimsFile?: ClaimsFile,
   ) {
     const gh = await emulated(repo.stateDir, {
       config: { verify: { command: 'grep -q "\'hello\'" greet.js' }, empty_rounds: 2, ...config },
@@ -102,7 +44,8 @@ export function roundsFixture() {
     const log = createMemoryLog();
     const redact = createRedactor([]);
     const deps = { clock, random: createSeededRandom(4), log };
-    const claims = createMemoryClaimStore({ clock, maxFailures: gh.config.claims.max_failures });
+    const backend = createMemoryBackend(claimsFile);
+    const claims = createClaimStore(backend, { clock, maxFailures: gh.config.claims.max_failures });
     const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'r', clock, redact });
     /** A run's view of GitHub; a new runner has its own (nothing read yet). */
     const newSource = () =>
@@ -158,7 +101,46 @@ export function roundsFixture() {
         deps,
         redact,
       );
-    return { gh, ctx, claims, ledger, clock, log, newSource, gatedModels, answeredModels };
+    const saveClaims = () => backend.read();
+    return { gh, ctx, claims, saveClaims, ledger, clock, log, newSource, gatedModels, answeredModels };
+  }
+
+  /**
+   * The state a first run leaves, the issue it resolved (its PR open): run once per file for each
+   * `spec.key` (and main of origin), then put back for each test that asks again, as a copy of the
+   * repositories and state directory, the emulator's requests replayed, the claims and clock restored.
+   */
+  async function resolvedOnce(spec: ResolvedSpec) {
+    // Commits differ in their dates from test to test: main is known by its tree and length.
+    const { git, origin } = repo.fx;
+    const main = [git(origin, 'rev-parse', 'main^{tree}'), git(origin, 'rev-list', '--count', 'main')];
+    const key = JSON.stringify([spec.key, spec.config, main]);
+    const saved = templates.get(key);
+    const emulator = spec.emulator();
+    if (saved) {
+      repo.restore(saved.snapshot);
+      const issue = spec.seed(emulator);
+      await replayRequests(emulator, saved.tape);
+      const fixture = await setup(spec.config, emulator, new FakeClock(saved.now), saved.claims);
+      return { ...fixture, emulator, issue };
+    }
+    const recording = recordRequests(emulator);
+    const fixture = await setup(spec.config, emulator);
+    const issue = spec.seed(emulator);
+    if (recording.tape().requests.length > 0) throw new Error('setup: requests before the seeding');
+    const first = await runRounds(fixture.ctx, { owner: 'host:1' });
+    if (first.reports.map((r) => r.outcome).join() !== 'resolved') {
+      throw new Error(`setup: the first run did not resolve the issue: ${JSON.stringify(first.reports)}`);
+    }
+    await fixture.ctx.ledger.flush();
+    await fixture.gh.adapter.flush();
+    templates.set(key, {
+      snapshot: repo.snapshot(),
+      tape: recording.tape(),
+      now: fixture.clock.now(),
+      claims: await fixture.saveClaims(),
+    });
+    return { ...fixture, emulator, issue };
   }
 
   /**
@@ -166,10 +148,13 @@ export function roundsFixture() {
    * origin, with `failCheck` to fail a check on the PR's head. `body` is the issue's.
    */
   async function resolvedWithRealRefs(config: Record<string, unknown> = {}, body = 'please') {
-    const emulator = createGitHubEmulator({ baseUrl: BASE, origin: repo.fx.origin });
-    const fixture = await setup(watched(config), emulator);
-    const issue = emulator.addIssue({ ...member('Fix the greeting typo'), body });
-    await runRounds(fixture.ctx, { owner: 'host:1' });
+    const fixture = await resolvedOnce({
+      key: ['real refs', body],
+      config: watched(config),
+      emulator: () => createGitHubEmulator({ baseUrl: BASE, origin: repo.fx.origin }),
+      seed: (emulator) => emulator.addIssue({ ...member('Fix the greeting typo'), body }),
+    });
+    const { emulator, issue } = fixture;
     const pr = emulator.pulls().find((p) => p.head.ref === `issueloop/issue-${issue}`);
     if (!pr) throw new Error('setup: no pull request');
     const branch = `issueloop/issue-${issue}`;
@@ -191,7 +176,7 @@ export function roundsFixture() {
         ],
         log: '2026-11-25T10:00:00.0000000Z > npm test\n2026-11-25T10:00:01.0000000Z Error: no test file for greet.js\n',
       });
-    return { ...fixture, emulator, issue, pr, branch, failCheck };
+    return { ...fixture, pr, branch, failCheck };
   }
 
   /** Commits `files` on origin's main, as a maintainer merging other work would; returns the new tip. */
@@ -204,7 +189,23 @@ export function roundsFixture() {
     return sha;
   }
 
-  return { repo, setup, resolvedWithRealRefs, moveMain };
+  return { repo, setup, resolvedOnce, resolvedWithRealRefs, moveMain };
+}
+
+/** What a first run starts from: config, emulator and seeding; `key` names all else that differs. */
+export interface ResolvedSpec {
+  key: unknown;
+  config: Record<string, unknown>;
+  emulator(): GitHubEmulator;
+  /** Seeds the emulator before the run; returns the issue the run resolves. */
+  seed(emulator: GitHubEmulator): number;
+}
+
+interface ResolvedTemplate {
+  snapshot: string;
+  tape: EmulatorTape;
+  now: number;
+  claims: ClaimsFile;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ClaimStore, Lease } from '../../src/claims/claim-store.js';
 import { StaleLeaseError } from '../../src/claims/errors.js';
 import { createMemoryClaimStore } from '../../src/claims/memory-claim-store.js';
@@ -502,27 +502,36 @@ describe('rounds', () => {
   });
 
   it('regression: rounds with nothing claimed while a session runs are not empty; work added meanwhile is claimed', async () => {
-    // Time passes (a 1 s poll interval every 20 ms), so rounds poll while the slow session runs.
+    // The clock moves only when told while the slow session is held, then freely.
     const clock = manualClock();
-    const ticker = setInterval(() => clock.advance(1_000), 20);
-    onTestFinished(() => clearInterval(ticker));
     const { gh, ctx, gatedModels } = await setup(
       { workers: 2, empty_rounds: 1, poll_interval: '1s' },
       undefined,
       clock,
     );
     const slow = gh.emulator.addIssue(member('Slow: fix the greeting typo'));
+    const backlogReads = () =>
+      gh.emulator.requests.filter((r) => r.method === 'GET' && /\/issues\?/.test(r.path)).length;
     let added: number | undefined;
+    let emptyRoundsWhileHeld = 0;
     const models = gatedModels(async (body) => {
       if (body.includes('Slow') && !body.includes('tool_result') && added === undefined) {
-        // Rounds go on (claiming nothing) while this session runs; then new work arrives.
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // Two poll rounds pass while this session runs, each claiming nothing; then new work arrives.
+        const before = backlogReads();
+        for (let round = 1; round <= 2; round++) {
+          await until(() => clock.pendingCount > 0);
+          clock.advance(1_000);
+          await until(() => backlogReads() >= before + round);
+          emptyRoundsWhileHeld = round;
+        }
         added = gh.emulator.addIssue(member('Arrived later: another typo'));
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        clock.runFreely();
       }
     });
     const summary = await runRounds({ ...ctx, models }, { owner: 'host:1' });
+    expect(emptyRoundsWhileHeld).toBe(2);
     expect(summary.stop).toBe('empty_backlog');
+    expect(added).toBeDefined();
     expect(summary.reports.map((r) => r.issue).sort()).toEqual([slow, added].sort());
   });
 

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 
 /** Only what git needs: no global or system config, fixed identities, no prompts. */
 export function isolatedEnv(home: string): Record<string, string> {
@@ -40,8 +40,10 @@ export interface GitFixture {
   cleanup(): Promise<void>;
 }
 
-export async function createGitFixture(): Promise<GitFixture> {
-  const root = await mkdtemp(join(tmpdir(), 'issueloop-git-'));
+/** A fixture in a new temporary folder, or in `at` (made if missing, and expected empty). */
+export async function createGitFixture(at?: string): Promise<GitFixture> {
+  const root = at ?? (await mkdtemp(join(tmpdir(), 'issueloop-git-')));
+  if (at !== undefined) await mkdir(at, { recursive: true });
   const env = isolatedEnv(root);
   const git = (cwd: string, ...args: string[]): string =>
     execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
@@ -79,14 +81,16 @@ export async function createGitFixture(): Promise<GitFixture> {
 /** The repository the session and round tests work on: origin's main has greet.js, which says "helo". */
 export const GREETING_TYPO = { 'greet.js': "export const greet = () => 'helo';\n" };
 
+export interface SessionRepo {
+  readonly fx: GitFixture;
+  readonly stateDir: string;
+}
+
 /**
  * For each test: a git fixture whose origin's main has `files`, and an empty state directory; both
  * removed after the test.
  */
-export function useSessionRepo(files: Record<string, string>): {
-  readonly fx: GitFixture;
-  readonly stateDir: string;
-} {
+export function useSessionRepo(files: Record<string, string>): SessionRepo {
   let fx: GitFixture | undefined;
   let stateDir: string | undefined;
   beforeEach(async () => {
@@ -111,4 +115,66 @@ export function useSessionRepo(files: Record<string, string>): {
       return need(stateDir);
     },
   };
+}
+
+/**
+ * As `useSessionRepo`, but each test's fixture and state directory are made anew at the same paths,
+ * under `live` (one folder per test file): a copy of `live` taken in one test can be put back in
+ * another with every absolute path in it (remotes, worktrees) still right.
+ */
+export function useStableSessionRepo(files: Record<string, string>): SessionRepo & {
+  readonly live: string;
+  /** Copies `live` as it is now; returns the copy's folder. */
+  snapshot(): string;
+  /** Puts a snapshot back as `live` (the fixture's files and state directory alike). */
+  restore(snapshot: string): void;
+} {
+  let base: string | undefined;
+  let fx: GitFixture | undefined;
+  let snapshots = 0;
+  const copy = (from: string, to: string) => {
+    rmSync(to, { recursive: true, force: true });
+    cpSync(from, to, { recursive: true, verbatimSymlinks: true });
+  };
+  // Made once, copied for each test: one process where a new fixture takes a dozen.
+  beforeAll(async () => {
+    base = await mkdtemp(join(tmpdir(), 'issueloop-world-'));
+    const live = join(base, 'live');
+    fx = await createGitFixture(join(live, 'git'));
+    fx.commitFiles(fx.seed, files, 'project files');
+    fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
+    await mkdir(join(live, 'state'));
+    copy(live, join(base, 'pristine'));
+  });
+  beforeEach(() => {
+    copy(join(need(base), 'pristine'), join(need(base), 'live'));
+  });
+  afterAll(async () => {
+    if (base) await rm(base, { recursive: true, force: true });
+  });
+  return {
+    get fx() {
+      return need(fx);
+    },
+    get stateDir() {
+      return join(need(base), 'live', 'state');
+    },
+    get live() {
+      return join(need(base), 'live');
+    },
+    snapshot() {
+      snapshots += 1;
+      const snapshot = join(need(base), `snapshot-${snapshots}`);
+      copy(join(need(base), 'live'), snapshot);
+      return snapshot;
+    },
+    restore(snapshot) {
+      copy(snapshot, join(need(base), 'live'));
+    },
+  };
+}
+
+function need<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('a session repo used outside a test');
+  return value;
 }

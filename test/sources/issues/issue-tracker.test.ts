@@ -10,7 +10,7 @@ import { createIssueSource } from '../../../src/sources/issues/issue-source.js';
 import { BASE, emulated } from '../../github/emulated.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { createMemoryLog } from '../../helpers/memory-log.js';
-import { until } from '../../helpers/until.js';
+import { eventLoopTurns, until } from '../../helpers/until.js';
 
 let stateDir = '';
 beforeEach(async () => {
@@ -32,9 +32,11 @@ async function tracked(held?: string) {
     release = resolve;
   });
   let holding = true;
+  let heldArrived = false;
   emulator.fetch = async (input, init) => {
     if (holding && init?.method === held) {
       holding = false;
+      heldArrived = true;
       await gate;
     }
     return serve(input, init);
@@ -77,17 +79,17 @@ async function tracked(held?: string) {
       log: createMemoryLog(),
       ledger: { append: async () => undefined } as never,
     });
-  return { gh, clock, source, tracker, track, edits, report, release };
+  return { gh, clock, source, tracker, track, edits, report, release, held: () => heldArrived };
 }
-
-const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 describe('the tracking comment of an issue', () => {
   it('regression: a verify that ends within a second is one edit with the outcome, not two paced writes', async () => {
-    const { source, tracker, edits, report } = await tracked();
+    const { clock, source, tracker, edits, report } = await tracked();
     await tracker.claimed();
     tracker.phase('verifying');
-    await tick();
+    // The verifying edit waits for its second on the injected clock, which does not move here.
+    await until(() => clock.pendingCount === 1);
+    await eventLoopTurns();
     expect(edits()).toHaveLength(0);
     await tracker.finished(report, undefined);
     await source.settle();
@@ -111,14 +113,16 @@ describe('the tracking comment of an issue', () => {
 
 describe('the writes that follow an outcome', () => {
   it('do not hold the worker: finished returns before them, and settle waits for them', async () => {
-    const { source, tracker, edits, report, release } = await tracked('PATCH');
+    const { source, tracker, edits, report, release, held } = await tracked('PATCH');
     await tracker.claimed();
     await tracker.finished(report, undefined);
     let settled = false;
     const settling = source.settle().then(() => {
       settled = true;
     });
-    await tick();
+    // The outcome's edit is on its way (held at the emulator's door): settle waits for it.
+    await until(held);
+    await eventLoopTurns();
     expect(settled).toBe(false);
     expect(edits()).toHaveLength(0);
     release();
@@ -128,14 +132,19 @@ describe('the writes that follow an outcome', () => {
   });
 
   it("land before the issue's next claim writes: the comment ends on the later attempt", async () => {
-    const { gh, source, track, report, release } = await tracked('PATCH');
+    const { gh, source, track, report, release, held } = await tracked('PATCH');
     const first = track(1);
     await first.claimed();
     await first.finished(report, undefined);
     // The issue is claimed again while the first outcome's edit is held back.
+    await until(held);
     const second = track(2);
-    const claimed = second.claimed();
-    await tick();
+    let secondClaimed = false;
+    const claimed = second.claimed().then(() => {
+      secondClaimed = true;
+    });
+    await eventLoopTurns();
+    expect(secondClaimed).toBe(false);
     release();
     await claimed;
     await source.settle();

@@ -11,6 +11,7 @@ import { MERGED, PR_CLOSED, sweepPulls } from '../../../src/sources/issues/pull-
 import { BASE, emulated } from '../../github/emulated.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { createMemoryLog } from '../../helpers/memory-log.js';
+import { until } from '../../helpers/until.js';
 
 let stateDir = '';
 beforeEach(async () => {
@@ -97,8 +98,16 @@ describe("the sweep of issueloop's pull requests", () => {
     // A session's outcome write of the same issue, still pending when the sweep books the merge.
     const earlier = writes.inOrder(issue, () => new Promise<void>((resolve) => (release = resolve)));
     emulator.mergePull(pr.number, 'maintainer');
-    const swept = sweep({ inOrder: writes.inOrder });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    let queued: number[] = [];
+    const swept = sweep({
+      inOrder: (number, write) => {
+        queued = [...queued, number];
+        return writes.inOrder(number, write);
+      },
+    });
+    // The booking has reached the issue's queue, behind the pending write: nothing booked yet.
+    await until(() => queued.length > 0);
+    expect(queued).toEqual([issue]);
     expect(status()).toBe('In Review');
     release();
     await earlier;

@@ -1,0 +1,66 @@
+import {
+  type ParsedMessagesRequest,
+  reply,
+  type ScriptedReply,
+} from '../../src/emulators/anthropic/index.js';
+
+/** greet.js once a conflict between the PR's fix and main's new line is resolved. */
+export const RESOLVED_GREETING = "export const greet = () => 'hello';\nexport const wave = () => 'bye';\n";
+
+/**
+ * The scripted agent: fixes the typo for issues titled "typo", adds a test file in a follow-up of a PR
+ * whose checks failed, does nothing for anything else.
+ */
+export function agentScript(request: ParsedMessagesRequest): ScriptedReply {
+  const first = JSON.stringify(request.messages[0]?.content ?? '');
+  if (request.messages.length > 1) return reply.text('Done.');
+  // Steered into adding a workflow (by the issue's body, or a failing check's output): issue 29 item 5.
+  if (first.includes('add-a-workflow')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'create', path: '.github/workflows/exfil.yml', file_text: 'on: push\n' },
+      },
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
+      },
+    ]);
+  }
+  // A follow-up of a PR whose base moved: a conflict in greet.js, resolved keeping both sides.
+  if (first.includes('the merge stopped on conflicts') && !first.includes('leave the markers')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'create', path: 'greet.js', file_text: RESOLVED_GREETING },
+      },
+    ]);
+  }
+  // The base merged cleanly but broke the verify command (`grep -q ok STATUS`).
+  if (first.includes('without a conflict, but the verify command fails')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'create', path: 'STATUS', file_text: 'ok\n' },
+      },
+    ]);
+  }
+  // A follow-up of a PR whose checks failed: the failing test wanted a test file.
+  if (first.includes('FOLLOW-UP')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'create', path: 'greet.test.js', file_text: "assert(greet() === 'hello');\n" },
+      },
+    ]);
+  }
+  if (first.includes('typo')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
+      },
+    ]);
+  }
+  return reply.text('Nothing to change here.');
+}
