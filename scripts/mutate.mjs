@@ -17,7 +17,7 @@ const MODULES = {
   'src/core/redact.ts': [],
   'src/core/secret-forms.ts': [],
   'src/github/pr-watch.ts': [],
-  'src/sources/issues/follow-up.ts': [],
+  'src/sources/issues/follow-up.ts': ['test/sources/issues/answer-threads.test.ts'],
   'src/claims/claims-state.ts': [],
   'src/claims/lease-limits.ts': [],
   'src/claims/redis-scripts.ts': ['test/claims/redis-claim-store.test.ts'],
