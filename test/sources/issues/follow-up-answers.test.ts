@@ -83,6 +83,7 @@ describe('answerThreads', () => {
     await answerThreads(threads, followUp, done({ filesChanged: many }));
     expect(threads.calls[0]).toContain('The review by ci.bot[bot] that requested changes');
     expect(threads.calls[0]).toContain('`f19.js`.');
+    expect(threads.calls[0]).toContain('changing `f0.js`, `f1.js`, `f2.js`');
     expect(threads.calls[0]).not.toContain('f20.js');
     const none = recordingThreads();
     await answerThreads(none, { pull, failures: [], reviews: [thread()] }, done({ filesChanged: [] }));
