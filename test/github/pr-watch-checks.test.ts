@@ -154,3 +154,69 @@ describe('createPullWatch.checks: paging', () => {
     expect(gh.requests).toEqual([RUNS, STATUSES]);
   });
 });
+
+describe('createPullWatch.checks: what a verdict reports', () => {
+  it('a failing run names its title and summary, joined, and its details link; a status its target link', async () => {
+    const failing = {
+      ...run(4, 'test', 'failure'),
+      details_url: 'https://ci.test/run/4',
+      output: { title: '2 failed', summary: 'see a.test.js' },
+    };
+    const summary = await verdict(
+      [failing],
+      [{ context: 'ci/jenkins', state: 'failure', target_url: 'https://ci.test/job/9' }],
+    );
+    expect(summary.failed).toEqual([
+      {
+        kind: 'check_run',
+        id: 4,
+        name: 'test',
+        conclusion: 'failure',
+        summary: '2 failed: see a.test.js',
+        detailsUrl: 'https://ci.test/run/4',
+      },
+      {
+        kind: 'status',
+        name: 'ci/jenkins',
+        conclusion: 'failure',
+        summary: '',
+        detailsUrl: 'https://ci.test/job/9',
+      },
+    ]);
+  });
+
+  it('a failing run without output, or without an app (relied on by name), is still reported, not a crash', async () => {
+    const bare = {
+      id: 5,
+      name: 'ci/lint',
+      status: 'completed',
+      conclusion: 'failure',
+      output: null,
+      app: null,
+    };
+    const rerun = { ...bare, id: 3, conclusion: 'success' };
+    const summary = await verdict([rerun, bare], []);
+    expect(summary).toMatchObject({ state: 'failed', total: 1 });
+    expect(summary.failed).toEqual([
+      { kind: 'check_run', id: 5, name: 'ci/lint', conclusion: 'failure', summary: '' },
+    ]);
+  });
+
+  it('an ignored run still going is pending, one completed without a conclusion unknown; no app says so', async () => {
+    const foreign = { slug: 'evil-app', id: 7 };
+    const summary = await verdict(
+      [
+        { ...run(1, 'slow', null, 'in_progress'), app: foreign },
+        { ...run(2, 'odd', null), app: foreign },
+        { ...run(3, 'orphan', 'failure'), app: null },
+      ],
+      [],
+    );
+    expect(summary).toMatchObject({ state: 'none', total: 0, pending: [] });
+    expect(summary.ignored).toEqual([
+      { kind: 'check_run', name: 'slow', source: 'evil-app', state: 'pending' },
+      { kind: 'check_run', name: 'odd', source: 'evil-app', state: 'unknown' },
+      { kind: 'check_run', name: 'orphan', source: 'unknown app', state: 'failure' },
+    ]);
+  });
+});
