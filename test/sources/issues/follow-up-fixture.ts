@@ -1,8 +1,8 @@
 import type { PullDetail } from '../../../src/github/pr-watch.js';
 import type { ThreadRequest } from '../../../src/sources/issues/review-requests.js';
 
-/** An open PR of issueloop's for issue 3, and a review thread of one writer's comment on it. */
-export const pull: PullDetail = {
+/** An open, mergeable draft PR of issueloop's for issue 3, as the PR watch reads it, with `changes`. */
+export const pullDetail = (changes: Partial<PullDetail> = {}): PullDetail => ({
   number: 7,
   issue: 3,
   url: 'https://github.test/octo-org/widgets/pull/7',
@@ -19,7 +19,12 @@ export const pull: PullDetail = {
   followups: 0,
   answeredReviews: [],
   reviewComments: 1,
-};
+  ...changes,
+});
+
+export const pull = pullDetail();
+
+/** A review thread of one writer's comment on it. */
 
 export const thread = (over: Partial<ThreadRequest> = {}): ThreadRequest => ({
   kind: 'thread',
