@@ -17,7 +17,12 @@ const MODULES = {
   'src/core/redact.ts': [],
   'src/core/secret-forms.ts': [],
   'src/github/pr-watch.ts': [],
-  'src/sources/issues/follow-up.ts': [],
+  // Where the PR watch's verdict is made (failing conclusions, the newest status per context).
+  'src/github/check-summary.ts': [
+    'test/github/pr-watch-checks.test.ts',
+    'test/sources/issues/pull-decide.test.ts',
+  ],
+  'src/sources/issues/follow-up.ts': ['test/sources/issues/answer-threads.test.ts'],
   'src/claims/claims-state.ts': [],
   'src/claims/lease-limits.ts': [],
   'src/claims/redis-scripts.ts': ['test/claims/redis-claim-store.test.ts'],

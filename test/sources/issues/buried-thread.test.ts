@@ -58,8 +58,14 @@ describe('regression: the buried thread (outsider replies pushed a writer’s co
   });
 
   it('outsiders alone, however many, never start a follow-up', async () => {
-    const { sweep } = await threadOf(Array<'stranger'>(130).fill('stranger'));
+    const { sweep, emulator, ledger } = await threadOf(Array<'stranger'>(130).fill('stranger'));
     expect((await sweep()).followUp).toBeUndefined();
+    // It was read and judged: the thread's author was asked about, and the PR left green.
+    expect(emulator.requests.some((r) => r.path.endsWith('/collaborators/stranger/permission'))).toBe(true);
+    expect(ledger).toContainEqual([
+      'pull_request',
+      expect.objectContaining({ state: 'open', decision: 'green' }),
+    ]);
   });
 
   it(`past ${MAX_COMMENT_PAGES} pages its end is still read (the latest writer), and the unread middle counted`, async () => {

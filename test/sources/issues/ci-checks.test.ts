@@ -111,6 +111,8 @@ describe('regression: a failing check from any app started a follow-up (pr.ci_ch
     const none = await resolvedPull({ pr: { ci_checks: [] } });
     none.emulator.addCheckRun({ ref: none.branch, name: 'lint', status: 'completed', conclusion: 'failure' });
     expect((await none.sweep()).followUp).toBeUndefined();
+    // Seen, and set aside as ignored rather than missed.
+    expect(pullStates(none.ledger)[0]).toMatchObject({ decision: 'green', ignored_checks: 1 });
   });
 
   it("another app's passing check of the same name does not hide the failing Actions run", async () => {

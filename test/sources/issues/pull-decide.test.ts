@@ -1,27 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { latestPerApp, summarizeChecks } from '../../../src/github/check-summary.js';
-import type { PullDetail } from '../../../src/github/pr-watch.js';
 import { decidePull } from '../../../src/sources/issues/pull-decide.js';
-
-const pull = (changes: Partial<PullDetail> = {}): PullDetail => ({
-  number: 7,
-  issue: 3,
-  url: 'https://github.test/octo-org/widgets/pull/7',
-  nodeId: 'PR_7',
-  state: 'open',
-  merged: false,
-  draft: true,
-  headRef: 'issueloop/issue-3',
-  headSha: 'a'.repeat(40),
-  baseRef: 'main',
-  updatedAt: '2026-11-25T00:00:00Z',
-  mergeable: true,
-  mergeableState: 'clean',
-  followups: 0,
-  answeredReviews: [],
-  reviewComments: 0,
-  ...changes,
-});
+import { pullDetail as pull } from './follow-up-fixture.js';
 
 const run = (name: string, status: string, conclusion: string | null, title?: string) => ({
   id: name.length,

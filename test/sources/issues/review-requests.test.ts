@@ -44,12 +44,18 @@ describe('review threads that wait for issueloop', () => {
   it('regression: a pasted reply marker from someone else is not an answer; resolved threads are done', async () => {
     const pasted = [comment('maint', 'fix'), comment('maint', `done ${REPLY_MARKER}`)];
     expect(await unansweredRequests([thread(pasted)], who)).toHaveLength(1);
+    expect(await unansweredRequests([thread([comment('maint', 'fix')], false)], who)).toHaveLength(1);
     expect(await unansweredRequests([thread([comment('maint', 'fix')], true)], who)).toEqual([]);
   });
 
   it("regression: an app's own replies count as its own (viewer says name[bot], its comments say name)", async () => {
     const answered = [comment('maint', 'fix'), comment('issueloop', `Addressed. ${REPLY_MARKER}`)];
     expect(await unansweredRequests([thread(answered)], who)).toEqual([]);
+    // Another account's name only starting the same is not issueloop.
+    const lookalike = [comment('maint', 'fix'), comment('issueloop-evil', `Addressed. ${REPLY_MARKER}`)];
+    expect(
+      await unansweredRequests([thread(lookalike)], { ...who, mayWrite: async () => true }),
+    ).toHaveLength(1);
   });
 });
 
@@ -76,6 +82,9 @@ describe('reviews that requested changes in their own body', () => {
   });
 
   it('answered once the PR body records its id; bodies come before threads', async () => {
+    expect(await unansweredReviews([review('maint', 'Add a test.')], { ...who, answered: [4] })).toHaveLength(
+      1,
+    );
     expect(await unansweredReviews([review('maint', 'Add a test.')], { ...who, answered: [5] })).toEqual([]);
     const both = await waitingRequests(
       { changeRequests: [review('maint', 'Add a test.')], threads: [thread([comment('maint', 'fix')])] },
