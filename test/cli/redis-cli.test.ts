@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
 import { reply } from '../../src/emulators/anthropic/index.js';
-import { type CliResult, runBuiltCli } from '../helpers/cli.js';
+import { runBuiltCli } from '../helpers/cli.js';
 import { startRedisServer, useRedisServer } from '../helpers/redis-server.js';
+import { runCliInProcess } from './cli-in-process.js';
 import { useRunFixture } from './run-fixture.js';
 
 const redis = useRedisServer();
@@ -20,28 +20,6 @@ const ARGS = [
   '--set',
   'log_level=warn',
 ];
-
-/**
- * The CLI in this process, with the environment built from scratch as `runBuiltCli` does and a fetch
- * that reaches nothing (doctor's remote checks must not leave the machine).
- */
-async function runInProcess(argv: readonly string[], options: { cwd: string; env: Record<string, string> }) {
-  const out = { stdout: '', stderr: '' };
-  const code = await runCli({
-    argv,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
-    cwd: options.cwd,
-    nodeVersion: process.version,
-    stdout: (text) => {
-      out.stdout += text;
-    },
-    stderr: (text) => {
-      out.stderr += text;
-    },
-    fetch: () => Promise.reject(new Error('no network in this test')),
-  });
-  return { code, ...out } satisfies CliResult;
-}
 
 describe('the built CLI with claims.store: redis', () => {
   const run = useRunFixture({ 'greet.js': "export const greet = () => 'helo';\n" });
@@ -79,7 +57,10 @@ describe('the built CLI with claims.store: redis', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`#${number}\\s+resolved`));
 
-    const claims = await runInProcess(['claims', '--json', ...ARGS], { cwd: run.fx.checkout, env: redisEnv });
+    const claims = await runCliInProcess(['claims', '--json', ...ARGS], {
+      cwd: run.fx.checkout,
+      env: redisEnv,
+    });
     expect(claims.code).toBe(0);
     const report = JSON.parse(claims.stdout) as { location: string; claims: Array<Record<string, unknown>> };
     expect(report.location).toBe(`${redis.server.url} (octo-org/widgets)`);
@@ -102,7 +83,7 @@ describe('claims.store: redis, in process', () => {
     const gone = await startRedisServer();
     await gone.stop();
     // No sandbox probe: this is about the claims check.
-    const result = await runInProcess(['doctor', '--json', '--repo', 'octo-org/widgets'], {
+    const result = await runCliInProcess(['doctor', '--json', '--repo', 'octo-org/widgets'], {
       cwd,
       env: {
         ISSUELOOP_SANDBOX__MODE: 'none',
@@ -122,7 +103,7 @@ describe('claims.store: redis, in process', () => {
     );
     expect(result.stdout + result.stderr).not.toContain('pa55word');
 
-    const ok = await runInProcess(['doctor', '--json', '--repo', 'octo-org/widgets'], {
+    const ok = await runCliInProcess(['doctor', '--json', '--repo', 'octo-org/widgets'], {
       cwd,
       env: {
         ISSUELOOP_SANDBOX__MODE: 'none',
@@ -137,7 +118,7 @@ describe('claims.store: redis, in process', () => {
   });
 
   it('claims.store redis without a URL is a configuration error naming the setting (exit 2)', async () => {
-    const result = await runInProcess(['claims', ...ARGS], {
+    const result = await runCliInProcess(['claims', ...ARGS], {
       cwd,
       env: { ISSUELOOP_CLAIMS__STORE: 'redis' },
     });
