@@ -12,13 +12,13 @@ import { FakeClock } from '../helpers/fake-clock.js';
 import { useRedisServer } from '../helpers/redis-server.js';
 import {
   type Contender,
-  endInputs,
   type Held,
   killAtGrant,
   overlaps,
   readHeld,
   readRefusals,
   startContenders,
+  startTogether,
   tokenRegressions,
 } from './multi-process.js';
 
@@ -62,13 +62,19 @@ afterAll(async () => {
 async function contend(file: (dir: string) => string, envFor: (i: number) => Record<string, string>) {
   const dir = await mkdtemp(join(tmpdir(), 'issueloop-contention-'));
   dirs.push(dir);
-  const contenders = startContenders({ dir, file: file(dir), ...CONTENTION, envFor });
+  const contenders = startContenders({
+    dir,
+    file: file(dir),
+    ...CONTENTION,
+    envFor: (i) => ({ START_TOGETHER: '1', ...envFor(i) }),
+  });
+  // All load and connect first, then all start: none runs its cycles alone.
+  startTogether(contenders);
   return { dir, contenders };
 }
 
 async function finish({ dir, contenders }: { dir: string; contenders: Contender[] }): Promise<Run> {
   const exits = await Promise.all(contenders.map((c) => c.exit));
-  endInputs(contenders);
   const owners = contenders.map((c) => c.owner);
   return {
     dir,

@@ -138,17 +138,36 @@ export function tokenRegressions(held: readonly Held[]): Array<[Held, Held]> {
  */
 export function killAtGrant(contender: Contender, killAt: number): void {
   let grants = 0;
+  onLines(contender, (line) => {
+    if (line !== 'grant') return;
+    if (++grants >= killAt) contender.child.kill('SIGKILL');
+    else contender.child.stdin?.write('go\n');
+  });
+}
+
+/** Lines a contender prints on stdout, as they come. */
+function onLines(contender: Contender, onLine: (line: string) => void): void {
   let partial = '';
-  contender.child.stdin?.on('error', () => undefined);
   contender.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
     const lines = (partial + chunk).split('\n');
     partial = lines.pop() ?? '';
-    for (const line of lines) {
-      if (line !== 'grant') continue;
-      if (++grants >= killAt) contender.child.kill('SIGKILL');
-      else contender.child.stdin?.write('go\n');
-    }
+    for (const line of lines) onLine(line);
   });
+}
+
+/**
+ * Starts the cycles of contenders run with START_TOGETHER once every one of them is loaded and
+ * connected ("ready"), so that they really run at the same time.
+ */
+export function startTogether(contenders: readonly Contender[]): void {
+  let ready = 0;
+  for (const c of contenders) {
+    c.child.stdin?.on('error', () => undefined);
+    onLines(c, (line) => {
+      if (line !== 'ready' || ++ready < contenders.length) return;
+      for (const each of contenders) each.child.stdin?.write('start\n');
+    });
+  }
 }
 
 /** How often each contender found an issue held by another: proof that the contenders met. */
@@ -161,9 +180,4 @@ export async function readRefusals(dir: string, owners: readonly string[]): Prom
     refusals.set(owner, byOthers.length);
   }
   return refusals;
-}
-
-/** Closes the stdin of every contender still running (a finished one has nothing to read). */
-export function endInputs(contenders: readonly Contender[]): void {
-  for (const c of contenders) c.child.stdin?.end();
 }
