@@ -23,7 +23,11 @@ const MODULES = {
     'test/sources/issues/pull-decide.test.ts',
   ],
   'src/sources/issues/follow-up.ts': ['test/sources/issues/answer-threads.test.ts'],
-  'src/claims/claims-state.ts': [],
+  // The rules run inside every store; the memory store runs the whole contract on them in-process.
+  'src/claims/claims-state.ts': [
+    'test/claims/memory-claim-store.test.ts',
+    'test/claims/failure-text.test.ts',
+  ],
   'src/claims/lease-limits.ts': [],
   'src/claims/redis-scripts.ts': ['test/claims/redis-claim-store.test.ts'],
   'src/engines/claude-code/stream-events.ts': [],

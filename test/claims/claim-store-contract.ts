@@ -3,7 +3,7 @@ import type { ClaimStore, Lease } from '../../src/claims/claim-store.js';
 import { blankRecord, REFUSED_NEEDS_HUMAN } from '../../src/claims/claims-state.js';
 import type { ClaimsBackend } from '../../src/claims/create-claim-store.js';
 import { StaleLeaseError } from '../../src/claims/errors.js';
-import { MAX_LEASE_TTL_MS } from '../../src/claims/lease-limits.js';
+import { LEASE_CLOCK_SKEW_MS, MAX_LEASE_TTL_MS } from '../../src/claims/lease-limits.js';
 import { IssueloopError } from '../../src/core/errors.js';
 import type { Log } from '../../src/core/logger.js';
 import { FakeClock } from '../helpers/fake-clock.js';
@@ -510,6 +510,25 @@ export function describeClaimStoreContract(name: string, factory: ContractFactor
       });
       expect((await store.get(9))?.lease).toEqual(skewed);
       expect(await store.claim(9, 'b', TTL)).toMatchObject({ ok: false, heldBy: { owner: 'ahead' } });
+    });
+
+    it('regression: a lease ahead by just over the clock-skew tolerance is not honoured (a widened tolerance would be)', async () => {
+      const { clock, store, plantLease } = await setup();
+      const reach = MAX_LEASE_TTL_MS + LEASE_CLOCK_SKEW_MS;
+      const planted = (issue: number, ahead: number) =>
+        plantLease({
+          issue,
+          owner: 'ahead',
+          claimed_at: new Date(clock.now()).toISOString(),
+          expires_at: new Date(clock.now() + ahead).toISOString(),
+          ttl_ms: MAX_LEASE_TTL_MS,
+        });
+      const atEdge = await planted(10, reach);
+      await planted(11, reach + 1);
+      expect((await store.get(10))?.lease).toEqual(atEdge);
+      expect(await store.claim(10, 'b', TTL)).toMatchObject({ ok: false, heldBy: { owner: 'ahead' } });
+      expect((await store.get(11))?.lease ?? null).toBeNull();
+      expect(await store.claim(11, 'b', TTL)).toMatchObject({ ok: true, lease: { owner: 'b' } });
     });
   });
 }

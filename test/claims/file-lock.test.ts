@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rm, stat, utimes } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createClaimStore } from '../../src/claims/create-claim-store.js';
 import { LockCompromisedError, LockTimeoutError } from '../../src/claims/errors.js';
 import { createFileBackend } from '../../src/claims/file-claim-store.js';
@@ -61,15 +61,28 @@ describe('the claims file lock', () => {
 
   it('regression: a lock found stale mid-transaction aborts the write and is not refreshed afterwards', async () => {
     const { file, backend, lockPath, before } = await seeded();
-    const tx = backend.transact(async (current) => {
-      const old = new Date(Date.now() - 60_000);
-      await utimes(lockPath, old, old);
-      return { result: 'written', next: { ...current, next_token: current.next_token + 100 } };
-    });
-    await expect(tx).rejects.toThrow(/stale/);
+    // proper-lockfile refreshes a held lock's mtime from a setTimeout. Faked (and only it: Date stays
+    // real for the staleness checks), the refresh is seen armed while the lock is held and gone after,
+    // with no wait for it to fire.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let armed = 0;
+    try {
+      const tx = backend.transact(async (current) => {
+        armed = vi.getTimerCount();
+        const old = new Date(Date.now() - 60_000);
+        await utimes(lockPath, old, old);
+        return { result: 'written', next: { ...current, next_token: current.next_token + 100 } };
+      });
+      await expect(tx).rejects.toThrow(/stale/);
+      expect(armed).toBe(1);
+      expect(vi.getTimerCount()).toBe(0);
+      // Were a refresh still due, this would run it.
+      vi.runAllTimers();
+    } finally {
+      vi.useRealTimers();
+    }
     expect(await readFile(file, 'utf8')).toBe(before);
     // Not removed (someone may be taking it over right now) and no longer refreshed by us.
-    await new Promise((r) => setTimeout(r, 1_100));
     expect((await stat(lockPath)).mtimeMs).toBeLessThan(Date.now() - 50_000);
     // proper-lockfile forgets the lock (no refresh timer, no removal at exit), so the stale
     // directory is simply taken over by the next transaction, here or in another process.

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 const WORKER = fileURLToPath(new URL('./fixtures/claim-worker.mjs', import.meta.url));
 
 export interface LogEntry {
-  type: 'grant' | 'releasing' | 'released';
+  type: 'grant' | 'refused' | 'releasing' | 'released';
   issue: number;
   token: number;
   /** Microseconds on the machine-wide monotonic clock. */
@@ -37,7 +37,7 @@ export function startContenders(options: {
   issues: number;
   cycles: number;
   ttlMs: number;
-  /** Extra environment for some contenders (see the worker's HOLD_MS and DIE_IN_TRANSACTION). */
+  /** Extra environment for some contenders (see the worker's HOLD_UNTIL_TOLD and DIE_IN_TRANSACTION). */
   envFor?: (index: number) => Record<string, string>;
 }): Contender[] {
   return Array.from({ length: options.count }, (_, i) => {
@@ -53,7 +53,7 @@ export function startContenders(options: {
       String(1000 + i),
     ];
     const child = spawn(process.execPath, args, {
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, ...options.envFor?.(i) },
     });
     let stderr = '';
@@ -132,13 +132,52 @@ export function tokenRegressions(held: readonly Held[]): Array<[Held, Held]> {
   return found;
 }
 
-/** Calls `onGrant(n)` each time a contender started with HOLD_MS reports its n-th grant. */
-export function onGrants(contender: Contender, onGrant: (n: number) => void): void {
+/**
+ * Lets a contender started with HOLD_UNTIL_TOLD go on after each of its first `killAt - 1` grants and
+ * kills it (SIGKILL) at grant `killAt`, while it holds that lease: no timing involved.
+ */
+export function killAtGrant(contender: Contender, killAt: number): void {
   let grants = 0;
+  onLines(contender, (line) => {
+    if (line !== 'grant') return;
+    if (++grants >= killAt) contender.child.kill('SIGKILL');
+    else contender.child.stdin?.write('go\n');
+  });
+}
+
+/** Lines a contender prints on stdout, as they come. */
+function onLines(contender: Contender, onLine: (line: string) => void): void {
   let partial = '';
   contender.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
     const lines = (partial + chunk).split('\n');
     partial = lines.pop() ?? '';
-    for (const line of lines) if (line === 'grant') onGrant(++grants);
+    for (const line of lines) onLine(line);
   });
+}
+
+/**
+ * Starts the cycles of contenders run with START_TOGETHER once every one of them is loaded and
+ * connected ("ready"), so that they really run at the same time.
+ */
+export function startTogether(contenders: readonly Contender[]): void {
+  let ready = 0;
+  for (const c of contenders) {
+    c.child.stdin?.on('error', () => undefined);
+    onLines(c, (line) => {
+      if (line !== 'ready' || ++ready < contenders.length) return;
+      for (const each of contenders) each.child.stdin?.write('start\n');
+    });
+  }
+}
+
+/** How often each contender found an issue held by another: proof that the contenders met. */
+export async function readRefusals(dir: string, owners: readonly string[]): Promise<Map<string, number>> {
+  const refusals = new Map<string, number>();
+  for (const owner of owners) {
+    const text = await readFile(join(dir, `${owner}.jsonl`), 'utf8').catch(() => '');
+    const lines = text.split('\n').filter((line) => line.includes('"type":"refused"'));
+    const byOthers = lines.filter((line) => !line.includes(`"holder":${JSON.stringify(owner)}`));
+    refusals.set(owner, byOthers.length);
+  }
+  return refusals;
 }

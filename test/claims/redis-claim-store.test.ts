@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ClaimStore, Lease } from '../../src/claims/claim-store.js';
 import { StaleLeaseError } from '../../src/claims/errors.js';
 import { ClaimStoreUnreachableError, createRedisClaimStore } from '../../src/claims/redis-claim-store.js';
@@ -14,7 +11,6 @@ import type { Log } from '../../src/core/logger.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { useRedisServer } from '../helpers/redis-server.js';
 import { CONTRACT_MAX_FAILURES, describeClaimStoreContract } from './claim-store-contract.js';
-import { overlaps, readHeld, startContenders, tokenRegressions } from './multi-process.js';
 
 const redis = useRedisServer();
 const opened: ClaimStore[] = [];
@@ -96,10 +92,20 @@ describe('RedisClaimStore on a real redis-server', () => {
     }
   });
 
-  it('a holder that stalls past its TTL is taken over on real time, and its fencing token is refused', async () => {
-    const store = open({ now: () => Date.now() });
+  it('a holder that stalls past its TTL, after Redis expired its key, is taken over and its fencing token is refused', async () => {
+    const clock = new FakeClock();
+    const repo = `test/${randomUUID()}`;
+    const store = open(clock, repo);
     const stalled = leaseOf(await store.claim(9, 'slow:1', 300));
-    await new Promise((resolve) => setTimeout(resolve, 450));
+    clock.advance(301);
+    // What Redis's own expiry (PX 300) does once the TTL has passed: the key is gone.
+    const raw = new Redis(redis.server.url);
+    try {
+      expect(await raw.pexpire(`issueloop:${repo}:lease:9`, 0)).toBe(1);
+      expect(await raw.exists(`issueloop:${repo}:lease:9`)).toBe(0);
+    } finally {
+      raw.disconnect();
+    }
     const taker = leaseOf(await store.claim(9, 'fast:2', 60_000));
     expect(taker.token).toBeGreaterThan(stalled.token);
     await expect(store.renew(stalled)).rejects.toBeInstanceOf(StaleLeaseError);
@@ -163,10 +169,13 @@ describe('RedisClaimStore on a real redis-server', () => {
     });
     opened.push(store);
     try {
-      const started = Date.now();
+      // Without the command timeout the claim would wait forever (the test's own timeout ends it).
       const err = await store.claim(1, 'a', 60_000).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ClaimStoreUnreachableError);
-      expect(Date.now() - started).toBeLessThan(5_000);
+      expect((err as Error).message).toContain(
+        `redis://127.0.0.1:${port} unreachable while trying to claim #1`,
+      );
+      expect(((err as Error).cause as Error).message).toMatch(/timed out/i);
     } finally {
       silent.close();
     }
@@ -184,44 +193,5 @@ describe('RedisClaimStore on a real redis-server', () => {
     expect(renewed.token).toBe(lease.token);
     await store.release(renewed, { outcome: 'resolved' });
     expect((await store.get(3))?.last_outcome).toBe('resolved');
-  });
-});
-
-describe('RedisClaimStore across processes', () => {
-  const dirs: string[] = [];
-  afterAll(async () => {
-    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-  });
-
-  it('never grants two overlapping leases of one issue to 16 contending processes', {
-    timeout: 300_000,
-  }, async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'issueloop-redis-contention-'));
-    dirs.push(dir);
-    const repo = `contention/${randomUUID()}`;
-    const contenders = startContenders({
-      dir,
-      file: redis.server.url,
-      count: 16,
-      issues: 8,
-      cycles: 200,
-      ttlMs: 10 * 60_000,
-      envFor: () => ({ REDIS_REPO: repo }),
-    });
-    const exits = await Promise.all(contenders.map((c) => c.exit));
-    expect(exits.map((e) => e.stderr).join('')).toBe('');
-    expect(exits.map((e) => e.code)).toEqual(Array(16).fill(0));
-    const held = await readHeld(
-      dir,
-      contenders.map((c) => c.owner),
-    );
-    expect(held).toHaveLength(16 * 200);
-    expect(overlaps(held)).toEqual([]);
-    expect(tokenRegressions(held)).toEqual([]);
-    expect(new Set(held.map((h) => h.token)).size).toBe(held.length);
-    const store = open({ now: () => Date.now() }, repo);
-    const views = await store.list();
-    expect(views.filter((v) => v.lease !== null)).toEqual([]);
-    expect(views.reduce((sum, v) => sum + v.attempts, 0)).toBe(16 * 200);
   });
 });

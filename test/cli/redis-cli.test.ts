@@ -1,10 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply } from '../../src/emulators/anthropic/index.js';
 import { runBuiltCli } from '../helpers/cli.js';
 import { startRedisServer, useRedisServer } from '../helpers/redis-server.js';
+import { runCliInProcess } from './cli-in-process.js';
 import { useRunFixture } from './run-fixture.js';
 
-const run = useRunFixture({ 'greet.js': "export const greet = () => 'helo';\n" });
 const redis = useRedisServer();
 
 const ARGS = [
@@ -19,7 +22,9 @@ const ARGS = [
 ];
 
 describe('the built CLI with claims.store: redis', () => {
-  it('a run keeps its claims in Redis and survives a Redis restart in the middle of a session', {
+  const run = useRunFixture({ 'greet.js': "export const greet = () => 'helo';\n" });
+
+  it('smoke: a run keeps its claims in Redis and survives a Redis restart in the middle of a session', {
     timeout: 60_000,
   }, async () => {
     const number = run.github.addIssue({
@@ -52,7 +57,10 @@ describe('the built CLI with claims.store: redis', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`#${number}\\s+resolved`));
 
-    const claims = await runBuiltCli(['claims', '--json', ...ARGS], { cwd: run.fx.checkout, env: redisEnv });
+    const claims = await runCliInProcess(['claims', '--json', ...ARGS], {
+      cwd: run.fx.checkout,
+      env: redisEnv,
+    });
     expect(claims.code).toBe(0);
     const report = JSON.parse(claims.stdout) as { location: string; claims: Array<Record<string, unknown>> };
     expect(report.location).toBe(`${redis.server.url} (octo-org/widgets)`);
@@ -60,15 +68,25 @@ describe('the built CLI with claims.store: redis', () => {
       expect.objectContaining({ issue: number, lease: null, last_outcome: 'resolved', attempts: 1 }),
     ]);
   });
+});
+
+describe('claims.store: redis, in process', () => {
+  let cwd = '';
+  beforeAll(async () => {
+    cwd = await mkdtemp(join(tmpdir(), 'issueloop-redis-cli-'));
+  });
+  afterAll(() => rm(cwd, { recursive: true, force: true }));
 
   it('doctor says when Redis cannot be reached, naming the server but not the password', {
     timeout: 30_000,
   }, async () => {
     const gone = await startRedisServer();
     await gone.stop();
-    const result = await runBuiltCli(['doctor', '--json', '--repo', 'octo-org/widgets'], {
-      cwd: run.fx.checkout,
+    // No sandbox probe: this is about the claims check.
+    const result = await runCliInProcess(['doctor', '--json', '--repo', 'octo-org/widgets'], {
+      cwd,
       env: {
+        ISSUELOOP_SANDBOX__MODE: 'none',
         ISSUELOOP_CLAIMS__STORE: 'redis',
         ISSUELOOP_CLAIMS__REDIS_URL: `redis://fleet:pa55word@127.0.0.1:${gone.port}`,
       },
@@ -85,9 +103,13 @@ describe('the built CLI with claims.store: redis', () => {
     );
     expect(result.stdout + result.stderr).not.toContain('pa55word');
 
-    const ok = await runBuiltCli(['doctor', '--json', '--repo', 'octo-org/widgets'], {
-      cwd: run.fx.checkout,
-      env: { ISSUELOOP_CLAIMS__STORE: 'redis', ISSUELOOP_CLAIMS__REDIS_URL: redis.server.url },
+    const ok = await runCliInProcess(['doctor', '--json', '--repo', 'octo-org/widgets'], {
+      cwd,
+      env: {
+        ISSUELOOP_SANDBOX__MODE: 'none',
+        ISSUELOOP_CLAIMS__STORE: 'redis',
+        ISSUELOOP_CLAIMS__REDIS_URL: redis.server.url,
+      },
     });
     const okReport = JSON.parse(ok.stdout) as {
       checks: Array<{ name: string; status: string; detail: string }>;
@@ -96,8 +118,8 @@ describe('the built CLI with claims.store: redis', () => {
   });
 
   it('claims.store redis without a URL is a configuration error naming the setting (exit 2)', async () => {
-    const result = await runBuiltCli(['claims', ...ARGS], {
-      cwd: run.fx.checkout,
+    const result = await runCliInProcess(['claims', ...ARGS], {
+      cwd,
       env: { ISSUELOOP_CLAIMS__STORE: 'redis' },
     });
     expect(result.code).toBe(2);

@@ -79,10 +79,16 @@ describe('keepLease', () => {
   });
 
   it('a renewal that succeeds again cancels the stop', async () => {
-    const { store } = scriptedStore(['down', 'ok']);
+    const { store, calls } = scriptedStore(['down', 'ok']);
     const onLost = vi.fn();
     const keeper = keepLease(store, lease, { log: createMemoryLog(), onLost });
+    // Past the moment the failed renewal would have stopped the session (just before the lapse)...
+    await vi.advanceTimersByTimeAsync(TTL - LAPSE_MARGIN_MS + 1);
+    // ...the keeper kept renewing: the failed renewal, then one that succeeded and moved the expiry on.
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(Date.parse(keeper.current().expires_at)).toBeGreaterThan(Date.parse(lease.expires_at));
     await vi.advanceTimersByTimeAsync(3 * TTL);
+    expect(calls.length).toBeGreaterThanOrEqual(5);
     expect(onLost).not.toHaveBeenCalled();
     keeper.stop();
   });
