@@ -16,9 +16,18 @@ const MODULES = {
   'src/github/neutralise.ts': ['test/github/pr-body-images.test.ts', 'test/core/rendered-view.test.ts'],
   // The view's mapping is tested with the percent-encoding redaction and the two Markdown readings.
   'src/core/rendered-view.ts': ['test/core/redact-percent.test.ts', 'test/core/markdown-views.test.ts'],
-  'src/core/redact.ts': ['test/core/markdown-views.test.ts', 'test/core/rendered-view.test.ts'],
+  // createRedactor's forms (split, base64, ...) are tested in secret-forms.test.ts.
+  'src/core/redact.ts': [
+    'test/core/secret-forms.test.ts',
+    'test/core/markdown-views.test.ts',
+    'test/core/rendered-view.test.ts',
+  ],
   // The forms are what the redactor and the diff scan look for: their tests are the forms' tests.
-  'src/core/secret-forms.ts': ['test/core/redact*.test.ts', 'test/session/secret-scan*.test.ts'],
+  'src/core/secret-forms.ts': [
+    'test/core/redact*.test.ts',
+    'test/core/rendered-view.test.ts',
+    'test/session/secret-scan*.test.ts',
+  ],
   'src/github/pr-watch.ts': [],
   'src/sources/issues/follow-up.ts': [],
   'src/claims/claims-state.ts': [],
