@@ -18,6 +18,12 @@ describe('redact', () => {
     });
   }
 
+  it('regression: a GitHub token followed by an underscore passed the redactor whole', () => {
+    const token = tokens.classic;
+    expect(redact(`TOKEN=${token}_suffix and ${token}_`)).toBe(`TOKEN=${REDACTED}_suffix and ${REDACTED}_`);
+    expect(redact(`key ${token}_x`, { markdown: true })).toBe(`key ${REDACTED}_x`);
+  });
+
   it('regression: a header logged as JSON, without spaces or with extra ones, still loses its credential', () => {
     const R = REDACTED;
     const cases: Record<string, string> = {
