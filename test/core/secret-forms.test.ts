@@ -96,6 +96,7 @@ describe('secretForms: each form, as long as it can be and named for what it is'
     expect(forms.get(hex.toUpperCase())).toBe('hex');
     expect(forms.get(encodeURIComponent(SECRET))).toBe('url-encoded');
     expect(forms.get([...SECRET].reverse().join(''))).toBe('reversed');
+    expect(new Map(secretForms('pw²-abcd').map((f) => [f.text, f.kind])).get('pw2-abcd')).toBe('literal');
   });
 
   it('regression: a secret whose base64 has + and / is removed written as base64url', () => {
