@@ -158,8 +158,9 @@ describe('trust gate: what GitHub answers about permissions', () => {
   });
 
   it('an answer with neither field is no permission at all, not a vouch', async () => {
-    const { gate } = scripted({ [permissionPath('odd')]: ok({}) });
+    const { gate } = scripted({ [permissionPath('odd')]: ok({}), [permissionPath('nil')]: ok(null) });
     expect(await gate().permission('odd')).toBe('none');
+    expect(await gate().permission('nil')).toBe('none');
   });
 
   it('a permission lookup GitHub refuses (not a 404) fails the check instead of reading as none', async () => {
