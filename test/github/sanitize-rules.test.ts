@@ -142,6 +142,22 @@ describe('image alt text', () => {
       '![](u) ]',
     ],
     'a code span after the image does not extend its alt': ['![a](u) `x` ]', '![](u) `x` ]'],
+    'a code span before the image does not make it reach a later link': [
+      '`x` ![a](u) and [b](v)',
+      '`x` ![](u) and [b](v)',
+    ],
+    'a code span before the image does not hide the one inside its alt': [
+      '`x` ![a `]` hidden](u) c',
+      '`x` ![](u) c',
+    ],
+    'a code span after the image does not make it reach a later link': [
+      '![a](u) `x` and [b](v)',
+      '![](u) `x` and [b](v)',
+    ],
+    'raw HTML inside the alt: its own closer may not be the one GitHub finds, the furthest goes': [
+      '![a <b> c](u) d](v)',
+      '![](v)',
+    ],
     'links around an image keep their text': ['[a][b] ![c](d) [e]', '[a][b] ![](d) [e]'],
     'a shortcut image resolved by a definition, with the definition’s title': [
       'x ![a] y\n\n[a]: u "t"',
