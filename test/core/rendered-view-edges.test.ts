@@ -50,6 +50,19 @@ describe('rendered view: bounds and mapping', () => {
     expect(view?.original(1, 1)).toEqual([1, 1]);
     expect(view?.original(2, 2)).toEqual([4, 4]);
     expect(view?.original(3, 3)).toEqual([7, 7]);
+    // Past a character that renders as nothing, the empty span stands after it.
+    expect(renderedView('a\u200bb')?.original(1, 1)).toEqual([2, 2]);
+  });
+
+  it('reads emphasis only in Markdown: a log line keeps its underscores', () => {
+    expect(renderedView('a_b_ %41', { emphasis: true })?.text).toBe('a_b_ A');
+    expect(renderedView('a_b_ %41', { markdown: true, emphasis: true })?.text).toBe('a_b A');
+  });
+
+  it('takes an emoji before an underscore whole: _ after a symbol may open emphasis, after a letter it may not', () => {
+    expect(renderedView('\u{1f389}_x_', { markdown: true, emphasis: true })?.text).toBe('\u{1f389}x');
+    // 𝐚 is a letter (it folds to a): the _ after it stays.
+    expect(renderedView('\u{1d41a}_x_', { markdown: true, emphasis: true })?.text).toBe('a_x');
   });
 });
 
