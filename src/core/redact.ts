@@ -13,7 +13,8 @@ export const MIN_SECRET_LENGTH = 4;
 
 const TOKEN_PATTERNS: readonly RegExp[] = [
   // GitHub: classic PAT, OAuth, user-to-server, server-to-server (Actions, Apps), refresh tokens.
-  /\bgh[pousr]_[A-Za-z0-9]{16,}\b/g,
+  // No `\b` after it: `ghp_…_` (a word character that is not part of the token) passed whole.
+  /\bgh[pousr]_[A-Za-z0-9]{16,}/g,
   // GitHub fine-grained PAT.
   /\bgithub_pat_[A-Za-z0-9_]{22,}\b/g,
   // Anthropic API keys and OAuth tokens (sk-ant-api03-…, sk-ant-oat01-…).

@@ -42,18 +42,22 @@ describe('red2: underscore emphasis next to a secret’s punctuation renders it 
   it('red2-underscore-emphasis: in the PR summary', () => {
     for (const text of hidden) {
       const body = renderPullRequestBody(report(`Done. Key: ${text}`), redact);
+      expect(renderedText(body).text).toContain('Done. Key: REDACTED');
       expect(renderedText(body).text).not.toContain(SECRET);
     }
   });
 
   it('red2-underscore-emphasis: in the tracking comment (which escapes [ ] < & ` \\ but not _)', () => {
     for (const text of hidden) {
-      expect(renderedText(trackingComment(`failed: ${text}`)).text).not.toContain(SECRET);
+      const shown = renderedText(trackingComment(`failed: ${text}`)).text;
+      expect(shown).toContain('failed: [REDACTED]');
+      expect(shown).not.toContain(SECRET);
     }
   });
 
   it('red2-underscore-emphasis: an Anthropic key as sk-_ant_-api03-… passes the built-in token pattern', () => {
     const body = renderPullRequestBody(report(`key sk-_ant_-api03-abcdefghijklmnop here`), redact);
+    expect(renderedText(body).text).toMatch(/key REDACTED\S* here/);
     expect(renderedText(body).text).not.toContain(KEY);
   });
 });
@@ -65,6 +69,7 @@ describe('red2: link brackets between a secret’s letters render it in clear', 
     // `[23](https://example.invalid/)`, renders the same; the oracle does not read destinations.)
     const summary = `Done. Key: zz-01[23]456789abcdef-token\n\n[23]: https://example.invalid/`;
     const body = renderPullRequestBody(report(summary), redact);
+    expect(renderedText(body).text).toContain('Done. Key: REDACTED');
     expect(renderedText(body).text).not.toContain(SECRET);
   });
 });

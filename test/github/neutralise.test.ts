@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { closingReferences, liveMentions } from '../../src/emulators/github/index.js';
 import { codeSpan, neutraliseMarkdown, WORD_JOINER } from '../../src/github/neutralise.js';
 
+const J = WORD_JOINER;
+
 /** What GitHub would act on in `markdown`: the issues it closes and the people it pings. */
 const actedOn = (markdown: string) => ({
   closes: closingReferences(markdown).map((r) => r.number),
@@ -25,6 +27,15 @@ describe('neutraliseMarkdown: closing references in every form GitHub reads as o
     '&#99;loses #14 (the keyword itself encoded)': '&#99;loses #14',
     'closes #&#49;5 (the number encoded)': 'closes #&#49;5',
     'ｃｌｏｓｅｓ ＃１６ (all full-width)': 'ｃｌｏｓｅｓ ＃１６',
+    'close #17 (the bare keyword)': 'close #17',
+    'fix #18 (the bare keyword)': 'fix #18',
+    'resolve #19 (the bare keyword)': 'resolve #19',
+    'clo<i>ses</i> #20 (a tag inside the keyword)': 'clo<i>ses</i> #20',
+    'clo<span class=x>ses</span> #21 (a tag with attributes inside the keyword)':
+      'clo<span class=x>ses</span> #21',
+    'fix~~es~~ #22 (strike-through inside the keyword)': 'fix~~es~~ #22',
+    'fi[xes] #23 (link brackets inside the keyword)': 'fi[xes] #23',
+    'resolves http://github.com/o/r/issues/24 (a plain-http URL)': 'resolves http://github.com/o/r/issues/24',
   };
   for (const [how, text] of Object.entries(attacks)) {
     it(`regression: ${how} closes nothing once neutralised`, () => {
@@ -42,6 +53,37 @@ describe('neutraliseMarkdown: closing references in every form GitHub reads as o
   it('breaks the reference with a word joiner before its number, in whatever encoding it came', () => {
     expect(neutraliseMarkdown('closes &#35;3')).toBe(`closes &#35;${WORD_JOINER}3`);
     expect(neutraliseMarkdown('Fixes: o/r#4')).toBe(`Fixes: o/r#${WORD_JOINER}4`);
+  });
+
+  it('regression: every reference of a list after one keyword is broken, however long its numbers', () => {
+    // GitHub closes only the first; a more generous reader could close them all (see the module comment).
+    expect(neutraliseMarkdown('fixes #11, #12 and #13')).toBe(`fixes #${J}11, #${J}12 and #${J}13`);
+    expect(neutraliseMarkdown('fixes GH-12, GH-345')).toBe(`fixes GH-${J}12, GH-${J}345`);
+    expect(neutraliseMarkdown('fixes https://github.com/o/r/issues/10, #11')).toBe(
+      `fixes https://github.com/o/r/issues/${J}10, #${J}11`,
+    );
+  });
+
+  it('regression: a keyword split by a code span is still broken (code is not exempt)', () => {
+    expect(neutraliseMarkdown('clo`ses` #3')).toBe(`clo\`ses\` #${J}3`);
+  });
+
+  it('keeps a word that merely ends in a keyword as it was: prefixes #4 and unresolved #5 close nothing', () => {
+    const text = 'prefixes #4, unresolved #5; but closes #6';
+    expect(actedOn(text).closes).toEqual([6]);
+    expect(neutraliseMarkdown(text)).toBe(`prefixes #4, unresolved #5; but closes #${J}6`);
+  });
+
+  it('regression: a mention before a closing reference keeps the text between them (break points in order)', () => {
+    expect(neutraliseMarkdown('@team closes #3')).toBe(`@${J}team closes #${J}3`);
+  });
+
+  it('regression: a reference that renders as two characters (&fjlig;) does not shift the joiner off the mention', () => {
+    expect(neutraliseMarkdown('&fjlig;&fjlig; @team')).toBe(`&fjlig;&fjlig; @${J}team`);
+  });
+
+  it('regression: a lone < that opens no tag does not stop the neutraliser before a mention', () => {
+    expect(neutraliseMarkdown('1 < 2, cc @team')).toBe(`1 < 2, cc @${J}team`);
   });
 
   it('is idempotent: a neutralised text is left as it is', () => {
@@ -81,6 +123,14 @@ describe('codeSpan', () => {
   it('fences with more backticks than any run inside', () => {
     expect(codeSpan('a``b')).toBe('```a``b```');
     expect(codeSpan('`x')).toBe('`` `x ``');
+  });
+
+  it('shows an empty name as a visible placeholder, not as an empty span GitHub would print as backticks', () => {
+    expect(codeSpan('')).toBe('_(empty)_');
+  });
+
+  it('pictures DEL and NEL as their own symbols and keeps spaces as they are', () => {
+    expect(codeSpan('a b\u007fc\u0085d\u0000')).toBe('`a b\u2421c\u2424d\u2400`');
   });
 });
 

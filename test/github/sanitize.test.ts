@@ -151,27 +151,4 @@ describe('sanitizeIssueText', () => {
     const out = sanitizeIssueText('<!-- ![alt](u "t") <img alt=x> \u200B -->visible');
     expect(out).toEqual({ text: 'visible', removed: { ...none, htmlComments: 1 } });
   });
-
-  it('finishes on megabyte-sized hostile inputs (no catastrophic backtracking)', () => {
-    const hostile = [
-      '['.repeat(200_000),
-      `![${'a'.repeat(500_000)}`,
-      '!['.repeat(300_000),
-      '<a '.repeat(300_000),
-      '<a x="'.repeat(150_000),
-      '](('.repeat(300_000),
-      ']:'.repeat(400_000),
-      '[a](b "'.repeat(140_000),
-      '<!--'.repeat(250_000),
-      '![a `'.repeat(200_000),
-      `<a ${'title '.repeat(160_000)}`,
-      '\u200B'.repeat(1_000_000),
-    ];
-    const kept = hostile.map((text) => sanitizeIssueText(text).text.length);
-    expect(kept[0]).toBe(200_000);
-    expect(kept[1]).toBe(500_002);
-    expect(kept[8]).toBe(0);
-    expect(kept[10]).toBe(3);
-    expect(kept[11]).toBe(0);
-  });
 });
