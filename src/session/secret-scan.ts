@@ -10,10 +10,11 @@ export interface SecretHit {
 
 /** Credentials recognisable by their shape, whoever they belong to. */
 const TOKEN_SHAPES: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
-  { kind: 'GitHub token', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}\b/ },
+  // No `\b` at the end: a `_` after the token (`ghp_…_x`) is a word character, and the scan missed it.
+  { kind: 'GitHub token', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}/ },
   { kind: 'GitHub fine-grained token', pattern: /\bgithub_pat_[A-Za-z0-9_]{50,}/ },
   { kind: 'Anthropic key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/ },
-  { kind: 'AWS access key id', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
+  { kind: 'AWS access key id', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])/ },
   { kind: 'Slack token', pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/ },
   { kind: 'private key', pattern: /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----/ },
 ];

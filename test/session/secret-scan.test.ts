@@ -54,6 +54,15 @@ describe('findSecrets', () => {
     expect(hits.map((h) => h.line)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it('a GitHub token or AWS key id followed by an underscore is still found in the diff', () => {
+    const lines = [`const t = "ghp_${'a'.repeat(36)}_suffix";`, `AKIA${'D'.repeat(16)}_prod`, 'plain_text'];
+    const hits = findSecrets(diff('leak.txt', 1, lines), []);
+    expect(hits).toEqual([
+      { file: 'leak.txt', line: 1, kind: 'GitHub token' },
+      { file: 'leak.txt', line: 2, kind: 'AWS access key id' },
+    ]);
+  });
+
   it('passes an ordinary diff, and a secret the diff removes', () => {
     const text = `${diff('a.js', 1, ['export const greet = () => "hello";'])}\n@@ -5 +5,0 @@\n-${TOKEN}`;
     expect(findSecrets(text, [TOKEN])).toEqual([]);
