@@ -12,7 +12,12 @@ import {
   type Script,
   scriptQueue,
 } from '../../src/emulators/anthropic/index.js';
-import type { GitHubEmulator, SeedIssue } from '../../src/emulators/github/index.js';
+import {
+  createGitHubEmulator,
+  type GitHubEmulator,
+  type GitHubEmulatorOptions,
+  type SeedIssue,
+} from '../../src/emulators/github/index.js';
 import type { ModelRuntime } from '../../src/engines/native/session-agent.js';
 import type { BacklogIssue } from '../../src/github/issue-shape.js';
 import { resolveOrigin } from '../../src/run/open-run.js';
@@ -21,7 +26,7 @@ import { openLedger } from '../../src/session/ledger.js';
 import { runSession } from '../../src/session/run-session.js';
 import type { SessionInput } from '../../src/session/session-report.js';
 import { issueWork } from '../../src/sources/issues/issue-work.js';
-import { type Emulated, emulated } from '../github/emulated.js';
+import { BASE, type Emulated, emulated } from '../github/emulated.js';
 import { type SessionRepo, useSessionRepo } from '../session/git/git-fixture.js';
 import { emulatedModels } from './emulated-models.js';
 import { FakeClock } from './fake-clock.js';
@@ -44,6 +49,24 @@ export function memberIssue(title = 'Fix the greeting', more: Partial<SeedIssue>
     labels: ['issueloop'],
     ...more,
   };
+}
+
+/** The columns of issueloop's board, in order. */
+export const BOARD_COLUMNS = ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'];
+
+/**
+ * The GitHub emulator with a Projects v2 board, "Backlog", of `columns` (issueloop's by default);
+ * `config` points a run at it.
+ */
+export function boardEmulator(options: GitHubEmulatorOptions & { columns?: readonly string[] } = {}) {
+  const { columns = BOARD_COLUMNS, ...emulatorOptions } = options;
+  const emulator = createGitHubEmulator({ baseUrl: BASE, ...emulatorOptions });
+  const project = emulator.addProject({ title: 'Backlog', statusOptions: [...columns] });
+  const config = { project: { owner: 'octo-org', number: project.number } };
+  /** The board's column of an issue (undefined while it is not on the board). */
+  const statusOf = (issue: number) =>
+    emulator.project(project.number)?.items.find((item) => item.issueNumber === issue)?.status;
+  return { emulator, project, config, statusOf };
 }
 
 /** For each test: an empty state directory (its path), removed after the test. */

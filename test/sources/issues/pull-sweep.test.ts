@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createRedactor } from '../../../src/core/redact.js';
-import { createGitHubEmulator } from '../../../src/emulators/github/index.js';
 import { NEEDS_HUMAN_LABEL } from '../../../src/github/labels.js';
 import { issueWrites } from '../../../src/sources/issues/issue-tracker.js';
 import { MERGED, PR_CLOSED, sweepPulls } from '../../../src/sources/issues/pull-sweep.js';
-import { BASE } from '../../github/emulated.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { createMemoryLog } from '../../helpers/memory-log.js';
 import { until } from '../../helpers/until.js';
-import { resolvedPullWorld, useStateDir } from '../../helpers/world.js';
+import { boardEmulator, resolvedPullWorld, useStateDir } from '../../helpers/world.js';
 
 const stateDir = useStateDir('issueloop-sweep-');
 
@@ -17,14 +15,11 @@ const stateDir = useStateDir('issueloop-sweep-');
  * `issueloop/issue-<n>`, and it sits in the board's In Review column.
  */
 async function resolvedIssue(config: Record<string, unknown> = {}) {
-  const emulator = createGitHubEmulator({ baseUrl: BASE });
-  const project = emulator.addProject({
-    title: 'Backlog',
-    statusOptions: ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'],
-  });
+  const board = boardEmulator();
+  const { emulator } = board;
   const { gh, issue, pr, claims, clock, ledger } = await resolvedPullWorld(stateDir.path, {
     emulator,
-    config: { project: { owner: 'octo-org', number: project.number }, ...config },
+    config: { ...board.config, ...config },
     clock: new FakeClock(Date.UTC(2026, 10, 25), false),
   });
   const nodeId = (await gh.adapter.issues.get(issue)).nodeId;
@@ -41,8 +36,7 @@ async function resolvedIssue(config: Record<string, unknown> = {}) {
       now: () => clock.now(),
       ...extra,
     });
-  const status = () =>
-    emulator.project(project.number)?.items.find((item) => item.issueNumber === issue)?.status;
+  const status = () => board.statusOf(issue);
   const tracking = () => emulator.comments(issue).find((c) => c.body.includes('issueloop:tracking'))?.body;
   return { emulator, gh, issue, pr, claims, sweep, status, tracking, ledger };
 }
