@@ -26,14 +26,6 @@ export function fixTheTypo(request: ParsedMessagesRequest): ScriptedReply {
   return reply.text('Nothing to change.');
 }
 
-/** An issue's seed, by a member, labelled for issueloop. */
-export const member = {
-  body: 'please',
-  author: 'octocat',
-  authorAssociation: 'MEMBER' as const,
-  labels: ['issueloop'],
-};
-
 export interface ActOptions {
   event: string;
   payload: unknown;

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
 import { useRunFixture } from '../cli/run-fixture.js';
 import { runNodeScript } from '../helpers/cli.js';
-import { fixTheTypo, member } from './act.js';
+import { memberIssue } from '../helpers/world.js';
+import { fixTheTypo } from './act.js';
 import { BUNDLE, inputEnv, labeledPayload, parseOutputFile, writeEvent } from './action-fixture.js';
 
 /**
@@ -94,7 +95,7 @@ describe('the action bundle, run as GitHub Actions runs it', () => {
   it('a maintainer labels an issue: resolved, summary and outputs written (regression: a second proper-lockfile copy in the bundle made every claim a lost lock)', {
     timeout: 90_000,
   }, async () => {
-    const number = run.github.addIssue({ title: 'Greeting typo', ...member });
+    const number = run.github.addIssue(memberIssue('Greeting typo'));
     run.github.setPermission('maintainer', 'maintain');
     const result = await runBundle(
       'issues',

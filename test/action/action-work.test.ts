@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { reply } from '../../src/emulators/anthropic/index.js';
 import { DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
-import { fixTypo, member, useActionRuns } from './act.js';
+import { memberIssue } from '../helpers/world.js';
+import { fixTypo, useActionRuns } from './act.js';
 import { dispatchPayload, labeledPayload } from './action-fixture.js';
 
 /**
@@ -28,7 +29,7 @@ describe('the action, in-process, by event', () => {
       'http.https://github.com/.extraheader',
       `AUTHORIZATION: basic ${header}`,
     );
-    const number = run.github.addIssue({ title: 'Greeting typo', ...member });
+    const number = run.github.addIssue(memberIssue('Greeting typo'));
     run.github.setPermission('maintainer', 'maintain');
     const steal = reply.toolUse([
       {
@@ -67,7 +68,7 @@ describe('the action, in-process, by event', () => {
   });
 
   it('a read-only user labels an issue: refused with a notice, no model call, still a green run', async () => {
-    const number = run.github.addIssue({ title: 'Greeting typo', ...member });
+    const number = run.github.addIssue(memberIssue('Greeting typo'));
     run.github.addUser('drive-by');
     run.github.setPermission('drive-by', 'read');
     const result = await act({
@@ -89,8 +90,8 @@ describe('the action, in-process, by event', () => {
   it('a scheduled run drains the backlog: a row per issue, failures annotated and counted by class', {
     timeout: 60_000,
   }, async () => {
-    const typo = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
-    const vague = run.github.addIssue({ title: 'Improve everything', ...member });
+    const typo = run.github.addIssue(memberIssue('Fix the greeting typo'));
+    const vague = run.github.addIssue(memberIssue('Improve everything'));
     const result = await act({
       event: 'schedule',
       payload: { schedule: '17 */6 * * *' },

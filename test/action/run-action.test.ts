@@ -5,14 +5,15 @@ import { runAction } from '../../src/action/run-action.js';
 import { DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
 import { readLedger } from '../../src/session/ledger.js';
 import { addTrackingComment, failureHistory } from '../helpers/tracking-history.js';
-import { member, useActionRuns } from './act.js';
+import { memberIssue } from '../helpers/world.js';
+import { useActionRuns } from './act.js';
 import { inputEnv, labeledPayload, recordingCore } from './action-fixture.js';
 
 const { run, act } = useActionRuns();
 
 /** An issue the action resolved (its draft PR open), and the `pull_request` `closed` payload of that PR. */
 async function resolvedByTheAction() {
-  const number = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
+  const number = run.github.addIssue(memberIssue('Fix the greeting typo'));
   run.github.setPermission('maintainer', 'maintain');
   const payload = labeledPayload({
     number,
@@ -36,7 +37,7 @@ describe('the action, in-process against the emulators', () => {
   it('an unlisted bot is refused; the same label from a listed bot starts the work', {
     timeout: 30_000,
   }, async () => {
-    const number = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
+    const number = run.github.addIssue(memberIssue('Fix the greeting typo'));
     run.github.addUser('helper-bot[bot]', { type: 'Bot' });
     const payload = labeledPayload({
       number,
@@ -61,7 +62,7 @@ describe('the action, in-process against the emulators', () => {
   it('regression: a projects_token input is a credential, not an unknown ISSUELOOP_ setting (it was exit 2)', {
     timeout: 30_000,
   }, async () => {
-    const number = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
+    const number = run.github.addIssue(memberIssue('Fix the greeting typo'));
     run.github.setPermission('maintainer', 'maintain');
     const projectsToken = `ghp_${'P'.repeat(36)}`;
     const payload = labeledPayload({
@@ -110,7 +111,7 @@ describe('the action, in-process against the emulators', () => {
   });
 
   it('another label, another issues action, another event: a notice and success, no work', async () => {
-    const number = run.github.addIssue({ title: 'Fix the greeting typo', ...member });
+    const number = run.github.addIssue(memberIssue('Fix the greeting typo'));
     const bug = await act({
       event: 'issues',
       payload: labeledPayload({ number, title: 't', label: 'bug', sender: 'octocat' }),
@@ -139,7 +140,7 @@ describe('the action, in-process against the emulators', () => {
   it('history merged from the tracking comment when the state directory is empty: the third failure escalates', {
     timeout: 30_000,
   }, async () => {
-    const number = run.github.addIssue({ title: 'Improve everything', ...member });
+    const number = run.github.addIssue(memberIssue('Improve everything'));
     addTrackingComment(run.github, number, failureHistory(2, 'no_changes'), 'actions-bot');
     run.github.setPermission('maintainer', 'write');
     const { code, core } = await act({
@@ -163,7 +164,7 @@ describe('the action, in-process against the emulators', () => {
   });
 
   it('regression: a time budget no longer than a session is a bad input (exit 2), not a green run that did nothing', async () => {
-    run.github.addIssue({ title: 'Fix the greeting typo', ...member });
+    run.github.addIssue(memberIssue('Fix the greeting typo'));
     const { code, core, anthropic } = await act({
       event: 'schedule',
       payload: { schedule: '0 * * * *' },

@@ -4,42 +4,38 @@ import { createGitHubEmulator } from '../../src/emulators/github/index.js';
 import { openBoard } from '../../src/github/board/board.js';
 import { initBoard } from '../../src/github/board/board-init.js';
 import { createTempStateDirs } from '../claims/temp-state-dirs.js';
+import { BOARD_COLUMNS, boardEmulator, memberIssue } from '../helpers/world.js';
 import { BASE, emulated, emulatedClient } from './emulated.js';
 
 const dirs = createTempStateDirs();
 afterEach(() => dirs.cleanup());
 
-const ALL = ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'];
-
 async function boardSetup(options: { statusOptions?: string[]; token?: string } = {}) {
-  const emulator = createGitHubEmulator({ baseUrl: BASE });
-  const project = emulator.addProject({ title: 'Backlog', statusOptions: options.statusOptions ?? ALL });
+  const world = boardEmulator(options.statusOptions ? { columns: options.statusOptions } : {});
   const e = await emulated(await dirs.make(), {
-    emulator,
-    config: { project: { owner: 'octo-org', number: project.number } },
+    emulator: world.emulator,
+    config: world.config,
     ...(options.token ? { token: options.token } : {}),
   });
-  const n = emulator.addIssue({
-    title: 'Fix it',
-    author: 'm',
-    authorAssociation: 'OWNER',
-    labels: ['issueloop'],
-  });
+  const n = world.emulator.addIssue(memberIssue('Fix it', { author: 'm', authorAssociation: 'OWNER' }));
   const [issue] = (await e.adapter.listBacklog()).issues;
   if (!issue || !e.adapter.board) throw new Error('setup');
-  return { e, board: e.adapter.board, issue, n, projectNumber: project.number };
-}
-
-function statusOf(e: Awaited<ReturnType<typeof boardSetup>>['e'], projectNumber: number, issue: number) {
-  return e.emulator.project(projectNumber)?.items.find((i) => i.issueNumber === issue)?.status;
+  return {
+    e,
+    board: e.adapter.board,
+    issue,
+    n,
+    projectNumber: world.project.number,
+    statusOf: world.statusOf,
+  };
 }
 
 describe('Projects v2 board', () => {
   it('adds the issue and moves it through the phases; ids are resolved once and cached on disk', async () => {
-    const { e, board, issue, projectNumber } = await boardSetup();
+    const { e, board, issue, statusOf } = await boardSetup();
     e.emulator.resetRequests();
     expect(await board.setStatus(issue, 'working')).toEqual({ ok: true });
-    expect(statusOf(e, projectNumber, issue.number)).toBe('In Progress');
+    expect(statusOf(issue.number)).toBe('In Progress');
     expect(e.emulator.requests.map((r) => r.operationName)).toEqual([
       'ResolveProject',
       'AddItem',
@@ -47,7 +43,7 @@ describe('Projects v2 board', () => {
     ]);
     e.emulator.resetRequests();
     expect(await board.setStatus(issue, 'review')).toEqual({ ok: true });
-    expect(statusOf(e, projectNumber, issue.number)).toBe('In Review');
+    expect(statusOf(issue.number)).toBe('In Review');
     expect(e.emulator.requests.map((r) => r.operationName)).toEqual(['SetStatus']);
     // A new process reads the ids from board.json: no GraphQL query to resolve or add again.
     const again = await e.reopen();
@@ -65,7 +61,7 @@ describe('Projects v2 board', () => {
   });
 
   it('stale option ids (options rewritten on GitHub) re-resolve once and the move succeeds', async () => {
-    const { e, board, issue, projectNumber } = await boardSetup();
+    const { e, board, issue, statusOf } = await boardSetup();
     await board.setStatus(issue, 'working');
     // Someone edits the options on github.com: every option id changes.
     const base = e.config.project as ProjectConfig;
@@ -77,7 +73,7 @@ describe('Projects v2 board', () => {
     expect(rewrite.added).toEqual(['Blocked']);
     e.emulator.resetRequests();
     expect(await board.setStatus(issue, 'review')).toEqual({ ok: true });
-    expect(statusOf(e, projectNumber, issue.number)).toBe('In Review');
+    expect(statusOf(issue.number)).toBe('In Review');
     expect(e.emulator.requests.map((r) => r.operationName)).toEqual([
       'SetStatus',
       'ResolveProject',
@@ -87,7 +83,7 @@ describe('Projects v2 board', () => {
   });
 
   it('a board failure never throws: it is recorded and retried next round', async () => {
-    const { e, board, issue, projectNumber } = await boardSetup();
+    const { e, board, issue, statusOf } = await boardSetup();
     await board.resolve();
     e.emulator.failGraphql({
       operation: 'AddItem',
@@ -102,7 +98,7 @@ describe('Projects v2 board', () => {
     e.emulator.failGraphql({ operation: 'AddItem', errors: [], times: 0 });
     const fresh = await createRetryBoard(e);
     await expect(fresh.retryPending()).resolves.toMatchObject({ retried: 1 });
-    expect(statusOf(e, projectNumber, issue.number)).toBe('In Progress');
+    expect(statusOf(issue.number)).toBe('In Progress');
     expect(fresh.pending()).toEqual({});
   });
 
@@ -200,7 +196,10 @@ describe('board init', () => {
     const report = await initBoard(e.client, project, open, { create: true, force: false });
     expect(report).toMatchObject({ created: true, added: ['In Review', 'Needs human'] });
     expect(emulator.project(report.project.number)?.options.map((o) => o.name)).toEqual(
-      ALL.filter((x) => x !== 'In Review' && x !== 'Needs human').concat(['In Review', 'Needs human']),
+      BOARD_COLUMNS.filter((x) => x !== 'In Review' && x !== 'Needs human').concat([
+        'In Review',
+        'Needs human',
+      ]),
     );
   });
 });

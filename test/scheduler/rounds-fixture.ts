@@ -16,6 +16,7 @@ import { type EmulatorTape, recordRequests, replayRequests } from '../helpers/em
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 import { testSandboxHost } from '../helpers/sandbox.js';
+import { memberIssue } from '../helpers/world.js';
 import { GREETING_TYPO, useStableSessionRepo } from '../session/git/git-fixture.js';
 import { agentScript } from './agent-script.js';
 
@@ -221,10 +222,5 @@ export const manualClock = () => new FakeClock(Date.UTC(2026, 10, 21, 12, 0, 0),
 
 export { until } from '../helpers/until.js';
 
-export const member = (title: string) => ({
-  title,
-  body: 'please',
-  author: 'octocat',
-  authorAssociation: 'MEMBER' as const,
-  labels: ['issueloop'],
-});
+/** An issue by a member, labelled for issueloop. */
+export const member = memberIssue;

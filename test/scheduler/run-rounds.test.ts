@@ -11,6 +11,7 @@ import { type WorkContext, workItem } from '../../src/scheduler/work-item.js';
 import { openLedger, readLedger } from '../../src/session/ledger.js';
 import { BASE } from '../github/emulated.js';
 import { addTrackingComment, failureHistory } from '../helpers/tracking-history.js';
+import { boardEmulator } from '../helpers/world.js';
 import { manualClock, member, roundsFixture, until } from './rounds-fixture.js';
 
 const { repo, setup } = roundsFixture();
@@ -89,21 +90,13 @@ describe('rounds', () => {
   });
 
   it('moves the board: In Review once the PR is open, Needs human after the third failure', async () => {
-    const emulator = createGitHubEmulator({ baseUrl: BASE });
-    const project = emulator.addProject({
-      title: 'Backlog',
-      statusOptions: ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'],
-    });
-    const { gh, ctx } = await setup(
-      { empty_rounds: 1, project: { owner: 'octo-org', number: project.number } },
-      emulator,
-    );
+    const board = boardEmulator();
+    const { gh, ctx } = await setup({ empty_rounds: 1, ...board.config }, board.emulator);
     const fixed = gh.emulator.addIssue(member('Fix the greeting typo'));
     const hopeless = gh.emulator.addIssue(member('Improve everything'));
     await runRounds(ctx, { owner: 'host:1' });
-    const items = gh.emulator.project(project.number)?.items ?? [];
-    expect(items.find((i) => i.issueNumber === fixed)?.status).toBe('In Review');
-    expect(items.find((i) => i.issueNumber === hopeless)?.status).toBe('Needs human');
+    expect(board.statusOf(fixed)).toBe('In Review');
+    expect(board.statusOf(hopeless)).toBe('Needs human');
     const { events } = await readLedger(ctx.ledger.file);
     const moves = events.filter((e) => e.type === 'board_move' && e.issue === hopeless).map((e) => e.phase);
     expect(moves).toEqual(['working', 'queued', 'working', 'queued', 'working', 'blocked']);
@@ -121,18 +114,10 @@ describe('rounds', () => {
   });
 
   it('a resolved issue costs at most 6 paced GitHub writes with a board (REST writes and GraphQL mutations)', async () => {
-    const emulator = createGitHubEmulator({ baseUrl: BASE });
-    const project = emulator.addProject({
-      title: 'Backlog',
-      statusOptions: ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'],
-    });
+    const board = boardEmulator();
     const { gh, ctx } = await setup(
-      {
-        empty_rounds: 1,
-        verify: { command: 'true' },
-        project: { owner: 'octo-org', number: project.number },
-      },
-      emulator,
+      { empty_rounds: 1, verify: { command: 'true' }, ...board.config },
+      board.emulator,
       // Verify passes well within the second that the comment's "verifying" edit waits.
       manualClock(),
     );

@@ -4,27 +4,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createSeededRandom } from '../../src/core/random.js';
-import { createRedactor } from '../../src/core/redact.js';
-import {
-  createAnthropicEmulator,
-  reply,
-  type ScriptedReply,
-  scriptQueue,
-} from '../../src/emulators/anthropic/index.js';
+import type { Config } from '../../src/config/schema.js';
+import { reply, type ScriptedReply } from '../../src/emulators/anthropic/index.js';
 import { renderedText } from '../../src/emulators/github/rendered-text.js';
-import type { BacklogIssue } from '../../src/github/issue-shape.js';
-import { resolveOrigin } from '../../src/run/open-run.js';
-import { openLedger } from '../../src/session/ledger.js';
-import { runSession } from '../../src/session/run-session.js';
-import type { SessionInput } from '../../src/session/session-report.js';
-import { issueWork } from '../../src/sources/issues/issue-work.js';
-import { type Emulated, emulated } from '../github/emulated.js';
-import { emulatedModels } from '../helpers/emulated-models.js';
-import { FakeClock } from '../helpers/fake-clock.js';
-import { createMemoryLog } from '../helpers/memory-log.js';
-import { testSandboxHost } from '../helpers/sandbox.js';
-import { GREETING_TYPO, useSessionRepo } from './git/git-fixture.js';
+import { originGit, pushedBranch, useIssueWorld } from '../helpers/world.js';
+import { GREETING_TYPO } from './git/git-fixture.js';
 
 /**
  * The attacks of issue 17, each made by a scripted agent through the real tools, verify and session
@@ -36,11 +20,11 @@ const API_KEY = 'sk-ant-api03-attackSuiteKey0123456789';
 const EXTRA = 'extra-secret-value-0123456789';
 const FORMS = [TOKEN, API_KEY, EXTRA, Buffer.from(`x-access-token:${TOKEN}`).toString('base64')];
 
-const repo = useSessionRepo(GREETING_TYPO);
-let gh: Emulated;
+const world = useIssueWorld(GREETING_TYPO, { verify: { command: 'grep -q "\'hello\'" greet.js' } });
+const { repo } = world;
+const origin = (...args: string[]) => originGit(repo)(...args);
 let marker: string;
-beforeEach(async () => {
-  gh = await emulated(repo.stateDir, { config: { verify: { command: 'grep -q "\'hello\'" greet.js' } } });
+beforeEach(() => {
   // What actions/checkout leaves in the checkout it makes.
   const header = `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`;
   repo.fx.git(repo.fx.checkout, 'config', 'http.https://github.com/.extraheader', header);
@@ -58,65 +42,26 @@ const fix = () =>
 
 async function attack(
   replies: ScriptedReply[],
-  configOverrides: Record<string, unknown> = {},
+  configOverrides: Partial<Config> = {},
   title = 'Greeting typo',
 ) {
-  const anthropic = createAnthropicEmulator({ script: scriptQueue(replies) });
-  const clock = new FakeClock();
-  const redact = createRedactor([TOKEN, API_KEY, EXTRA]);
-  const deps = { clock, random: createSeededRandom(5), log: createMemoryLog() };
-  const number = gh.emulator.addIssue({
+  const { report, anthropic, number } = await world.session({
+    script: replies,
     title,
-    body: 'greet() says helo',
-    author: 'octocat',
-    authorAssociation: 'MEMBER',
-    labels: ['issueloop'],
-  });
-  const config = { ...gh.config, redact_env: ['ATTACK_EXTRA'], ...configOverrides } as SessionInput['config'];
-  const env = { ...repo.fx.env, GITHUB_TOKEN: TOKEN, ANTHROPIC_API_KEY: API_KEY, ATTACK_EXTRA: EXTRA };
-  const remote = await resolveOrigin(repo.fx.checkout, env, redact);
-  const report = await runSession({
-    work: issueWork((await gh.adapter.issues.get(number)) as BacklogIssue, {
-      github: gh.adapter,
-      checkout: repo.fx.checkout,
-      remote,
-      baseBranch: 'main',
-      config,
-      redact,
-    }),
-    attempt: 1,
-    checkout: repo.fx.checkout,
-    worktreesDir: join(repo.stateDir, 'worktrees'),
-    repo: 'octo-org/widgets',
-    config,
-    models: emulatedModels(anthropic, deps, redact),
-    env,
-    redact,
-    deps,
-    ledger: await openLedger({ stateDir: repo.stateDir, runId: 'attack', clock, redact }),
-    signal: new AbortController().signal,
-    sandbox: await testSandboxHost(config.sandbox),
+    config: { redact_env: ['ATTACK_EXTRA'], ...configOverrides },
+    secrets: [TOKEN, API_KEY, EXTRA],
+    env: { GITHUB_TOKEN: TOKEN, ANTHROPIC_API_KEY: API_KEY, ATTACK_EXTRA: EXTRA },
   });
   /** Everything the model was sent back: the tool results of each attack. */
   const seen = JSON.stringify(anthropic.requests.map((r) => r.body));
-  const branch = `refs/heads/issueloop/issue-${number}`;
-  const pushed = (path: string) =>
-    repo.fx.git(repo.fx.root, '--git-dir', repo.fx.origin, 'show', `${branch}:${path}`);
+  const pushed = (path: string) => origin('show', `refs/heads/issueloop/issue-${number}:${path}`);
   return { report, seen, pushed, number };
 }
 
-/** The issue's branch never reached origin. */
+/** The issue's branch never reached origin (which has main). */
 function expectNothingPushed(number: number) {
-  expect(() =>
-    repo.fx.git(
-      repo.fx.root,
-      '--git-dir',
-      repo.fx.origin,
-      'rev-parse',
-      '--verify',
-      `issueloop/issue-${number}`,
-    ),
-  ).toThrow();
+  expect(origin('for-each-ref', '--format=%(refname)')).toContain('refs/heads/main');
+  expect(pushedBranch(repo, number)).toBe(false);
 }
 
 function expectNoSecret(text: string) {
@@ -134,7 +79,7 @@ describe('attacks by a scripted agent, in the sandbox (sandbox.mode: os)', () =>
       ],
       {
         verify: {
-          ...gh.config.verify,
+          ...world.gh.config.verify,
           command: `(${dump}) > verify-leak.txt 2>&1; grep -q "'hello'" greet.js`,
         },
       },
@@ -211,23 +156,9 @@ describe('attacks by a scripted agent, in the sandbox (sandbox.mode: os)', () =>
     ]);
     expect(report.outcome).toBe('resolved');
     expect(existsSync(marker)).toBe(false);
-    const mainTip = repo.fx.git(
-      repo.fx.root,
-      '--git-dir',
-      repo.fx.origin,
-      'log',
-      '-1',
-      '--format=%s',
-      'main',
-    );
+    const mainTip = origin('log', '-1', '--format=%s', 'main');
     expect(mainTip).toBe('project files');
-    const branch = repo.fx.git(
-      repo.fx.root,
-      '--git-dir',
-      repo.fx.origin,
-      'show',
-      `issueloop/issue-${number}:greet.js`,
-    );
+    const branch = origin('show', `issueloop/issue-${number}:greet.js`);
     expect(branch).toContain("'hello'");
   });
 
@@ -260,7 +191,7 @@ describe('attacks by a scripted agent, in the sandbox (sandbox.mode: os)', () =>
   it('session.setup runs in the sandbox before the agent, without a secret', async () => {
     const { report, pushed } = await attack([fix(), reply.text('Fixed.')], {
       session: {
-        ...gh.config.session,
+        ...world.gh.config.session,
         setup: 'env > setup-env.txt; cat /proc/[0-9]*/environ >> setup-env.txt',
       },
     });
@@ -280,7 +211,7 @@ describe('attacks by a scripted agent, in the sandbox (sandbox.mode: os)', () =>
     const v6 = record();
     await new Promise<void>((resolve) => v4.listen(0, '127.0.0.1', resolve));
     await new Promise<void>((resolve) => v6.listen(0, '::1', resolve));
-    const [p4, p6] = [v4, v6].map((server) => (server.address() as AddressInfo).port);
+    const [p4, p6] = [v4, v6].map((server) => (server.address() as AddressInfo).port) as [number, number];
     // Only IP literals: the proxy refuses them before any lookup or connection. `--noproxy ''`: the
     // sandbox's NO_PROXY would otherwise send curl straight to 127.0.0.1.
     const reach = (from: string) =>
@@ -291,11 +222,11 @@ describe('attacks by a scripted agent, in the sandbox (sandbox.mode: os)', () =>
       ].join('; ');
     try {
       const { report, seen, pushed } = await attack([bash(reach('agent')), fix(), reply.text('Fixed.')], {
-        session: { ...gh.config.session, setup: `(${reach('setup')}) > setup-net.txt; true` },
+        session: { ...world.gh.config.session, setup: `(${reach('setup')}) > setup-net.txt; true` },
         // `network: full`, the ports and even the address listed: what refuses loopback is the
         // address rule itself, for every role.
         sandbox: {
-          ...gh.config.sandbox,
+          ...world.gh.config.sandbox,
           network: 'full',
           allow_domains: ['127.0.0.1'],
           allow_ports: [p4, p6],
@@ -384,17 +315,17 @@ describe('a secret in the diff', () => {
 describe('what the agent writes reaches GitHub inert', () => {
   it("regression: `closes &#35;3`, `closes \\#2` and `Fixes: owner/repo#4` in the agent's summary close nothing but the work's issue", async () => {
     const others = [1, 2, 3].map((i) =>
-      gh.emulator.addIssue({ title: `other ${i}`, body: '', author: 'octocat', labels: [] }),
+      world.gh.emulator.addIssue({ title: `other ${i}`, body: '', author: 'octocat', labels: [] }),
     );
     const [a, b, c] = others;
     const summary = `Fixed. closes &#35;${a}, closes \\#${b}; **Fixes**: octo-org/widgets#${c}`;
     const { report, number } = await attack([fix(), reply.text(summary)]);
     expect(report.outcome).toBe('resolved');
-    const [pr] = gh.emulator.pulls();
+    const [pr] = world.gh.emulator.pulls();
     expect(pr?.body).toContain(`Closes #${number}`);
-    gh.emulator.mergePull(pr?.number ?? 0, 'octocat');
-    expect(gh.emulator.issue(number)?.state).toBe('closed');
-    for (const other of others) expect(gh.emulator.issue(other)?.state).toBe('open');
+    world.gh.emulator.mergePull(pr?.number ?? 0, 'octocat');
+    expect(world.gh.emulator.issue(number)?.state).toBe('closed');
+    for (const other of others) expect(world.gh.emulator.issue(other)?.state).toBe('open');
   });
 
   it('regression: a percent-encoded secret in the issue title and the agent’s summary is redacted in the PR title, body and commit', async () => {
@@ -406,16 +337,8 @@ describe('what the agent writes reaches GitHub inert', () => {
       `Greeting typo ${encode(API_KEY)}`,
     );
     expect(report.outcome).toBe('resolved');
-    const [pr] = gh.emulator.pulls();
-    const subject = repo.fx.git(
-      repo.fx.root,
-      '--git-dir',
-      repo.fx.origin,
-      'log',
-      '-1',
-      '--format=%B',
-      `issueloop/issue-${number}`,
-    );
+    const [pr] = world.gh.emulator.pulls();
+    const subject = origin('log', '-1', '--format=%B', `issueloop/issue-${number}`);
     for (const text of [pr?.title ?? '', pr?.body ?? '', subject]) {
       expect(text).toContain('[REDACTED]');
       expectNoSecret(decodeURIComponent(decodeURIComponent(text.replace(/%(?![0-9A-F]{2})/gi, '%25'))));
@@ -430,7 +353,7 @@ describe('what the agent writes reaches GitHub inert', () => {
       reply.text(`Fixed. Debug: ${references(TOKEN)} and ${zeroWidth(EXTRA)} and ${zeroWidth(API_KEY)}`),
     ]);
     expect(report.outcome).toBe('resolved');
-    const [pr] = gh.emulator.pulls();
+    const [pr] = world.gh.emulator.pulls();
     // What a reader of the pull request sees (character references decoded, format characters
     // invisible), and what they copy.
     const shown = renderedText(pr?.body ?? '').text.replace(/\p{Cf}/gu, '');
@@ -458,7 +381,7 @@ describe('attacks with sandbox.mode: none (the harness still defends itself)', (
         ),
         reply.text('Fixed.'),
       ],
-      { sandbox: { mode: 'none', network: 'none', read_only: [], allow_domains: [] } },
+      { sandbox: { ...world.gh.config.sandbox, mode: 'none' } },
     );
     expect(report.outcome).toBe('refused');
     expect(report.reason).toContain('changed git');

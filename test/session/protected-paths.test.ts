@@ -1,88 +1,34 @@
-import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { createSeededRandom } from '../../src/core/random.js';
-import { createRedactor } from '../../src/core/redact.js';
-import {
-  createAnthropicEmulator,
-  reply,
-  type ScriptedReply,
-  scriptQueue,
-} from '../../src/emulators/anthropic/index.js';
-import type { BacklogIssue } from '../../src/github/issue-shape.js';
-import { resolveOrigin } from '../../src/run/open-run.js';
-import { openLedger, readLedger } from '../../src/session/ledger.js';
-import { runSession } from '../../src/session/run-session.js';
-import type { SessionInput } from '../../src/session/session-report.js';
-import { issueWork } from '../../src/sources/issues/issue-work.js';
-import { type Emulated, emulated } from '../github/emulated.js';
-import { emulatedModels } from '../helpers/emulated-models.js';
-import { FakeClock } from '../helpers/fake-clock.js';
-import { createMemoryLog } from '../helpers/memory-log.js';
-import { testSandboxHost } from '../helpers/sandbox.js';
-import { useSessionRepo } from './git/git-fixture.js';
+import { describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config/schema.js';
+import { reply, type ScriptedReply } from '../../src/emulators/anthropic/index.js';
+import { readLedger } from '../../src/session/ledger.js';
+import { useIssueWorld } from '../helpers/world.js';
 
 /**
  * Item 5 of issue 29: a change to a protected path is never delivered. Each case is a scripted agent
  * working through the real tools in the sandbox, on a real repository with a workflow of its own, and
  * the GitHub emulator; what origin holds afterwards is the evidence.
  */
-const repo = useSessionRepo({
-  'greet.js': "export const greet = () => 'helo';\n",
-  '.github/workflows/ci.yml': 'on: push\njobs: {}\n',
-});
-let gh: Emulated;
-beforeEach(async () => {
-  gh = await emulated(repo.stateDir, { config: { verify: { command: 'true' } } });
-});
+const world = useIssueWorld(
+  {
+    'greet.js': "export const greet = () => 'helo';\n",
+    '.github/workflows/ci.yml': 'on: push\njobs: {}\n',
+  },
+  { verify: { command: 'true' } },
+);
+const { repo } = world;
 
 const bash = (command: string) => reply.toolUse([{ name: 'bash', input: { command } }]);
 
-async function session(replies: ScriptedReply[], overrides: Record<string, unknown> = {}) {
-  const anthropic = createAnthropicEmulator({ script: scriptQueue([...replies, reply.text('Done.')]) });
-  const clock = new FakeClock();
-  const redact = createRedactor([]);
-  const deps = { clock, random: createSeededRandom(7), log: createMemoryLog() };
-  const number = gh.emulator.addIssue({
-    title: 'Greeting typo',
-    body: 'greet() says helo',
-    author: 'octocat',
-    authorAssociation: 'MEMBER',
-    labels: ['issueloop'],
-  });
-  const config = { ...gh.config, ...overrides } as SessionInput['config'];
-  const remote = await resolveOrigin(repo.fx.checkout, repo.fx.env, redact);
-  const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'paths', clock, redact });
-  const report = await runSession({
-    work: issueWork((await gh.adapter.issues.get(number)) as BacklogIssue, {
-      github: gh.adapter,
-      checkout: repo.fx.checkout,
-      remote,
-      baseBranch: 'main',
-      config,
-      redact,
-    }),
-    attempt: 1,
-    checkout: repo.fx.checkout,
-    worktreesDir: join(repo.stateDir, 'worktrees'),
-    repo: 'octo-org/widgets',
-    config,
-    models: emulatedModels(anthropic, deps, redact),
-    env: repo.fx.env,
-    redact,
-    deps,
-    ledger,
-    signal: new AbortController().signal,
-    sandbox: await testSandboxHost(),
-  });
-  await ledger.flush();
-  return { report, number, ledger, log: deps.log };
+function session(replies: ScriptedReply[], config: Partial<Config> = {}) {
+  return world.session({ script: [...replies, reply.text('Done.')], config });
 }
 
 /** origin has no branch for the issue, and no pull request was opened. */
 function expectNothingDelivered(number: number) {
   const refs = repo.fx.git(repo.fx.origin, 'for-each-ref', '--format=%(refname)');
   expect(refs.split('\n')).toEqual(['refs/heads/main']);
-  expect(gh.emulator.pulls()).toEqual([]);
+  expect(world.gh.emulator.pulls()).toEqual([]);
   expect(number).toBeGreaterThan(0);
 }
 

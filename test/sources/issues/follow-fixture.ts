@@ -1,15 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
-import { createMemoryClaimStore } from '../../../src/claims/memory-claim-store.js';
 import { createRedactor } from '../../../src/core/redact.js';
 import type { Ledger } from '../../../src/session/ledger.js';
 import { renderFollowUp } from '../../../src/sources/issues/follow-up.js';
 import { followPulls } from '../../../src/sources/issues/pull-follow.js';
-import { emulated } from '../../github/emulated.js';
-import { FakeClock } from '../../helpers/fake-clock.js';
-import { createMemoryLog, type LogEntry } from '../../helpers/memory-log.js';
+import { createMemoryLog } from '../../helpers/memory-log.js';
+import { resolvedPullWorld, useStateDir } from '../../helpers/world.js';
 
 /**
  * An issue issueloop resolved, with its draft PR open on `issueloop/issue-<n>` in the GitHub
@@ -18,38 +12,11 @@ import { createMemoryLog, type LogEntry } from '../../helpers/memory-log.js';
  * to the ledger and the log. Call at the top of a test file: it registers the state directory's hooks.
  */
 export function useFollowFixture() {
-  let stateDir = '';
-  beforeEach(async () => {
-    stateDir = await mkdtemp(join(tmpdir(), 'issueloop-follow-'));
-  });
-  afterEach(async () => {
-    await rm(stateDir, { recursive: true, force: true });
-  });
+  const stateDir = useStateDir('issueloop-follow-');
 
   return async function resolvedPull(config: Record<string, unknown> = {}) {
-    const gh = await emulated(stateDir, { config });
-    const { emulator } = gh;
-    const issue = emulator.addIssue({
-      title: 'Fix the greeting',
-      body: 'please',
-      author: 'octocat',
-      authorAssociation: 'MEMBER',
-      labels: ['issueloop'],
-    });
-    const clock = new FakeClock(Date.UTC(2026, 10, 25));
-    const claims = createMemoryClaimStore({ clock, maxFailures: 3 });
-    const claimed = await claims.claim(issue, 'host:1', 60_000);
-    if (!claimed.ok) throw new Error('setup: claim refused');
-    await claims.release(claimed.lease, { outcome: 'resolved' });
-    const branch = `issueloop/issue-${issue}`;
-    const pr = await gh.adapter.pulls.openOrUpdate({
-      branch,
-      title: 'Fix the greeting',
-      body: `Closes #${issue}`,
-      base: 'main',
-    });
-    const log: LogEntry[] = [];
-    const ledger: Array<[string, Record<string, unknown>]> = [];
+    const world = await resolvedPullWorld(stateDir.path, { config });
+    const { gh, issue, claims, clock, ledger, log } = world;
 
     /** A new follower each time (a new run): nothing it read before is cached. */
     async function sweep() {
@@ -57,7 +24,7 @@ export function useFollowFixture() {
         github: gh.adapter,
         config: gh.config,
         redact: createRedactor([]),
-        checkout: stateDir,
+        checkout: stateDir.path,
         remote: 'origin',
         baseBranch: 'main',
         log: createMemoryLog(log),
@@ -74,6 +41,6 @@ export function useFollowFixture() {
       const followUp = follower.takeFollowUp(issue);
       return { followUp, message: followUp ? renderFollowUp(followUp) : '' };
     }
-    return { gh, emulator, issue, pr, branch, claims, sweep, log, ledger };
+    return { ...world, sweep };
   };
 }

@@ -1,7 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRedactor } from '../../../src/core/redact.js';
 import { createGitHubEmulator } from '../../../src/emulators/github/index.js';
 import type { BacklogIssue } from '../../../src/github/issue-shape.js';
@@ -11,14 +8,9 @@ import { BASE, emulated } from '../../github/emulated.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { createMemoryLog } from '../../helpers/memory-log.js';
 import { eventLoopTurns, until } from '../../helpers/until.js';
+import { memberIssue, useStateDir } from '../../helpers/world.js';
 
-let stateDir = '';
-beforeEach(async () => {
-  stateDir = await mkdtemp(join(tmpdir(), 'issueloop-tracker-'));
-});
-afterEach(async () => {
-  await rm(stateDir, { recursive: true, force: true });
-});
+const state = useStateDir('issueloop-tracker-');
 
 /**
  * One issue's tracker on the GitHub emulator, on a clock that only moves when told. The first write
@@ -41,20 +33,14 @@ async function tracked(held?: string) {
     }
     return serve(input, init);
   };
-  const gh = await emulated(stateDir, { emulator });
-  const number = gh.emulator.addIssue({
-    title: 'Fix it',
-    body: 'please',
-    author: 'octocat',
-    authorAssociation: 'MEMBER',
-    labels: ['issueloop'],
-  });
+  const gh = await emulated(state.path, { emulator });
+  const number = gh.emulator.addIssue(memberIssue('Fix it'));
   const clock = new FakeClock(Date.UTC(2026, 10, 25), false);
   const source = createIssueSource({
     github: gh.adapter,
     config: gh.config,
     redact: createRedactor([]),
-    checkout: stateDir,
+    checkout: state.path,
     remote: 'origin',
     baseBranch: 'main',
     log: createMemoryLog(),

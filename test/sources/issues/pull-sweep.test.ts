@@ -1,61 +1,29 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryClaimStore } from '../../../src/claims/memory-claim-store.js';
+import { describe, expect, it } from 'vitest';
 import { createRedactor } from '../../../src/core/redact.js';
-import { createGitHubEmulator } from '../../../src/emulators/github/index.js';
 import { NEEDS_HUMAN_LABEL } from '../../../src/github/labels.js';
 import { issueWrites } from '../../../src/sources/issues/issue-tracker.js';
 import { MERGED, PR_CLOSED, sweepPulls } from '../../../src/sources/issues/pull-sweep.js';
-import { BASE, emulated } from '../../github/emulated.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { createMemoryLog } from '../../helpers/memory-log.js';
 import { until } from '../../helpers/until.js';
+import { boardEmulator, resolvedPullWorld, useStateDir } from '../../helpers/world.js';
 
-let stateDir = '';
-beforeEach(async () => {
-  stateDir = await mkdtemp(join(tmpdir(), 'issueloop-sweep-'));
-});
-afterEach(async () => {
-  await rm(stateDir, { recursive: true, force: true });
-});
+const stateDir = useStateDir('issueloop-sweep-');
 
 /**
  * An issue issueloop resolved: its claim says `resolved`, its draft PR is open on
  * `issueloop/issue-<n>`, and it sits in the board's In Review column.
  */
 async function resolvedIssue(config: Record<string, unknown> = {}) {
-  const emulator = createGitHubEmulator({ baseUrl: BASE });
-  const project = emulator.addProject({
-    title: 'Backlog',
-    statusOptions: ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'],
-  });
-  const gh = await emulated(stateDir, {
+  const board = boardEmulator();
+  const { emulator } = board;
+  const { gh, issue, pr, claims, clock, ledger } = await resolvedPullWorld(stateDir.path, {
     emulator,
-    config: { project: { owner: 'octo-org', number: project.number }, ...config },
-  });
-  const issue = emulator.addIssue({
-    title: 'Fix the greeting',
-    body: 'please',
-    author: 'octocat',
-    authorAssociation: 'MEMBER',
-    labels: ['issueloop'],
-  });
-  const clock = new FakeClock(Date.UTC(2026, 10, 25), false);
-  const claims = createMemoryClaimStore({ clock, maxFailures: 3 });
-  const claimed = await claims.claim(issue, 'host:1', 60_000);
-  if (!claimed.ok) throw new Error('setup: claim refused');
-  await claims.release(claimed.lease, { outcome: 'resolved' });
-  const pr = await gh.adapter.pulls.openOrUpdate({
-    branch: `issueloop/issue-${issue}`,
-    title: 'Fix the greeting',
-    body: `Closes #${issue}`,
-    base: 'main',
+    config: { ...board.config, ...config },
+    clock: new FakeClock(Date.UTC(2026, 10, 25), false),
   });
   const nodeId = (await gh.adapter.issues.get(issue)).nodeId;
   await gh.adapter.board?.setStatus({ number: issue, nodeId }, 'review');
-  const ledger: Array<[string, Record<string, unknown>]> = [];
   const sweep = (extra: Partial<Parameters<typeof sweepPulls>[0]> = {}) =>
     sweepPulls({
       github: gh.adapter,
@@ -68,8 +36,7 @@ async function resolvedIssue(config: Record<string, unknown> = {}) {
       now: () => clock.now(),
       ...extra,
     });
-  const status = () =>
-    emulator.project(project.number)?.items.find((item) => item.issueNumber === issue)?.status;
+  const status = () => board.statusOf(issue);
   const tracking = () => emulator.comments(issue).find((c) => c.body.includes('issueloop:tracking'))?.body;
   return { emulator, gh, issue, pr, claims, sweep, status, tracking, ledger };
 }
