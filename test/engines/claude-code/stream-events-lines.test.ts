@@ -100,6 +100,23 @@ describe('the stream the real CLI printed (recorded)', () => {
     expect(events.map((e) => e.type)).toEqual(['response', 'tool_call', 'tool_result', 'response']);
     expect(state.result?.json).toMatchObject({ type: 'result', is_error: false, result: 'Wrote x.txt.' });
   });
+  it('regression: one response over three lines (text, two tool calls), one tool failing: two responses, one tool error', () => {
+    const { events, state } = read(fixture('stream-split-tool-error.jsonl'));
+    expect(state).toMatchObject({
+      sessionId: expect.any(String),
+      modelCalls: 2,
+      toolCalls: 2,
+      toolErrors: 1,
+    });
+    expect(events.map((e) => (e.type === 'tool_result' ? `tool_result:${e.isError}` : e.type))).toEqual([
+      'response',
+      'tool_call',
+      'tool_call',
+      'tool_result:false',
+      'tool_result:true',
+      'response',
+    ]);
+  });
 });
 
 describe('usage and numbers', () => {
