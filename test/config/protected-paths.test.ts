@@ -39,6 +39,23 @@ describe('the globs in force and the warning', () => {
     expect(protectedGlobs(['.github/workflows/**', '...'])).toEqual([...DEFAULT_PROTECTED_PATHS]);
   });
 
+  it('regression: the defaults are the workflows, the actions, each place GitHub reads CODEOWNERS from, and .gitmodules', () => {
+    expect(DEFAULT_PROTECTED_PATHS).toEqual([
+      '.github/workflows/**',
+      '.github/actions/**',
+      'CODEOWNERS',
+      '.github/CODEOWNERS',
+      'docs/CODEOWNERS',
+      '.gitmodules',
+    ]);
+  });
+
+  it('names every default a list leaves out, comma-separated', () => {
+    expect(protectedPathsWarning(['infra/**'])).toMatch(
+      /^protected_paths leaves out the defaults \.github\/workflows\/\*\*, \.github\/actions\/\*\*, CODEOWNERS, \.github\/CODEOWNERS, docs\/CODEOWNERS, \.gitmodules: /,
+    );
+  });
+
   it('regression: [] and a list without the defaults are each warned about, naming what is no longer protected', () => {
     const all = DEFAULT_PROTECTED_PATHS.join(', ');
     expect(protectedPathsWarning([])).toBe(

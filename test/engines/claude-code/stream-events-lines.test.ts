@@ -25,6 +25,10 @@ describe('the stream reader: lines that are not what it reads', () => {
       '{not json}',
       '[1,2,3]',
       full,
+      // JSON, but not an object: `null` read as one would throw on its first property.
+      'null',
+      '42',
+      '"a string"',
       RESULT,
     ]);
     expect(state).toMatchObject({ modelCalls: 1, toolCalls: 1, sessionId: SESSION });
@@ -44,6 +48,8 @@ describe('the stream reader: lines that are not what it reads', () => {
       JSON.stringify({ type: 'assistant', message: null }),
       JSON.stringify({ type: 'user', message: 7 }),
       JSON.stringify({ type: 'rate_limit_event', message: { id: 'x', content: [toolUse('t', 'Bash')] } }),
+      // Shaped like a tool result, but not a user line: no tool error is counted from it.
+      JSON.stringify({ type: 'tool_progress', message: { content: [toolResult('t', 'failed', true)] } }),
     ]);
     expect(events).toEqual([]);
     expect(state).toEqual({
@@ -59,8 +65,10 @@ describe('the stream reader: lines that are not what it reads', () => {
     const bare = JSON.stringify({ is_error: true, result: 'failed' });
     expect(read([bare]).state.result?.json.result).toBe('failed');
     expect(read([bare, RESULT]).state.result?.line).toBe(RESULT);
-    // is_error must be a boolean to make a line the result.
+    // is_error must be a boolean to make a line the result; a line typed result is one without it.
     expect(read([JSON.stringify({ is_error: 'yes' })]).state.result).toBeUndefined();
+    const typed = JSON.stringify({ type: 'result', subtype: 'error_during_execution' });
+    expect(read([typed]).state.result?.line).toBe(typed);
   });
 
   it('names the session from any line that carries an id, the last one winning; none without one', () => {

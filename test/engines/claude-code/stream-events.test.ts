@@ -144,6 +144,8 @@ describe('the stream reader: tool calls and tool results', () => {
           null,
         ]),
         toolResult('n', { text: 'not a list' }),
+        // A null block is skipped, not read (reading it would throw and lose the whole stream).
+        null,
         { type: 'tool_result', content: 'no id' },
       ]),
     ]);
