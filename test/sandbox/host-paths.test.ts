@@ -57,6 +57,8 @@ describe('toolDirectories: what is never shown, and why', () => {
       ['/', 'it is or holds the home'],
       [base, 'it is or holds the home'],
     ]);
+    // Without a home to compare with, / is still never shown.
+    expect(refusals(undefined, ['/'])).toEqual({ shown: [], refused: [['/', 'it is or holds the home']] });
   });
 
   it('regression: a home, protected directory or temp dir reached through a symlink is matched as the real path', () => {
