@@ -11,11 +11,14 @@ import { createGitFixture, type GitFixture } from './git/git-fixture.js';
  */
 let fx: GitFixture;
 let start: string;
-beforeEach(async () => {
-  fx = await createGitFixture();
-  start = fx.commitFiles(fx.seed, { 'greet.js': 'a\n', 'docs/readme.md': 'x\n' }, 'first');
-});
-afterEach(() => fx.cleanup());
+/** A fresh repository for each test of the describe block that calls it (the quoting needs none). */
+function useRepository() {
+  beforeEach(async () => {
+    fx = await createGitFixture();
+    start = fx.commitFiles(fx.seed, { 'greet.js': 'a\n', 'docs/readme.md': 'x\n' }, 'first');
+  });
+  afterEach(() => fx.cleanup());
+}
 
 const changes = (configured: readonly string[] = DEFAULT_PROTECTED_PATHS) =>
   protectedChanges(fx.seed, { start }, configured, { env: fx.env });
@@ -25,6 +28,8 @@ const link = (target: string, path: string) => {
 };
 
 describe('protectedChanges: symlinks', () => {
+  useRepository();
+
   it('regression: a symlink into .github/workflows counts, wherever it lies (a relative target resolved from its directory)', async () => {
     link('../.github/workflows/ci.yml', 'docs/ci-link');
     link('.github', 'gh');
@@ -62,6 +67,8 @@ describe('protectedChanges: symlinks', () => {
 });
 
 describe('protectedChanges: the globs', () => {
+  useRepository();
+
   it('no glob in force ([]) is no protected change, even for a workflow', async () => {
     mkdirSync(join(fx.seed, '.github', 'workflows'), { recursive: true });
     writeFileSync(join(fx.seed, '.github', 'workflows', 'x.yml'), 'on: push\n');
