@@ -69,6 +69,9 @@ describe('addresses', () => {
   it('regression: a public IPv4 address is taken as it is, never read as an IPv6 form that embeds another', () => {
     // 32.2.x.x begins like 6to4 (2002::/16) would; read as one, 32.2.10.1 would become 10.1.x.x.
     expect(forbiddenAddress('32.2.10.1', [])).toBeUndefined();
+    // Read as IPv6 bytes, these would fall in :: and fc00::/7.
+    expect(forbiddenAddress('32.2.0.0', [])).toBeUndefined();
+    expect(forbiddenAddress('32.2.252.1', [])).toBeUndefined();
     expect(forbiddenAddress('2002:0a01:0203::', [])).toBe(PRIVATE_V4);
   });
 
