@@ -47,9 +47,13 @@ const MODULES = {
   'src/engines/claude-code/live-events.ts': [],
   'src/sandbox/bwrap-args.ts': [],
   'src/sandbox/egress-rules.ts': [],
-  'src/sandbox/host-paths.ts': [],
-  'src/config/protected-paths.ts': [],
-  'src/session/protected-paths.ts': [],
+  'src/sandbox/host-paths.ts': [
+    'test/sandbox/bwrap-args.test.ts',
+    'test/sandbox/path-secrets.test.ts',
+    'test/sandbox/path-config-red2-attack.test.ts',
+  ],
+  'src/config/protected-paths.ts': ['test/core/path-glob.test.ts'],
+  'src/session/protected-paths.ts': ['test/session/protected-changes.test.ts'],
 };
 
 const DETECTED = new Set(['Killed', 'Timeout']);

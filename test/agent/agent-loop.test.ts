@@ -125,7 +125,9 @@ describe('agent loop: tools', () => {
       redact: (s) => s.replace(/ghp_\w+/g, '[REDACTED]'),
     });
     await agent.run('go');
-    expect(JSON.stringify(model.requests[1]?.messages)).not.toContain('ghp_');
+    const seen = JSON.stringify(model.requests[1]?.messages);
+    expect(seen).toContain('token=[REDACTED]');
+    expect(seen).not.toContain('ghp_');
   });
 });
 

@@ -1,27 +1,22 @@
-import { readFile, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { type ApiErrorType, ERROR_STATUS, reply, scriptQueue } from '../../src/emulators/anthropic/index.js';
-import { type ClaudeCodeRunOptions, runClaudeCode } from '../../src/engines/claude-code/claude-code-run.js';
-import { claudeScope } from '../../src/engines/claude-code/claude-scope.js';
+import { reply, scriptQueue } from '../../src/emulators/anthropic/index.js';
+import type { ClaudeCodeRunOptions } from '../../src/engines/claude-code/claude-code-run.js';
 import { createClaudeCodeConversation } from '../../src/engines/claude-code/conversation.js';
-import { openModelAccess, PLACEHOLDER_PREFIXES } from '../../src/engines/claude-code/model-access.js';
-import {
-  claudeProjectDir,
-  claudeProjectName,
-  readSessionSeed,
-  sessionFilePath,
-} from '../../src/engines/claude-code/session-history.js';
+import { PLACEHOLDER_PREFIXES } from '../../src/engines/claude-code/model-access.js';
+import { readSessionSeed } from '../../src/engines/claude-code/session-history.js';
 import { COMPACTION_REQUEST } from '../../src/engines/engine.js';
 import { costOf, priceOf } from '../../src/model/prices.js';
-import { createBwrapSandbox, UNSANDBOXED } from '../../src/sandbox/sandbox.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
-import { sandboxFacts } from '../helpers/sandbox.js';
 import {
   CLAUDE_CODE_VERSION,
+  claudeCall,
   claudeHarness,
   contractSuite,
   EMULATOR_KEY,
+  type Harness,
+  ID,
   record,
   sessionFileText,
 } from './real-claude.js';
@@ -33,29 +28,11 @@ import {
  */
 const { real, contract } = contractSuite('the Claude Code contract suite');
 
-type Harness = Awaited<ReturnType<typeof claudeHarness>>;
-
-function call(h: Harness, prompt: string, extra: Partial<ClaudeCodeRunOptions> = {}) {
-  const lines: string[] = [];
-  const result = runClaudeCode({
-    bin: real as string,
-    cwd: h.worktree,
-    model: 'claude-sonnet-5-5',
-    prompt,
-    env: h.env,
-    permissionMode: 'acceptEdits',
-    allowedTools: ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep'],
-    timeoutMs: 90_000,
-    onLine: (line) => lines.push(line),
-    ...extra,
-  });
-  return result.then((r) => ({ ...r, lines }));
-}
-
-const ID = (n: number) => `0000000${n}-1111-4222-8333-444444444444`;
+const call = (h: Harness, prompt: string, extra: Partial<ClaudeCodeRunOptions> = {}) =>
+  claudeCall(real as string, h, prompt, extra);
 
 contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000 }, () => {
-  it('accepts the argv issueloop passes; the stream and its result are read (a tool call, then the answer)', async () => {
+  it('accepts the argv issueloop passes, logged in with ANTHROPIC_API_KEY alone; the stream and its result are read (a tool call, then the answer)', async () => {
     let worktree = '';
     // The Write tool wants an absolute path: the script reads the worktree when the request comes.
     const h = await claudeHarness({
@@ -85,6 +62,50 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
       result.usage.input + result.usage.cacheWrite + result.usage.cacheRead + result.usage.output;
     expect(result.contextTokens).toBeLessThan(summed);
     expect(result.contextTokens).toBeGreaterThan(summed / 2 - 1_000);
+    // The emulator takes only the real key: the CLI held a placeholder, the proxy put the key in.
+    expect(h.messageRequests().filter((r) => r.status === 200)).toHaveLength(2);
+    expect(h.env.ANTHROPIC_API_KEY?.startsWith(PLACEHOLDER_PREFIXES.ANTHROPIC_API_KEY)).toBe(true);
+    expect(JSON.stringify(h.env)).not.toContain(EMULATOR_KEY);
+  });
+
+  it('regression: a response the CLI prints over several lines is one response, and a failing tool is counted as a tool error', async () => {
+    const h = await claudeHarness({
+      script: scriptQueue([
+        reply.toolUse(
+          [
+            { name: 'Bash', input: { command: 'echo fine', description: 'succeeds' } },
+            { name: 'Bash', input: { command: 'exit 3', description: 'fails' } },
+          ],
+          'Running two commands.',
+        ),
+        reply.text('One of them failed.'),
+      ]),
+    });
+    const responses: string[] = [];
+    const result = await call(h, 'run two commands', {
+      session: { id: ID(9), resume: false },
+      onEvent: (e) => {
+        if (e.type === 'response') responses.push(e.id);
+      },
+    });
+    await record('stream-split-tool-error.jsonl', result.lines.join('\n'));
+    // The CLI did print the first response over several lines with one id (else this proves nothing).
+    const ids = result.lines.flatMap((line) => {
+      const json = line.startsWith('{')
+        ? (JSON.parse(line) as { type?: string; message?: { id?: string } })
+        : {};
+      return json.type === 'assistant' && json.message?.id ? [json.message.id] : [];
+    });
+    expect(ids.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(ids).size).toBe(2);
+    expect(result).toMatchObject({
+      ok: true,
+      text: 'One of them failed.',
+      modelCalls: 2,
+      toolCalls: 2,
+      toolErrors: 1,
+    });
+    expect(responses).toEqual([...new Set(ids)]);
   });
 
   it('a resumed 4-task group: each call costs its own share, and the shares add up to the CLI total', async () => {
@@ -180,182 +201,5 @@ contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000
     expect(turns).toContain('third task: rename greet');
     expect(turns).not.toContain('first task');
     expect(turns).not.toMatch(/local-command|command-name/);
-  });
-
-  it.each<[string, ApiErrorType, string, string]>([
-    [
-      '429',
-      'rate_limit_error',
-      'Number of request tokens has exceeded your per-minute rate limit',
-      'rate_limit',
-    ],
-    ['529', 'overloaded_error', 'Overloaded', 'overloaded'],
-    ['500', 'api_error', 'Internal server error', 'server_error'],
-    ['401', 'authentication_error', 'invalid x-api-key', 'auth'],
-    [
-      '402',
-      'billing_error',
-      'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.',
-      'billing',
-    ],
-    [
-      'prompt too long',
-      'invalid_request_error',
-      'prompt is too long: 215000 tokens > 200000 maximum',
-      'context_overflow',
-    ],
-  ])(
-    'a %s is classified from the result (the CLI retries once here)',
-    async (name, type, message, errorClass) => {
-      const h = await claudeHarness({
-        retries: 0,
-        script: () => reply.error(ERROR_STATUS[type], type, message, { 'retry-after': '0' }),
-      });
-      const result = await call(h, 'do it', { session: { id: ID(3), resume: false } });
-      await record(`result-${name.replace(/ /g, '-')}.json`, result.lines.at(-1) ?? '');
-      expect(result.ok).toBe(false);
-      expect(result.ok ? undefined : result.error.errorClass).toBe(errorClass);
-      expect(result.sessionId).toBe(ID(3));
-      expect(result.costUsd).toBe(0);
-    },
-  );
-
-  it.each(['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_AUTH_TOKEN'] as const)(
-    'logs in headless with %s alone',
-    async (credential) => {
-      const h = await claudeHarness({ credential });
-      const result = await call(h, 'hello');
-      expect(result.ok).toBe(true);
-      // The emulator takes only the real key: the CLI held a placeholder, the proxy put the key in.
-      expect(h.messageRequests().some((r) => r.status === 200)).toBe(true);
-      expect(h.env[credential]?.startsWith(PLACEHOLDER_PREFIXES[credential])).toBe(true);
-      expect(JSON.stringify(h.env)).not.toContain(EMULATOR_KEY);
-    },
-  );
-
-  it('without a credential: "Not logged in", classified auth (so the fallback can take over), no request made', async () => {
-    const h = await claudeHarness({ credential: 'none' });
-    const result = await call(h, 'hello');
-    await record('result-not-logged-in.json', result.lines.at(-1) ?? '');
-    expect(result.ok ? undefined : result.error.errorClass).toBe('auth');
-    expect(result.text).toMatch(/Not logged in/);
-    expect(h.messageRequests()).toEqual([]);
-  });
-
-  it('finds the session file of a project whose path is longer than 200 characters', async () => {
-    const deep = Array.from({ length: 12 }, (_, i) => `a-rather-long-directory-name-${i}`).join('/');
-    const h = await claudeHarness({ project: deep });
-    expect(claudeProjectName(h.worktree).length).toBeGreaterThan(200);
-    const result = await call(h, 'hello', { session: { id: ID(4), resume: false } });
-    expect(result.ok).toBe(true);
-    const path = await sessionFilePath(h.claudeHome, h.worktree, ID(4));
-    expect(path).toBeDefined();
-    expect(path).not.toContain(claudeProjectName(h.worktree));
-    // The name the claude sandbox shows (the only project directory it shows) is the CLI's.
-    expect(path).toBe(join(h.claudeHome, 'projects', claudeProjectDir(h.worktree), `${ID(4)}.jsonl`));
-  });
-
-  it('a call killed at its timeout still names its session (given up front), and its file seeds the fallback', async () => {
-    const h = await claudeHarness({ script: () => ({ hang: true }) });
-    const result = await call(h, 'the task that hangs', {
-      session: { id: ID(5), resume: false },
-      timeoutMs: 8_000,
-    });
-    expect(result).toMatchObject({ ok: false, sessionId: ID(5), error: { errorClass: 'timeout' } });
-    const seed = await readSessionSeed({ claudeHome: h.claudeHome, cwd: h.worktree, sessionId: ID(5) });
-    expect(seed?.turns.map((t) => t.text).join('\n')).toContain('the task that hangs');
-  });
-
-  it('--max-turns and --max-budget-usd stop the CLI; the stop is the limit, not a failure of the model', async () => {
-    const h = await claudeHarness({
-      script: () => reply.toolUse([{ name: 'Bash', input: { command: 'true', description: 'nothing' } }]),
-    });
-    const turns = await call(h, 'loop', { session: { id: ID(6), resume: false }, maxTurns: 1 });
-    await record('result-max-turns.json', turns.lines.at(-1) ?? '');
-    expect(turns).toMatchObject({ ok: false, limit: 'model_calls' });
-    // The budget is what this process spends, not the session's running total: a resumed call under
-    // it finishes though the session is past it; one over it stops after its first response.
-    const h2 = await claudeHarness({});
-    const first = await call(h2, 'one', { session: { id: ID(7), resume: false } });
-    const under = await call(h2, 'two', {
-      session: { id: ID(7), resume: true },
-      previousCostUsd: first.sessionCostUsd,
-      maxBudgetUsd: first.sessionCostUsd / 2,
-    });
-    expect(under.ok).toBe(true);
-    expect(under.costUsd).toBeLessThan(first.sessionCostUsd / 2);
-    const over = await call(h2, 'three', {
-      session: { id: ID(7), resume: true },
-      previousCostUsd: under.sessionCostUsd,
-      maxBudgetUsd: under.costUsd / 10,
-    });
-    expect(over).toMatchObject({ ok: false, limit: 'cost' });
-    expect(over.costUsd).toBeGreaterThan(0);
-  });
-
-  it("the model proxy's budget refusal (a 400) stops the CLI at once: no retry loop", async () => {
-    // The first call runs (one call always may while budget is left) and spends it all; every call
-    // after it is refused. A status the CLI retried would reach the proxy more often with retries on.
-    const refusedWith = async (retries: number) => {
-      const h = await claudeHarness({
-        retries,
-        script: () => reply.toolUse([{ name: 'Bash', input: { command: 'true', description: 'nothing' } }]),
-      });
-      const access = await openModelAccess({ env: h.hostEnv, prices: {}, tcp: true, budgetUsd: 0.000001 });
-      if (!access) throw new Error('the harness holds a credential');
-      try {
-        const started = Date.now();
-        const result = await call(h, 'loop', { env: { ...h.env, ...access.env(UNSANDBOXED) } });
-        expect(Date.now() - started).toBeLessThan(30_000);
-        expect(result).toMatchObject({ ok: false, error: { status: 400, retryable: false } });
-        expect(result.text).toContain("the session's budget is spent");
-        expect(access.spent().responses).toBe(1);
-        return access.spent().overBudget;
-      } finally {
-        await access.close();
-      }
-    };
-    const once = await refusedWith(0);
-    expect(once).toBeGreaterThan(0);
-    expect(await refusedWith(3)).toBe(once);
-  });
-
-  it('in bubblewrap with a network namespace of its own (loopback only), it reaches the model proxy over ANTHROPIC_UNIX_SOCKET: no bridge, no TCP port', async () => {
-    const h = await claudeHarness({});
-    // A proxy on its Unix socket only; inside, the base URL names a port where nothing listens.
-    const access = await openModelAccess({ env: h.hostEnv, prices: {}, tcp: false });
-    if (!access) throw new Error('the harness holds a credential');
-    try {
-      // Each session has a fresh copy of the configuration; the worktree's project directory is the
-      // real one, so a task group's next session resumes what the last one wrote.
-      const inSandbox = async (prompt: string, resume: boolean) => {
-        const scope = await claudeScope(real as string, h.hostEnv, [], h.worktree);
-        const sandbox = createBwrapSandbox(
-          {
-            writable: [h.worktree],
-            readOnly: scope.readOnly,
-            home: { path: scope.home, binds: scope.homeBinds },
-            extraMounts: [{ kind: 'bind', source: dirname(access.socket), dest: '/tmp/issueloop-model' }],
-          },
-          await sandboxFacts(),
-        );
-        const env = {
-          PATH: h.env.PATH ?? '',
-          HOME: h.home,
-          ...access.env(sandbox),
-          ANTHROPIC_UNIX_SOCKET: `/tmp/issueloop-model/${basename(access.socket)}`,
-        };
-        const result = await call(h, prompt, { env, sandbox, session: { id: ID(8), resume } });
-        await rm(scope.scratch, { recursive: true, force: true });
-        return result;
-      };
-      expect((await inSandbox('hello', false)).ok).toBe(true);
-      expect(access.spent().responses).toBe(1);
-      expect((await inSandbox('the next task', true)).ok).toBe(true);
-      const seed = await readSessionSeed({ claudeHome: h.claudeHome, cwd: h.worktree, sessionId: ID(8) });
-      expect(seed?.turns.map((t) => t.text).join('\n')).toMatch(/hello[\s\S]*the next task/);
-    } finally {
-      await access.close();
-    }
   });
 });

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe } from 'vitest';
 import { createAnthropicEmulator, type Script } from '../../src/emulators/anthropic/index.js';
+import { type ClaudeCodeRunOptions, runClaudeCode } from '../../src/engines/claude-code/claude-code-run.js';
 import { openModelAccess, QUIET_CLI } from '../../src/engines/claude-code/model-access.js';
 import { UNSANDBOXED } from '../../src/sandbox/sandbox.js';
 import { CLAUDE_CODE_VERSION } from '../helpers/claude-code-version.js';
@@ -143,3 +144,31 @@ export async function record(name: string, text: string): Promise<void> {
   await mkdir(dirname(join(FIXTURES, name)), { recursive: true });
   await writeFile(join(FIXTURES, name), `${lines.join('\n')}\n`);
 }
+
+export type Harness = Awaited<ReturnType<typeof claudeHarness>>;
+
+/** One call of the real CLI (`bin`) in the harness, as the engine makes it, with every line it printed. */
+export function claudeCall(
+  bin: string,
+  h: Harness,
+  prompt: string,
+  extra: Partial<ClaudeCodeRunOptions> = {},
+) {
+  const lines: string[] = [];
+  const result = runClaudeCode({
+    bin,
+    cwd: h.worktree,
+    model: 'claude-sonnet-5-5',
+    prompt,
+    env: h.env,
+    permissionMode: 'acceptEdits',
+    allowedTools: ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep'],
+    timeoutMs: 90_000,
+    onLine: (line) => lines.push(line),
+    ...extra,
+  });
+  return result.then((r) => ({ ...r, lines }));
+}
+
+/** A session id the tests pin. */
+export const ID = (n: number) => `0000000${n}-1111-4222-8333-444444444444`;

@@ -48,6 +48,34 @@ describe('bwrapArgs', () => {
     // No devpts: unprivileged, bwrap would move into a second user namespace that cannot be joined.
     expect(args).not.toContain('--dev');
   });
+
+  it('regression: every mount kind, the hostname, the seccomp filter and a minimal /dev reach bwrap exactly as meant (a dropped tmpfs or filter runs unconfined)', () => {
+    const mounts = [
+      { kind: 'ro-bind', source: '/usr', dest: '/usr' },
+      { kind: 'symlink', target: 'usr/lib', dest: '/lib' },
+      { kind: 'tmpfs', dest: '/home/me' },
+      { kind: 'dir', dest: '/home/me/.cache' },
+      { kind: 'bind', source: '/w', dest: '/w' },
+    ] as const;
+    expect(bwrapArgs({ mounts, network: 'own', cwd: '/w', argv: ['sh'], seccompFd: 3 })).toEqual([
+      '--unshare-all',
+      '--unshare-user',
+      '--disable-userns',
+      '--cap-drop',
+      'ALL',
+      '--die-with-parent',
+      '--new-session',
+      '--hostname',
+      'issueloop-sandbox',
+      ...['--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--tmpfs', '/home/me'],
+      ...['--dir', '/home/me/.cache', '--bind', '/w', '/w'],
+      ...['--seccomp', '3', '--proc', '/proc', '--dev', '/dev', '--chdir', '/w', '--', 'sh'],
+    ]);
+    // Without a filter descriptor there is no --seccomp (bwrap would read a descriptor nobody passed).
+    const plain = bwrapArgs({ mounts: [], network: 'own', cwd: '/', argv: ['sh'] });
+    expect(plain).toContain('--proc');
+    expect(plain).not.toContain('--seccomp');
+  });
 });
 
 describe('sandboxMounts', () => {

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -12,56 +12,43 @@ import {
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { runShell } from '../../src/agent/tools/run-shell.js';
 import { claudeScope } from '../../src/engines/claude-code/claude-scope.js';
 import { claudeProjectDir } from '../../src/engines/claude-code/session-history.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
-import { worktreeGitDirs, writeAgentGitDir } from '../../src/session/git/worktree-view.js';
+import { worktreeGitDirs } from '../../src/session/git/worktree-view.js';
 import { testSandboxHost } from '../helpers/sandbox.js';
+import { checkoutWithWorktrees, git, SECRET } from '../helpers/sandbox-checkout.js';
+import { until } from '../helpers/until.js';
 
-const SECRET = 'ghs_sandboxProbeSecret0123456789abcdef';
+/** A process's environment as /proc shows it ('' once it is gone). */
+function environOf(pid: number | undefined): string {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+let shared: Awaited<ReturnType<typeof checkoutWithWorktrees>>;
 let root: string;
 let checkout: string;
 let worktree: string;
 let sandboxes: WorktreeSandboxes;
 let agentGitDir: string;
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8' });
-}
-
 beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-sandbox-')));
-  checkout = join(root, 'checkout');
-  git(root, 'init', '-q', '-b', 'main', checkout);
-  git(checkout, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'init');
-  // What actions/checkout leaves behind.
-  git(
-    checkout,
-    'config',
-    'http.https://github.com/.extraheader',
-    `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${SECRET}`).toString('base64')}`,
-  );
-  writeFileSync(join(checkout, 'state-file.json'), SECRET);
-  worktree = join(checkout, '.issueloop', 'worktrees', 'issue-1');
-  git(checkout, 'worktree', 'add', '-q', '-b', 'issueloop/issue-1', worktree);
-  git(checkout, 'worktree', 'add', '-q', '-b', 'other', join(checkout, '.issueloop', 'worktrees', 'issue-2'));
-  const dirs = await worktreeGitDirs(worktree);
-  agentGitDir = join(checkout, '.issueloop', 'worktrees', '.issue-1.git');
-  await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
-  sandboxes = await (await testSandboxHost()).forWorktree({ worktree, git: dirs, agentGitDir });
+  shared = await checkoutWithWorktrees();
+  ({ root, checkout, worktree, sandboxes, agentGitDir } = shared);
 });
-afterAll(async () => {
-  await sandboxes.close();
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => shared.close());
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' };
 /** One command in the worktree, in `sandbox` (by default the agent's commands' one). */
-function runIn(command: string, sandbox: WorktreeSandboxes['commands']) {
+function runIn(command: string, sandbox: WorktreeSandboxes['commands'], cwd = worktree) {
   return runShell(command, {
-    cwd: worktree,
+    cwd,
     env,
     timeoutMs: 20_000,
     maxOutputChars: 50_000,
@@ -76,9 +63,8 @@ describe("the sandbox around the agent's commands (real bubblewrap)", () => {
   it('has its own PID namespace: no process of the harness, nor its environment, is visible', async () => {
     // A process of the harness's holding the secret in its environment, as issueloop's own does.
     const holder = spawn('sleep', ['30'], { env: { ...env, GITHUB_TOKEN: SECRET } });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(readFileSync(`/proc/${holder.pid}/environ`, 'utf8')).toContain(SECRET);
     try {
+      await until(() => environOf(holder.pid).includes(SECRET), 10_000);
       const result = await inSandbox(
         'ls /proc | grep -c "^[0-9]"; for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < "$f"; done; cat /proc/$PPID/cmdline',
       );
@@ -193,9 +179,13 @@ describe("the sandbox around the agent's commands (real bubblewrap)", () => {
   });
 
   it("lets git work in the worktree (status, commit, even rm -rf .git) without showing the token or touching the checkout's repository", async () => {
+    // Its own checkout: it commits in the worktree and wipes the worktree's git view.
+    const own = await checkoutWithWorktrees();
+    onTestFinished(() => own.close());
+    const { checkout, worktree } = own;
     const refsBefore = git(checkout, 'for-each-ref');
     const configBefore = readFileSync(join(checkout, '.git', 'config'), 'utf8');
-    const result = await inSandbox(
+    const result = await runIn(
       [
         'git status --short; echo change > file.txt; git add file.txt',
         'git -c user.name=a -c user.email=a@e commit -qm agent && echo committed && git log --oneline -1 main',
@@ -207,6 +197,8 @@ describe("the sandbox around the agent's commands (real bubblewrap)", () => {
         'git config core.fsmonitor "touch /tmp/pwned"; git update-ref -d refs/heads/main; git branch -D other',
         'rm -rf "$(git rev-parse --git-dir)"/* && echo wiped-own-view',
       ].join('; '),
+      own.sandboxes.commands,
+      worktree,
     );
     expect(result.output).toContain('committed');
     expect(result.output).toContain('extraheader=1');

@@ -56,10 +56,15 @@ describe('bash tool', () => {
     expect(await run('pwd -P')).toEqual({ isError: false, content: `${root}\n` });
   });
 
-  it('runs each command in a fresh shell', async () => {
-    const { run } = await setup();
-    await run('cd /; export LEFT_OVER=1');
-    expect((await run('echo "$PWD [$LEFT_OVER]"')).content).not.toContain('[1]');
+  it('regression: runs each command in a fresh shell (a cd or export does not carry over)', async () => {
+    const { root, run } = await setup();
+    expect(await run('cd /; export LEFT_OVER=1; echo "$PWD [$LEFT_OVER]"')).toEqual({
+      isError: false,
+      content: '/ [1]\n',
+    });
+    const next = await run('echo "$(pwd -P) [$LEFT_OVER]"');
+    expect(next).toEqual({ isError: false, content: `${root} []\n` });
+    expect(next.content).not.toContain('[1]');
   });
 
   it('closes stdin, so a command reading it ends at once', async () => {

@@ -222,16 +222,22 @@ describe('plain Error messages', () => {
 
   it('the user-facing message is redacted and one line', () => {
     const token = `ghp_${'a'.repeat(36)}`;
-    const result = classifyError(new Error(`Bad credentials for\n${token}\n(401)`), {
+    // The token on the line the class is read from, so the message would carry it unredacted.
+    const result = classifyError(new Error(`Bad credentials for ${token}\n(401)`), {
       redact: (text) => text.replaceAll(token, '[REDACTED]'),
     });
+    expect(result.message).toMatch(/^Bad credentials for \[REDACTED\]/);
     expect(result.message).not.toContain(token);
-    expect(result.message).not.toContain('\n');
+    const multiline = classifyError(new Error('unexpected thing\n  at step two\n'));
+    expect(multiline.message).toBe('unexpected thing at step two');
+    expect(multiline.message).not.toContain('\n');
   });
 
   it('redacts known token shapes even without configured secrets', () => {
     const key = `sk-ant-api03-${'x'.repeat(40)}`;
-    expect(classifyError(new Error(`invalid x-api-key ${key}`)).message).not.toContain(key);
+    const message = classifyError(new Error(`invalid x-api-key ${key}`)).message;
+    expect(message).toContain('invalid x-api-key');
+    expect(message).not.toContain(key);
   });
 
   it('an overlong message is cut to one short line', () => {
