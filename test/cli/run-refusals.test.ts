@@ -70,7 +70,9 @@ describe('prerequisites a run can never work without', () => {
       expect(result.stderr).not.toMatch(STACK_FRAME);
       expect(result.stderr).not.toContain(KEYS.GITHUB_TOKEN);
       // Nothing was started: no state directory, no ledger.
-      expect(await readdir(checkout)).not.toContain('.issueloop');
+      const entries = await readdir(checkout);
+      expect(entries).toContain('tasks.md');
+      expect(entries).not.toContain('.issueloop');
     });
   }
 
@@ -82,6 +84,9 @@ describe('prerequisites a run can never work without', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('cannot reach the Anthropic API at http://127.0.0.1:1');
     const status = await runInProcess(['status', '--tasks', 'tasks.md'], { cwd: checkout });
+    // The task is listed, untried.
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/\[\.\.\.\] 1\. Write a README/);
     expect(status.stdout).not.toContain('[HUMAN]');
     expect(status.stdout).not.toContain('[FAIL]');
   });

@@ -106,7 +106,10 @@ const spawned = (args: string[], env: Record<string, string>) =>
   runBuiltCli(args, { cwd: fx.root, env: { ISSUELOOP_LOG_LEVEL: 'warn', ...env } });
 
 describe('issueloop run --tasks: a local task file through the same scheduler, no GitHub', () => {
-  it('runs every task in file order, each committed on the file branch; a group continues one conversation', async () => {
+  // The built binary's run: three sessions and four rounds, past the default 20 s on a loaded machine.
+  it('runs every task in file order, each committed on the file branch; a group continues one conversation', {
+    timeout: 60_000,
+  }, async () => {
     const requests: ParsedMessagesRequest[] = [];
     const { env } = await start(taskScript(requests));
     // Validated like an issue: tasks 2 and 3 pass only because they build on task 1's commit.
