@@ -9,7 +9,7 @@ import {
   type ScriptedReply,
 } from '../../src/emulators/anthropic/index.js';
 import { DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
-import { CLI, type CliResult, runBuiltCli } from '../helpers/cli.js';
+import { CLI, type CliResult } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/cli-in-process.js';
 import { useRunFixture } from './run-fixture.js';
 
@@ -82,7 +82,7 @@ const member = {
   labels: ['issueloop'],
 };
 
-describe('issueloop run (the built CLI against the emulators and a real repository)', () => {
+describe('issueloop run against the emulators and a real repository (signals: the built CLI)', () => {
   it('resolves an issue: branch pushed, draft PR, summary printed, exit 0, no token in the output', {
     timeout: 60_000,
   }, async () => {
@@ -90,7 +90,8 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     const { env } = await servers_((request) =>
       request.messages.length === 1 ? fixTypo : reply.text('Fixed the typo.'),
     );
-    const result = await runBuiltCli(ARGS, { cwd: run.fx.checkout, env });
+    // In-process: the run's logic; the SIGINT tests below and run-concurrency run the built binary.
+    const result = await runInProcess(ARGS, { cwd: run.fx.checkout, env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('issueloop run: the backlog stayed empty');
