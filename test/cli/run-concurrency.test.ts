@@ -37,7 +37,9 @@ const args = (stateDir: string) => [
   '--repo',
   'octo-org/widgets',
   '--set',
-  'empty_rounds=1',
+  // Two: a round whose only claim was lost to the other process counts as empty, and one empty round
+  // would end that process with nothing claimed.
+  'empty_rounds=2',
   '--set',
   'workers=1',
   '--set',
@@ -68,21 +70,29 @@ async function claimsPerRun(stateDir: string): Promise<number[][]> {
 /**
  * `script`, with the first model call of each session held until sessions of two different issues
  * wait at once. With one worker per process that is only possible when both processes hold a claim:
- * neither can drain the backlog before the other has started.
+ * neither can drain the backlog before the other has started. The hold has a deadline, so a run where
+ * one process never claims ends and fails on `contended()` with both runs' output, not on a timeout.
  */
-function heldUntilBothWork(script: Script): Script {
+function heldUntilBothWork(
+  script: Script,
+  deadlineMs = 30_000,
+): { script: Script; contended: () => boolean } {
   const waiting = new Set<string>();
   let release = () => {};
   const both = new Promise<void>((resolve) => {
     release = resolve;
   });
-  return async (request, index) => {
-    if (request.messages.length === 1) {
-      waiting.add(JSON.stringify(request.messages[0]));
-      if (waiting.size >= 2) release();
-      await both;
-    }
-    return script(request, index);
+  const deadline = new Promise<void>((resolve) => setTimeout(resolve, deadlineMs).unref());
+  return {
+    contended: () => waiting.size >= 2,
+    script: async (request, index) => {
+      if (request.messages.length === 1) {
+        waiting.add(JSON.stringify(request.messages[0]));
+        if (waiting.size >= 2) release();
+        await Promise.race([both, deadline]);
+      }
+      return script(request, index);
+    },
   };
 }
 
@@ -104,10 +114,11 @@ function hangingAfterFirst(script: Script): { script: Script; hung: Promise<void
 
 describe('issueloop run: several processes, crashes', () => {
   it('two runs on the same backlog and claim store both claim work and never work on the same issue', {
-    timeout: 60_000,
+    timeout: 90_000,
   }, async () => {
     const numbers = [1, 2, 3, 4].map((i) => run.github.addIssue(member(`Task ${i}`)));
-    const { env } = await start(heldUntilBothWork(perIssue));
+    const gate = heldUntilBothWork(perIssue);
+    const { env } = await start(gate.script);
     // Two clones (two machines' checkouts), one shared state directory for the claims.
     const second = join(run.fx.root, 'checkout-2');
     run.fx.git(run.fx.root, 'clone', '--quiet', run.fx.origin, second);
@@ -115,6 +126,7 @@ describe('issueloop run: several processes, crashes', () => {
       runBuiltCli(args(shared), { cwd: run.fx.checkout, env }),
       runBuiltCli(args(shared), { cwd: second, env }),
     ]);
+    expect(gate.contended(), `${a.stdout}${a.stderr}\n---\n${b.stdout}${b.stderr}`).toBe(true);
     expect([a.code, b.code]).toEqual([0, 0]);
     // Both processes claimed (their ledgers and their summaries), no issue twice, none left out.
     const perRun = await claimsPerRun(shared);
