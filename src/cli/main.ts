@@ -56,7 +56,10 @@ const writeTo = (name: 'stdout' | 'stderr') => (text: string) => {
   if (!closed[name]) process[name].write(text);
 };
 
-const { runCli } = await import('./run-cli.js');
+const [{ runCli }, { terminalOptions }] = await Promise.all([
+  import('./run-cli.js'),
+  import('./terminal-options.js'),
+]);
 process.exitCode = await runCli({
   argv: process.argv.slice(2),
   env: process.env,
@@ -66,9 +69,5 @@ process.exitCode = await runCli({
   stderr: writeTo('stderr'),
   ...(process.stdin.isTTY ? { confirm } : {}),
   interrupt: interrupt.signal,
-  isTTY: process.stderr.isTTY === true,
-  // A terminal that cannot move its cursor (TERM=dumb, as Emacs shells set it): readable lines, no live line.
-  ...(process.env.TERM === 'dumb' ? { noCursor: true } : {}),
-  // https://no-color.org, and a dumb terminal shows escape sequences as they are.
-  color: !process.env.NO_COLOR && process.env.TERM !== 'dumb',
+  ...terminalOptions(process.env, process.stderr.isTTY === true),
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubEmulator, type GitHubEmulator } from '../../src/emulators/github/index.js';
 import { runBuiltCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 
 const TOKEN = `ghp_${'B0ard'.repeat(8)}`;
 let dir: string;
@@ -40,7 +41,7 @@ describe('issueloop board init', () => {
     expect(result.stdout).toMatch(/^created project "Board by projects token"/);
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
     // Without it, the Actions token alone cannot reach Projects v2.
-    const without = await runBuiltCli(
+    const without = await runInProcess(
       ['board', 'init', '--create', '--owner', 'acme', '--title', 'Board by actions token'],
       {
         cwd: await mkdtemp(join(dir, 'actions-token-')),
@@ -53,7 +54,7 @@ describe('issueloop board init', () => {
 
   it('creates the board when asked, adds the missing status options, and saves the resolved ids', async () => {
     const cwd = await mkdtemp(join(dir, 'create-'));
-    const result = await runBuiltCli(
+    const result = await runInProcess(
       ['board', 'init', '--create', '--owner', 'acme', '--title', 'Agent board'],
       {
         cwd,
@@ -95,24 +96,24 @@ describe('issueloop board init', () => {
         variables: { p: emulator.project(number)?.id, c: node },
       }),
     });
-    const refused = await runBuiltCli(['board', 'init'], { cwd, env: env() });
+    const refused = await runInProcess(['board', 'init'], { cwd, env: env() });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(
       'missing status options: In Progress (working), In Review (review), Needs human (blocked)',
     );
     expect(refused.stdout).toMatch(/not changed: .*new id and clears the Status of all 1 items.*--force/);
     expect(emulator.project(number)?.options.map((o) => o.name)).toEqual(['Todo', 'Done']);
-    const forced = await runBuiltCli(['board', 'init', '--force', '--json'], { cwd, env: env() });
+    const forced = await runInProcess(['board', 'init', '--force', '--json'], { cwd, env: env() });
     expect(forced.code).toBe(0);
     expect(JSON.parse(forced.stdout)).toMatchObject({ added: ['In Progress', 'In Review', 'Needs human'] });
   });
 
   it('without a board or a token it is a usage error naming the fix (exit 2)', async () => {
     const cwd = await mkdtemp(join(dir, 'usage-'));
-    const noBoard = await runBuiltCli(['board', 'init'], { cwd, env: env() });
+    const noBoard = await runInProcess(['board', 'init'], { cwd, env: env() });
     expect(noBoard.code).toBe(2);
     expect(noBoard.stderr).toContain('no board configured: set project.owner and project.number');
-    const noToken = await runBuiltCli(['board', 'init', '--owner', 'acme', '--title', 'T'], { cwd });
+    const noToken = await runInProcess(['board', 'init', '--owner', 'acme', '--title', 'T'], { cwd });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain('export GITHUB_TOKEN');
   });

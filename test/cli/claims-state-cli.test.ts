@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { createClaimsCheckouts } from './claims-checkouts.js';
 
 const { checkout, cleanup } = createClaimsCheckouts();
@@ -98,7 +99,7 @@ describe('a state path of the wrong kind', () => {
     await rm(file);
     await mkdir(file);
     for (const args of [['claims'], ['claims', 'release', '7'], ['reset', '--claims', '--yes']]) {
-      const result = await runBuiltCli(args, { cwd });
+      const result = await runInProcess(args, { cwd });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(
         new RegExp(`^issueloop: ${file} is a directory, but issueloop keeps a file there; move it away`),
@@ -111,7 +112,7 @@ describe('a state path of the wrong kind', () => {
     const { cwd, file } = await checkout();
     await rm(file);
     await mkdir(file);
-    const result = await runBuiltCli(['doctor', '--json'], { cwd });
+    const result = await runInProcess(['doctor', '--json'], { cwd });
     expect(result.code).toBe(2);
     const report = JSON.parse(result.stdout) as {
       checks: Array<{ name: string; status: string; detail: string }>;
@@ -128,7 +129,7 @@ describe('a state path of the wrong kind', () => {
     await rm(stateDir, { recursive: true });
     await writeFile(stateDir, 'not a directory\n');
     for (const args of [['claims'], ['claims', 'release', '7']]) {
-      const result = await runBuiltCli(args, { cwd });
+      const result = await runInProcess(args, { cwd });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toBe(
         `issueloop: ${stateDir} is a file, but issueloop needs a directory there for its state; ` +
@@ -144,7 +145,7 @@ describe('a stored lease beyond the maximum TTL', () => {
     const state = JSON.parse(await readFile(file, 'utf8'));
     state.issues['7'].lease.expires_at = new Date(Date.now() + 365 * 86_400_000).toISOString();
     await writeFile(file, JSON.stringify(state));
-    const result = await runBuiltCli(['claims', '--json'], { cwd });
+    const result = await runInProcess(['claims', '--json'], { cwd });
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as { claims: Array<{ issue: number; lease: unknown }> };
     expect(report.claims.find((c) => c.issue === 7)?.lease).toBeNull();

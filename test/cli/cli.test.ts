@@ -11,6 +11,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { createAnthropicEmulator } from '../../src/emulators/anthropic/index.js';
 import { createGitHubEmulator } from '../../src/emulators/github/index.js';
 import { CLI, runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -49,7 +50,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('the built issueloop binary', () => {
+describe('the built issueloop binary, and its commands in-process', () => {
   it('--version prints the package version', async () => {
     const result = await runBuiltCli(['--version']);
     expect(result).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
@@ -75,7 +76,7 @@ describe('the built issueloop binary', () => {
   });
 
   it('doctor --help describes the command', async () => {
-    const result = await runBuiltCli(['doctor', '--help']);
+    const result = await runInProcess(['doctor', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('--json');
   });
@@ -87,10 +88,10 @@ describe('the built issueloop binary', () => {
   });
 
   it('an unknown command or option is a usage error', async () => {
-    const command = await runBuiltCli(['drain']);
+    const command = await runInProcess(['drain']);
     expect(command.code).toBe(2);
     expect(command.stderr).toContain("unknown command 'drain'");
-    const option = await runBuiltCli(['doctor', '--jsn']);
+    const option = await runInProcess(['doctor', '--jsn']);
     expect(option.code).toBe(2);
     expect(option.stderr).toContain("unknown option '--jsn'");
     expect(option.stderr + command.stderr).not.toMatch(STACK_FRAME);
@@ -119,7 +120,7 @@ describe('the built issueloop binary', () => {
   });
 
   it('doctor starts a real sandbox and says so', async () => {
-    const result = await runBuiltCli(['doctor'], { cwd: dir, env: { GITHUB_API_URL: github.url } });
+    const result = await runInProcess(['doctor'], { cwd: dir, env: { GITHUB_API_URL: github.url } });
     expect(result.stdout).toMatch(/ok\s+sandbox\s+\S*bwrap started a sandbox \(own PID namespace/);
   });
 
@@ -134,7 +135,7 @@ describe('the built issueloop binary', () => {
     });
 
     it('doctor fails the sandbox check with the install command', async () => {
-      const result = await runBuiltCli(['doctor'], {
+      const result = await runInProcess(['doctor'], {
         cwd: dir,
         env: { PATH: path, GITHUB_API_URL: github.url },
       });
@@ -146,7 +147,7 @@ describe('the built issueloop binary', () => {
     it('run refuses to start unsandboxed: exit 2 naming the fix and the way out', async () => {
       const checkout = join(dir, 'checkout-for-run');
       await promisify(execFile)('git', ['init', '-q', checkout]);
-      const result = await runBuiltCli(['run', '--once', '--repo', 'acme/widgets'], {
+      const result = await runInProcess(['run', '--once', '--repo', 'acme/widgets'], {
         cwd: checkout,
         env: {
           PATH: path,
@@ -164,7 +165,7 @@ describe('the built issueloop binary', () => {
     });
 
     it('with sandbox.mode: none, doctor warns what that gives up instead', async () => {
-      const result = await runBuiltCli(['doctor', '--set', 'sandbox.mode=none'], {
+      const result = await runInProcess(['doctor', '--set', 'sandbox.mode=none'], {
         cwd: dir,
         env: { PATH: path, GITHUB_API_URL: github.url },
       });
@@ -175,7 +176,7 @@ describe('the built issueloop binary', () => {
   });
 
   it('doctor --json is machine-readable and token-free', async () => {
-    const result = await runBuiltCli(['doctor', '--json', '--repo', 'acme/other'], {
+    const result = await runInProcess(['doctor', '--json', '--repo', 'acme/other'], {
       cwd: dir,
       env: { GH_TOKEN: GITHUB_TOKEN, GITHUB_API_URL: github.url },
     });
@@ -196,15 +197,18 @@ describe('the built issueloop binary', () => {
   });
 
   it('doctor warns that an Actions token cannot reach a Projects v2 board', async () => {
-    const result = await runBuiltCli(['doctor', '--set', 'project.owner=acme', '--set', 'project.number=3'], {
-      cwd: dir,
-      env: {
-        GITHUB_TOKEN: ACTIONS_TOKEN,
-        ANTHROPIC_API_KEY,
-        ANTHROPIC_BASE_URL: anthropic.url,
-        GITHUB_API_URL: github.url,
+    const result = await runInProcess(
+      ['doctor', '--set', 'project.owner=acme', '--set', 'project.number=3'],
+      {
+        cwd: dir,
+        env: {
+          GITHUB_TOKEN: ACTIONS_TOKEN,
+          ANTHROPIC_API_KEY,
+          ANTHROPIC_BASE_URL: anthropic.url,
+          GITHUB_API_URL: github.url,
+        },
       },
-    });
+    );
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
       /fail\s+project\s+GraphQL FORBIDDEN: Resource not accessible by integration/,
@@ -214,7 +218,7 @@ describe('the built issueloop binary', () => {
   });
 
   it('regression: doctor never prints an endpoint credential or query string', async () => {
-    const result = await runBuiltCli(['doctor'], {
+    const result = await runInProcess(['doctor'], {
       cwd: dir,
       env: { ANTHROPIC_BASE_URL: 'https://user:pw-secret@proxy.example/v1?key=supersecretvalue' },
     });
@@ -225,7 +229,7 @@ describe('the built issueloop binary', () => {
   });
 
   it('doctor fails with exit 2 on an endpoint that is not a URL', async () => {
-    const result = await runBuiltCli(['doctor'], { cwd: dir, env: { GITHUB_API_URL: 'api.github.com' } });
+    const result = await runInProcess(['doctor'], { cwd: dir, env: { GITHUB_API_URL: 'api.github.com' } });
     expect(result.code).toBe(2);
     expect(result.stdout).toContain('GITHUB_API_URL is not an http(s) URL');
   });
@@ -292,7 +296,7 @@ describe('runCli in-process', () => {
 
 describe('doctor and the Anthropic API', () => {
   it('regression: fails a key the API refuses, and an endpoint nothing answers, naming it (it checked neither)', async () => {
-    const refused = await runBuiltCli(['doctor'], {
+    const refused = await runInProcess(['doctor'], {
       cwd: dir,
       env: {
         ANTHROPIC_API_KEY: 'sk-ant-api03-notTheKey',
@@ -305,7 +309,7 @@ describe('doctor and the Anthropic API', () => {
       /fail\s+anthropic api\s+http:\/\/127\.0\.0\.1:\d+ refused ANTHROPIC_API_KEY \(HTTP 401\)/,
     );
     expect(refused.stdout).not.toContain('sk-ant-api03-notTheKey');
-    const nobody = await runBuiltCli(['doctor'], {
+    const nobody = await runInProcess(['doctor'], {
       cwd: dir,
       env: { ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL: 'http://127.0.0.1:1', GITHUB_API_URL: github.url },
     });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubEmulator } from '../../src/emulators/github/index.js';
 import { runBuiltCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 
 const TOKEN = `ghp_${'i'.repeat(36)}`;
 
@@ -51,10 +52,10 @@ describe('issueloop init', () => {
   });
 
   it('never overwrites a configuration without --force', async () => {
-    const again = await runBuiltCli(['init', '--no-labels'], { cwd: checkout });
+    const again = await runInProcess(['init', '--no-labels'], { cwd: checkout });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('issueloop.config.yaml exists: edit it, or pass --force');
-    const forced = await runBuiltCli(['init', '--force', '--no-labels'], { cwd: checkout });
+    const forced = await runInProcess(['init', '--force', '--no-labels'], { cwd: checkout });
     expect(forced.stdout).toContain('wrote ');
     expect(forced.stdout).not.toContain('labels:');
   });
@@ -65,7 +66,7 @@ describe('issueloop --config <path> init', () => {
     const at = await mkdtemp(join(tmpdir(), 'issueloop-init-config-'));
     try {
       execFileSync('git', ['init', '-q', at]);
-      const result = await runBuiltCli(['--config', 'conf/issueloop.yaml', 'init', '--no-labels'], {
+      const result = await runInProcess(['--config', 'conf/issueloop.yaml', 'init', '--no-labels'], {
         cwd: at,
       });
       expect(result.stderr).not.toContain('ENOENT');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reply } from '../../src/emulators/anthropic/index.js';
-import { runBuiltCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { useRunFixture } from './run-fixture.js';
 
 const run = useRunFixture({ 'greet.js': "export const greet = () => 'helo';\n" });
@@ -43,7 +43,10 @@ describe('issueloop run with protected_paths: []', () => {
     const { env } = await run.start((request) =>
       request.messages.length === 1 ? fixAndAddWorkflow : reply.text('Fixed.'),
     );
-    const result = await runBuiltCli([...ARGS, '--set', 'protected_paths=[]'], { cwd: run.fx.checkout, env });
+    const result = await runInProcess([...ARGS, '--set', 'protected_paths=[]'], {
+      cwd: run.fx.checkout,
+      env,
+    });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('protected_paths: [] turns off the defaults (.github/workflows/**');
     expect(result.stdout).toMatch(new RegExp(`#${number}\\s+resolved`));

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { runBuiltCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { createClaimsCheckouts, HOUR } from './claims-checkouts.js';
 
 const { checkout, cleanup } = createClaimsCheckouts();
@@ -19,7 +20,7 @@ describe('issueloop reset', () => {
 
   it('--yes clears leases and history but fencing tokens keep growing', async () => {
     const { cwd, file, store } = await checkout();
-    const result = await runBuiltCli(['reset', '--yes'], { cwd });
+    const result = await runInProcess(['reset', '--yes'], { cwd });
     expect(result).toMatchObject({ code: 0, stdout: 'cleared 1 lease(s) and the history of 3 issue(s)\n' });
     const state = JSON.parse(await readFile(file, 'utf8')) as { issues: object; next_token: number };
     expect(state.issues).toEqual({});

@@ -2,13 +2,15 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createFileLock } from '../../src/claims/file-lock.js';
 import {
   type ParsedMessagesRequest,
   reply,
   type ScriptedReply,
 } from '../../src/emulators/anthropic/index.js';
 import { DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
-import { CLI, type CliResult, runBuiltCli } from '../helpers/cli.js';
+import { CLI, type CliResult } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { useRunFixture } from './run-fixture.js';
 
 const run = useRunFixture({ 'greet.js': "export const greet = () => 'helo';\n" });
@@ -21,6 +23,43 @@ const fixTypo = reply.toolUse([
 ]);
 
 const servers_ = (script: (request: ParsedMessagesRequest) => ScriptedReply) => run.start(script);
+
+/** A promise that settles when the scripted model is asked for the reply that never comes. */
+function hangSignal(): { hung: Promise<void>; hang: () => ScriptedReply } {
+  let reached = () => {};
+  const hung = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  return {
+    hung,
+    hang: () => {
+      reached();
+      return { hang: true };
+    },
+  };
+}
+
+/** The built CLI as a child whose stderr is collected; `closed` is its exit code. */
+function spawnCli(args: readonly string[], cwd: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const output = { stderr: '' };
+  let stderrSeen = () => {};
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stderr += chunk;
+    stderrSeen();
+  });
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  /** Resolves once stderr holds `text`; rejects if the process ends first. */
+  const stderrHas = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      stderrSeen = () => {
+        if (output.stderr.includes(text)) resolve();
+      };
+      stderrSeen();
+      void closed.then(() => reject(new Error(`exited without printing ${text}: ${output.stderr}`)));
+    });
+  return { child, output, closed, stderrHas };
+}
 
 const ARGS = [
   'run',
@@ -43,7 +82,7 @@ const member = {
   labels: ['issueloop'],
 };
 
-describe('issueloop run (the built CLI against the emulators and a real repository)', () => {
+describe('issueloop run against the emulators and a real repository (signals: the built CLI)', () => {
   it('resolves an issue: branch pushed, draft PR, summary printed, exit 0, no token in the output', {
     timeout: 60_000,
   }, async () => {
@@ -51,7 +90,8 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     const { env } = await servers_((request) =>
       request.messages.length === 1 ? fixTypo : reply.text('Fixed the typo.'),
     );
-    const result = await runBuiltCli(ARGS, { cwd: run.fx.checkout, env });
+    // In-process: the run's logic; the SIGINT tests below and run-concurrency run the built binary.
+    const result = await runInProcess(ARGS, { cwd: run.fx.checkout, env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('issueloop run: the backlog stayed empty');
@@ -73,32 +113,21 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     timeout: 60_000,
   }, async () => {
     const number = run.github.addIssue({ title: 'Greeting typo', ...member });
-    let hung = false;
+    const { hung, hang } = hangSignal();
     const { env, anthropic } = await servers_((request) => {
       if (request.messages.length === 1) {
         return reply.toolUse([
           { name: 'str_replace_based_edit_tool', input: { command: 'view', path: 'greet.js' } },
         ]);
       }
-      hung = true;
-      return { hang: true };
+      return hang();
     });
-    const child = spawn(process.execPath, [CLI, ...ARGS], {
-      cwd: run.fx.checkout,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    while (!hung) await new Promise((resolve) => setTimeout(resolve, 20));
-    const sentAt = Date.now();
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code).toBe(130);
-    expect(Date.now() - sentAt).toBeLessThan(5_000);
-    expect(stderr).toContain('SIGINT: stopping');
+    const cli = spawnCli(ARGS, run.fx.checkout, env);
+    await hung;
+    cli.child.kill('SIGINT');
+    // The model call never answers: the run got to 130 only by aborting it.
+    expect(await cli.closed).toBe(130);
+    expect(cli.output.stderr).toContain('SIGINT: stopping');
     const claims = JSON.parse(await readFile(join(run.fx.checkout, '.issueloop', 'claims.json'), 'utf8'));
     const record = claims.issues[String(number)];
     expect(record).toMatchObject({ lease: null, last_outcome: 'interrupted', failure_count: 0 });
@@ -110,42 +139,33 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     const next = await servers_((request) =>
       request.messages.length === 1 ? fixTypo : reply.text('Fixed.'),
     );
-    const result: CliResult = await runBuiltCli(ARGS, { cwd: run.fx.checkout, env: next.env });
+    const result: CliResult = await runInProcess(ARGS, { cwd: run.fx.checkout, env: next.env });
     expect(result.code).toBe(0);
     const first = JSON.stringify(next.anthropic.requests.find((r) => r.path === '/v1/messages')?.body);
     expect(first).toContain('CONTEXT FROM INTERRUPTED ATTEMPT:');
   });
 
-  it('a second SIGINT exits with 130 whatever the first was doing, and the claims file still parses', {
+  it('a second SIGINT while the graceful stop is still saving exits 130 at once: the lease is left to expire, as after a crash, and the claims file still parses', {
     timeout: 60_000,
   }, async () => {
     const number = run.github.addIssue({ title: 'Greeting typo', ...member });
-    let hung = false;
-    const { env } = await servers_(() => {
-      hung = true;
-      return { hang: true };
+    const { hung, hang } = hangSignal();
+    const { env } = await servers_(hang);
+    const cli = spawnCli(ARGS, run.fx.checkout, env);
+    await hung;
+    const file = join(run.fx.checkout, '.issueloop', 'claims.json');
+    // The claim store's lock, held here as another process would: the graceful stop cannot record
+    // the outcome before the second signal, so only one end state is possible.
+    const code = await createFileLock(file).withLock(async () => {
+      cli.child.kill('SIGINT');
+      await cli.stderrHas('stopping');
+      cli.child.kill('SIGINT');
+      return cli.closed;
     });
-    const child = spawn(process.execPath, [CLI, ...ARGS], {
-      cwd: run.fx.checkout,
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    while (!hung) await new Promise((resolve) => setTimeout(resolve, 20));
-    child.kill('SIGINT');
-    while (!stderr.includes('stopping')) await new Promise((resolve) => setTimeout(resolve, 5));
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(130);
-    // Either the graceful stop finished first (lease released, context saved) or the second signal cut
-    // it short (lease left to expire, as after a crash): both are states the next run can work from.
-    const claims = JSON.parse(await readFile(join(run.fx.checkout, '.issueloop', 'claims.json'), 'utf8'));
-    const record = claims.issues[String(number)];
-    if (record.lease === null) expect(record.last_outcome).toBe('interrupted');
-    else expect(record.lease).toMatchObject({ issue: number });
+    const record = JSON.parse(await readFile(file, 'utf8')).issues[String(number)];
+    expect(record.lease).toMatchObject({ issue: number });
+    expect(record).toMatchObject({ attempts: 1, last_outcome: null });
   });
 
   it('--dry-run shows the next round and why the rest is skipped, writing nothing anywhere', {
@@ -162,7 +182,7 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     });
     const { env, anthropic } = await servers_(() => reply.text('never asked'));
     const { ANTHROPIC_API_KEY: _key, ...withoutKey } = env;
-    const result = await runBuiltCli([...ARGS, '--dry-run'], { cwd: run.fx.checkout, env: withoutKey });
+    const result = await runInProcess([...ARGS, '--dry-run'], { cwd: run.fx.checkout, env: withoutKey });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`would claim, in order:\n  #${first} First\n`);
@@ -187,7 +207,7 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
     const number = run.github.addIssue({ title: `Leak ${encoded} here`, ...member });
     const { env } = await servers_(() => reply.text('never asked'));
     for (const json of [[], ['--json']]) {
-      const result = await runBuiltCli([...ARGS, '--dry-run', ...json], { cwd: run.fx.checkout, env });
+      const result = await runInProcess([...ARGS, '--dry-run', ...json], { cwd: run.fx.checkout, env });
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(new RegExp(`(#|"number": )${number}\\b`));
       expect(result.stdout).toContain('Leak [REDACTED] here');
@@ -197,7 +217,7 @@ describe('issueloop run (the built CLI against the emulators and a real reposito
 
   it('bad --max-rounds is a usage error (exit 2) naming the flag', { timeout: 60_000 }, async () => {
     const { env } = await servers_(() => reply.text('x'));
-    const result = await runBuiltCli([...ARGS, '--max-rounds', 'zero'], { cwd: run.fx.checkout, env });
+    const result = await runInProcess([...ARGS, '--max-rounds', 'zero'], { cwd: run.fx.checkout, env });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--max-rounds "zero"');
   });
@@ -209,7 +229,7 @@ describe('a model API that can never work stops the run before it claims anythin
   }, async () => {
     const number = run.github.addIssue({ title: 'Greeting typo', ...member });
     const { env, anthropic } = await servers_(() => fixTypo);
-    const result = await runBuiltCli(ARGS, {
+    const result = await runInProcess(ARGS, {
       cwd: run.fx.checkout,
       env: { ...env, ANTHROPIC_API_KEY: 'sk-ant-api03-refusedByTheServer' },
     });
@@ -226,7 +246,7 @@ describe('a model API that can never work stops the run before it claims anythin
   }, async () => {
     const number = run.github.addIssue({ title: 'Greeting typo', ...member });
     const { env } = await servers_(() => fixTypo);
-    const result = await runBuiltCli(ARGS, {
+    const result = await runInProcess(ARGS, {
       cwd: run.fx.checkout,
       env: { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' },
     });

@@ -2,6 +2,7 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBuiltCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { TERMINAL_ACTS } from '../helpers/terminal-acts.js';
 import { createClaimsCheckouts } from './claims-checkouts.js';
 
@@ -53,7 +54,7 @@ describe('issueloop status', () => {
       'needs a human:\n  #5 after 3 failures: verify_failed: npm test failed (attempt 3)',
     );
 
-    const json = await runBuiltCli(['status', '--json'], { cwd });
+    const json = await runInProcess(['status', '--json'], { cwd });
     const report = JSON.parse(json.stdout);
     expect(report.lastRun.issues).toEqual([
       {
@@ -92,11 +93,11 @@ describe('issueloop status', () => {
         line({ type: 'pull_request', issue: 2, pr: pr(8), state: 'merged' }) +
         line({ type: 'run_end', stop: 'empty_backlog' }),
     );
-    const result = await runBuiltCli(['status'], { cwd });
+    const result = await runInProcess(['status'], { cwd });
     expect(result.stdout).toContain(
       `pull requests:\n  #2 merged ${pr(8)}\n  #4 open: checks failed (test); 1 follow-up(s) ${pr(9)}`,
     );
-    const json = JSON.parse((await runBuiltCli(['status', '--json'], { cwd })).stdout);
+    const json = JSON.parse((await runInProcess(['status', '--json'], { cwd })).stdout);
     expect(json.lastRun.pulls).toEqual([{ issue: 2, pr: pr(8), state: 'merged', detail: 'merged' }, failing]);
   });
 
@@ -112,9 +113,9 @@ describe('issueloop status', () => {
         line({ type: 'pull_request', issue: 4, pr: 'https://github.com/o/r/pull/9', state: 'open', detail }) +
         line({ type: 'run_end', stop: 'empty_backlog' }),
     );
-    const result = await runBuiltCli(['status'], { cwd });
+    const result = await runInProcess(['status'], { cwd });
     expect(result.stdout).toContain('#4 open: checks failed (testevil)');
-    const json = await runBuiltCli(['status', '--json'], { cwd });
+    const json = await runInProcess(['status', '--json'], { cwd });
     expect(JSON.parse(json.stdout).lastRun.pulls[0].detail).toBe(detail);
     for (const out of [result.stdout, json.stdout, result.stderr, json.stderr]) {
       expect(out).not.toMatch(TERMINAL_ACTS);
@@ -124,7 +125,7 @@ describe('issueloop status', () => {
 
   it('says so when there has been no run yet', async () => {
     const { cwd } = await checkout();
-    const result = await runBuiltCli(['status'], { cwd });
+    const result = await runInProcess(['status'], { cwd });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('no run yet (no ledger in the state directory)');
   });

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,7 +11,8 @@ import {
 } from '../../src/emulators/anthropic/index.js';
 import type { ListeningEmulator } from '../../src/emulators/github/index.js';
 import { FAKE_CLAUDE, fakeClaude, resultJson } from '../engines/claude-code/fake-claude.js';
-import { CLI, runBuiltCli } from '../helpers/cli.js';
+import { runBuiltCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { createGitFixture, type GitFixture } from '../session/git/git-fixture.js';
 
 const TASKS = `<!-- boot: notes/boot.md -->
@@ -99,11 +99,17 @@ async function start(
   };
 }
 
+/** The command's logic, in this process; `spawned` is the built binary, for the smoke test. */
 const cli = (args: string[], env: Record<string, string>) =>
+  runInProcess(args, { cwd: fx.root, env: { ISSUELOOP_LOG_LEVEL: 'warn', ...env } });
+const spawned = (args: string[], env: Record<string, string>) =>
   runBuiltCli(args, { cwd: fx.root, env: { ISSUELOOP_LOG_LEVEL: 'warn', ...env } });
 
 describe('issueloop run --tasks: a local task file through the same scheduler, no GitHub', () => {
-  it('runs every task in file order, each committed on the file branch; a group continues one conversation', async () => {
+  // The built binary's run: three sessions and four rounds, past the default 20 s on a loaded machine.
+  it('runs every task in file order, each committed on the file branch; a group continues one conversation', {
+    timeout: 60_000,
+  }, async () => {
     const requests: ParsedMessagesRequest[] = [];
     const { env } = await start(taskScript(requests));
     // Validated like an issue: tasks 2 and 3 pass only because they build on task 1's commit.
@@ -120,7 +126,7 @@ describe('issueloop run --tasks: a local task file through the same scheduler, n
     expect(dry.stdout).toContain(join(fx.root, 'notes', 'boot.md'));
     expect(requests).toHaveLength(0);
 
-    const run = await cli(['run', '--tasks', 'tasks.md', '--dir', 'checkout'], {
+    const run = await spawned(['run', '--tasks', 'tasks.md', '--dir', 'checkout'], {
       ...env,
       ISSUELOOP_LOG_LEVEL: 'info',
     });
@@ -214,25 +220,24 @@ describe('issueloop run --tasks: a local task file through the same scheduler, n
   });
 
   it('an interrupted task shows as INT with its partial context; the next run resumes it fresh, with that context', async () => {
-    let hung = false;
+    // The interrupt a SIGINT raises (main.ts), raised once the session waits on the model.
+    const interrupt = new AbortController();
     const { env } = await start((request) => {
       if (request.messages.length === 1) {
         return reply.toolUse([
           { name: 'str_replace_based_edit_tool', input: { command: 'view', path: 'greet.js' } },
         ]);
       }
-      hung = true;
+      interrupt.abort(new Error('interrupted by SIGINT'));
       return { hang: true };
     });
-    const child = spawn(process.execPath, [CLI, 'run', '--tasks', 'tasks.md', '--dir', 'checkout'], {
+    const interrupted = await runInProcess(['run', '--tasks', 'tasks.md', '--dir', 'checkout'], {
       cwd: fx.root,
       env: { ...env, ISSUELOOP_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      io: { interrupt: interrupt.signal },
     });
-    while (!hung) await new Promise((resolve) => setTimeout(resolve, 20));
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code).toBe(130);
+    expect(interrupt.signal.aborted).toBe(true);
+    expect(interrupted.code).toBe(130);
 
     const status = await cli(['status', '--tasks', 'tasks.md', '--dir', 'checkout'], env);
     expect(status.code).toBe(0);

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
+import { STACK_FRAME } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 
 /**
  * Malformed configuration, fed to the built `issueloop doctor` as a user would: each must exit 2,
@@ -241,7 +242,7 @@ describe('malformed configuration → exit 2, the field named, no stack trace', 
     it(c.name, async () => {
       const dir = await mkdtemp(join(root, `case-${index}-`));
       for (const [name, content] of Object.entries(c.files ?? {})) await writeFile(join(dir, name), content);
-      const result = await runBuiltCli([...(c.args ?? []), 'doctor'], { cwd: dir, env: c.env ?? {} });
+      const result = await runInProcess([...(c.args ?? []), 'doctor'], { cwd: dir, env: c.env ?? {} });
       const output = result.stdout + result.stderr;
       expect(result.code, output).toBe(2);
       for (const text of c.expected) expect(output).toContain(text);
@@ -257,7 +258,7 @@ describe('malformed configuration → exit 2, the field named, no stack trace', 
   it('reports the problems as data with --json', async () => {
     const dir = await mkdtemp(join(root, 'json-'));
     await writeFile(join(dir, 'issueloop.config.yaml'), 'workers: -1\n');
-    const result = await runBuiltCli(['doctor', '--json'], { cwd: dir });
+    const result = await runInProcess(['doctor', '--json'], { cwd: dir });
     expect(result.code).toBe(2);
     const report = JSON.parse(result.stdout);
     const config = report.checks.find((c: { name: string }) => c.name === 'config');
