@@ -6,9 +6,9 @@ import { createFileClaimStore } from '../../src/claims/file-claim-store.js';
 import { parseIssueArg } from '../../src/cli/commands/claims.js';
 import { humanDuration } from '../../src/core/human-duration.js';
 import { runBuiltCli, STACK_FRAME } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { TERMINAL_ACTS } from '../helpers/terminal-acts.js';
 import { createClaimsCheckouts, HOUR } from './claims-checkouts.js';
-import { runCliInProcess } from './cli-in-process.js';
 
 const GITHUB_TOKEN = `ghp_${'S3cr3t'.repeat(6)}`;
 
@@ -38,16 +38,16 @@ describe('issueloop claims', () => {
     const stored = await readFile(file, 'utf8');
     await writeFile(file, stored.replaceAll('npm test failed', JSON.stringify(hostile).slice(1, -1)));
     expect(await readFile(file, 'utf8')).toContain('\\u001b]0;pwned');
-    const result = await runCliInProcess(['claims'], { cwd });
+    const result = await runInProcess(['claims'], { cwd });
     expect(result.stdout).toMatch(/#5 .*verify_failed: npm test failed \(attempt 3\)$/m);
-    const json = await runCliInProcess(['claims', '--json'], { cwd });
+    const json = await runInProcess(['claims', '--json'], { cwd });
     expect(json.stdout).toContain('\\u202e');
     for (const out of [result.stdout, result.stderr, json.stdout]) expect(out).not.toMatch(TERMINAL_ACTS);
   });
 
   it('--json prints the records, the limit and where they live', async () => {
     const { cwd, file } = await checkout();
-    const result = await runCliInProcess(['claims', 'list', '--json'], { cwd });
+    const result = await runInProcess(['claims', 'list', '--json'], { cwd });
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as {
       location: string;
@@ -71,7 +71,7 @@ describe('issueloop claims', () => {
 
   it('reads the store under the configured state_dir and max_failures', async () => {
     const { cwd, file } = await checkout('state_dir: var/issueloop\nclaims:\n  max_failures: 5\n');
-    const result = await runCliInProcess(['claims'], { cwd });
+    const result = await runInProcess(['claims'], { cwd });
     expect(result.stdout).toContain(file);
     expect(file).toContain(join('var', 'issueloop'));
     expect(result.stdout).toMatch(/#5\s+-\s+-\s+3\/5\s/);
@@ -79,7 +79,7 @@ describe('issueloop claims', () => {
 
   it('an empty store says so', async () => {
     const cwd = await tempCwd();
-    const result = await runCliInProcess(['claims'], { cwd });
+    const result = await runInProcess(['claims'], { cwd });
     expect(result).toMatchObject({
       code: 0,
       stdout: `no claims or failure history in ${join(cwd, '.issueloop', 'claims.json')}\n`,
@@ -96,14 +96,14 @@ describe('issueloop claims', () => {
     expect(result.stdout).toMatch(`released #7 (was held by host-a:1, token ${lease?.token})`);
     expect((await store.get(7))?.lease).toBeNull();
     await expect(store.renew(lease as Lease)).rejects.toThrow(/no longer valid/);
-    const again = await runCliInProcess(['claims', 'release', '7'], { cwd });
+    const again = await runInProcess(['claims', 'release', '7'], { cwd });
     expect(again).toMatchObject({ code: 0, stdout: '#7 is not claimed; nothing to release\n' });
   });
 
   it('reset-failures makes a needs-human issue eligible again', async () => {
     const { cwd, store } = await checkout();
     expect(await store.needsHuman(5)).toBe(true);
-    const result = await runCliInProcess(['claims', 'reset-failures', '5'], { cwd });
+    const result = await runInProcess(['claims', 'reset-failures', '5'], { cwd });
     expect(result).toMatchObject({
       code: 0,
       stdout: 'cleared the failure history of #5; it is eligible again\n',
@@ -116,7 +116,7 @@ describe('issueloop claims', () => {
     async (arg) => {
       const { cwd, file } = await checkout();
       const before = await readFile(file, 'utf8');
-      const result = await runCliInProcess(['claims', 'release', arg], { cwd });
+      const result = await runInProcess(['claims', 'release', arg], { cwd });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('issue must be an issue number such as 42 or #42');
       expect(await readFile(file, 'utf8')).toBe(before);
@@ -126,7 +126,7 @@ describe('issueloop claims', () => {
   it('never prints a token that reached the file', async () => {
     const { cwd, store } = await checkout('redact_env: [DEPLOY_KEY]\n');
     await store.recordFailure(3, { errorClass: 'auth', message: 'raw value leaked: deploy-key-value-123' });
-    const result = await runCliInProcess(['claims', '--json'], {
+    const result = await runInProcess(['claims', '--json'], {
       cwd,
       env: { GITHUB_TOKEN, DEPLOY_KEY: 'deploy-key-value-123' },
     });
@@ -146,7 +146,7 @@ describe('a corrupt claims file', () => {
   it('stops every claims command with exit 2, the file name and the parse error, and is left as it was', async () => {
     const { cwd, file, text } = await corrupt();
     for (const args of [['claims'], ['claims', 'release', '7'], ['claims', 'reset-failures', '7']]) {
-      const result = await runCliInProcess(args, { cwd });
+      const result = await runInProcess(args, { cwd });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain(file);
       expect(result.stderr).toMatch(/invalid JSON: .*position/);
@@ -160,7 +160,7 @@ describe('a corrupt claims file', () => {
     const { cwd, file } = await checkout();
     const text = JSON.stringify({ version: 9, anything: true });
     await writeFile(file, text);
-    const result = await runCliInProcess(['reset', '--claims', '--yes'], { cwd });
+    const result = await runInProcess(['reset', '--claims', '--yes'], { cwd });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/format version 9 was written by a newer issueloop.*Upgrade issueloop/);
     expect(await readFile(file, 'utf8')).toBe(text);
@@ -169,7 +169,7 @@ describe('a corrupt claims file', () => {
 
   it('reset --claims --yes moves it aside byte for byte and the store starts empty', async () => {
     const { cwd, file, text } = await corrupt();
-    const result = await runCliInProcess(['reset', '--claims', '--yes'], { cwd });
+    const result = await runInProcess(['reset', '--claims', '--yes'], { cwd });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
       /^moved the unreadable claims file to claims\.json\.corrupt-\d{4}-\d\d-\d\dT[\d-]+Z;/,
@@ -177,7 +177,7 @@ describe('a corrupt claims file', () => {
     const aside = (await readdir(join(file, '..'))).filter((f) => f.startsWith('claims.json.corrupt-'));
     expect(aside).toHaveLength(1);
     expect(await readFile(join(file, '..', aside[0] as string), 'utf8')).toBe(text);
-    expect(await runCliInProcess(['claims'], { cwd })).toMatchObject({
+    expect(await runInProcess(['claims'], { cwd })).toMatchObject({
       code: 0,
       stdout: expect.stringMatching(/^no claims/),
     });
@@ -190,7 +190,7 @@ describe('issueloop doctor and the claim store', () => {
 
   it('reports where the claims live and what they hold', async () => {
     const { cwd, file } = await checkout();
-    const result = await runCliInProcess(['doctor', '--json'], { cwd, env: NO_SANDBOX_PROBE });
+    const result = await runInProcess(['doctor', '--json'], { cwd, env: NO_SANDBOX_PROBE });
     const report = JSON.parse(result.stdout) as {
       checks: Array<{ name: string; status: string; detail: string }>;
     };
@@ -204,7 +204,7 @@ describe('issueloop doctor and the claim store', () => {
   it('fails with exit 2 on a corrupt claims file and says how to fix it', async () => {
     const { cwd, file } = await checkout();
     await writeFile(file, '{');
-    const result = await runCliInProcess(['doctor'], { cwd, env: NO_SANDBOX_PROBE });
+    const result = await runInProcess(['doctor'], { cwd, env: NO_SANDBOX_PROBE });
     expect(result.code).toBe(2);
     expect(result.stdout).toContain(file);
     expect(result.stdout).toContain('issueloop reset --claims');
@@ -237,12 +237,12 @@ it('finds the claims file under a state_dir given with --set', async () => {
     'host-a:1',
     HOUR,
   );
-  const result = await runCliInProcess(['--set', 'state_dir=custom/state', 'claims', '--json'], { cwd });
+  const result = await runInProcess(['--set', 'state_dir=custom/state', 'claims', '--json'], { cwd });
   expect(result.code).toBe(0);
   const report = JSON.parse(result.stdout) as { location: string; claims: Array<{ issue: number }> };
   expect(report.location).toBe(file);
   expect(report.claims.map((c) => c.issue)).toEqual([3]);
-  expect(await runCliInProcess(['claims', 'release', '3'], { cwd })).toMatchObject({
+  expect(await runInProcess(['claims', 'release', '3'], { cwd })).toMatchObject({
     code: 0,
     stdout: '#3 is not claimed; nothing to release\n',
   });

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply } from '../../src/emulators/anthropic/index.js';
 import { runBuiltCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { startRedisServer, useRedisServer } from '../helpers/redis-server.js';
-import { runCliInProcess } from './cli-in-process.js';
 import { useRunFixture } from './run-fixture.js';
 
 const redis = useRedisServer();
@@ -57,7 +57,7 @@ describe('the built CLI with claims.store: redis', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`#${number}\\s+resolved`));
 
-    const claims = await runCliInProcess(['claims', '--json', ...ARGS], {
+    const claims = await runInProcess(['claims', '--json', ...ARGS], {
       cwd: run.fx.checkout,
       env: redisEnv,
     });
@@ -83,7 +83,7 @@ describe('claims.store: redis, in process', () => {
     const gone = await startRedisServer();
     await gone.stop();
     // No sandbox probe: this is about the claims check.
-    const result = await runCliInProcess(['doctor', '--json', '--repo', 'octo-org/widgets'], {
+    const result = await runInProcess(['doctor', '--json', '--repo', 'octo-org/widgets'], {
       cwd,
       env: {
         ISSUELOOP_SANDBOX__MODE: 'none',
@@ -103,7 +103,7 @@ describe('claims.store: redis, in process', () => {
     );
     expect(result.stdout + result.stderr).not.toContain('pa55word');
 
-    const ok = await runCliInProcess(['doctor', '--json', '--repo', 'octo-org/widgets'], {
+    const ok = await runInProcess(['doctor', '--json', '--repo', 'octo-org/widgets'], {
       cwd,
       env: {
         ISSUELOOP_SANDBOX__MODE: 'none',
@@ -118,7 +118,7 @@ describe('claims.store: redis, in process', () => {
   });
 
   it('claims.store redis without a URL is a configuration error naming the setting (exit 2)', async () => {
-    const result = await runCliInProcess(['claims', ...ARGS], {
+    const result = await runInProcess(['claims', ...ARGS], {
       cwd,
       env: { ISSUELOOP_CLAIMS__STORE: 'redis' },
     });

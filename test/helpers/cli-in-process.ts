@@ -6,12 +6,23 @@ export type InProcessIo = Partial<
   Pick<CliIo, 'confirm' | 'interrupt' | 'fetch' | 'isTTY' | 'noCursor' | 'color' | 'githubWriteSpacingMs'>
 >;
 
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** The real fetch for the emulators on 127.0.0.1 and ::1; a refusal for any other host. */
+function loopbackFetch(resource: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const url = new URL(resource instanceof Request ? resource.url : resource);
+  if (!LOOPBACK.has(url.hostname)) return Promise.reject(new Error(`no network in tests: ${url.host}`));
+  return fetch(resource, init);
+}
+
 /**
  * The CLI's own entry (`runCli`, what `main.ts` calls) in this process, with the same result as
  * `runBuiltCli`: the exit code and everything written to stdout and stderr. The environment is built
  * from scratch the same way (PATH and HOME only, then `env`), so no real token reaches a command.
  * For the logic of a command; the process-level behaviour (shebang, signals, EPIPE) needs the binary.
  * GitHub writes are not paced (the emulators need no pacing, as in the demo) unless `io` says so.
+ * Unless `io.fetch` is given, HTTP reaches loopback only: a command that would call a real host (a
+ * default endpoint, say) fails as it would offline.
  */
 export async function runInProcess(
   args: readonly string[],
@@ -31,6 +42,7 @@ export async function runInProcess(
       stderr += text;
     },
     githubWriteSpacingMs: 0,
+    fetch: loopbackFetch,
     ...options.io,
   });
   return { code, stdout, stderr };
