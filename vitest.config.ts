@@ -7,6 +7,11 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    // One worker process per core (vitest's default leaves one core idle), each running many files
+    // in one module graph rather than a fresh process per file. Files must leave no process-wide
+    // state behind (nock's interceptors are switched off after test/github/client.test.ts).
+    maxWorkers: '100%',
+    isolate: false,
     // `--coverage` (CI reports it, nothing gates on it): lines and branches of src/ run in the test
     // process. Code the tests reach only in a spawned CLI or sandbox process is not counted.
     coverage: {

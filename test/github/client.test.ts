@@ -37,13 +37,21 @@ function client(
 const repoGet = (gh: GitHubClient) =>
   gh.call('read the repository', () => gh.rest.repos.get({ owner: 'octo-org', repo: 'widgets' }));
 
-beforeAll(() => nock.disableNetConnect());
+// nock patches Node's http and fetch for the whole process: switched on here and off after this file,
+// so no later file in the same worker (isolate: false) talks through its interceptors.
+beforeAll(() => {
+  if (!nock.isActive()) nock.activate();
+  nock.disableNetConnect();
+});
 afterEach(() => {
   const pending = nock.pendingMocks();
   nock.cleanAll();
   expect(pending).toEqual([]);
 });
-afterAll(() => nock.enableNetConnect());
+afterAll(() => {
+  nock.enableNetConnect();
+  nock.restore();
+});
 
 describe('endpointsFromEnv', () => {
   it('defaults to api.github.com and derives GraphQL from the REST base', () => {
