@@ -197,11 +197,10 @@ describe('runClaudeCode against a fake claude on the same command line', () => {
   });
 
   it('a call that hangs past its timeout is stopped and classified timeout', async () => {
+    // The fake hangs 60 s, past the test's own 20 s: a result at all means the call was stopped.
     const fake = await fakeClaude([{ stdout: resultJson(), hangMs: 60_000 }]);
-    const started = Date.now();
     const result = await run(fake, { timeoutMs: 500 });
     expect(result).toMatchObject({ ok: false, error: { errorClass: 'timeout' } });
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
 
