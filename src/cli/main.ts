@@ -56,10 +56,7 @@ const writeTo = (name: 'stdout' | 'stderr') => (text: string) => {
   if (!closed[name]) process[name].write(text);
 };
 
-const [{ runCli }, { terminalOptions }] = await Promise.all([
-  import('./run-cli.js'),
-  import('./terminal-options.js'),
-]);
+const { runCli, terminalOptions } = await import('./run-cli.js');
 process.exitCode = await runCli({
   argv: process.argv.slice(2),
   env: process.env,

@@ -12,6 +12,8 @@ import type { BoardInitFlags } from './commands/board.js';
 import { addDemoCommand, addWorkCommands, inDir, taskInputs } from './work-commands.js';
 
 export type { CliIo } from './command-io.js';
+// main.ts reads how to draw on its terminal from here, in the one import it makes of the CLI.
+export { terminalOptions } from './terminal-options.js';
 
 const HELP_FOOTER = `
 Environment:

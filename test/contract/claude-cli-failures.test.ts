@@ -2,7 +2,6 @@ import { rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { type ApiErrorType, ERROR_STATUS, reply } from '../../src/emulators/anthropic/index.js';
-import type { ClaudeCodeRunOptions } from '../../src/engines/claude-code/claude-code-run.js';
 import { claudeScope } from '../../src/engines/claude-code/claude-scope.js';
 import { openModelAccess, PLACEHOLDER_PREFIXES } from '../../src/engines/claude-code/model-access.js';
 import {
@@ -15,11 +14,9 @@ import { createBwrapSandbox, UNSANDBOXED } from '../../src/sandbox/sandbox.js';
 import { sandboxFacts } from '../helpers/sandbox.js';
 import {
   CLAUDE_CODE_VERSION,
-  claudeCall,
   claudeHarness,
   contractSuite,
   EMULATOR_KEY,
-  type Harness,
   ID,
   record,
 } from './real-claude.js';
@@ -29,10 +26,7 @@ import {
  * server on loopback: its failures, logins, limits and sandbox, as the engine reads them (the stream,
  * costs and compaction: claude-cli.test.ts).
  */
-const { real, contract } = contractSuite('the Claude Code contract suite (failures and limits)');
-
-const call = (h: Harness, prompt: string, extra: Partial<ClaudeCodeRunOptions> = {}) =>
-  claudeCall(real as string, h, prompt, extra);
+const { real, contract, call } = contractSuite('the Claude Code contract suite (failures and limits)');
 
 contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000 }, () => {
   it.each<[string, ApiErrorType, string, string]>([

@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { reply, scriptQueue } from '../../src/emulators/anthropic/index.js';
-import type { ClaudeCodeRunOptions } from '../../src/engines/claude-code/claude-code-run.js';
 import { createClaudeCodeConversation } from '../../src/engines/claude-code/conversation.js';
 import { PLACEHOLDER_PREFIXES } from '../../src/engines/claude-code/model-access.js';
 import { readSessionSeed } from '../../src/engines/claude-code/session-history.js';
@@ -11,11 +10,9 @@ import { costOf, priceOf } from '../../src/model/prices.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 import {
   CLAUDE_CODE_VERSION,
-  claudeCall,
   claudeHarness,
   contractSuite,
   EMULATOR_KEY,
-  type Harness,
   ID,
   record,
   sessionFileText,
@@ -26,10 +23,7 @@ import {
  * at the project's scripted Anthropic server on loopback: what the fake `claude` of the engine's
  * other tests imitates is checked here against the real thing, and recorded from it.
  */
-const { real, contract } = contractSuite('the Claude Code contract suite');
-
-const call = (h: Harness, prompt: string, extra: Partial<ClaudeCodeRunOptions> = {}) =>
-  claudeCall(real as string, h, prompt, extra);
+const { contract, call } = contractSuite('the Claude Code contract suite');
 
 contract(`the real claude ${CLAUDE_CODE_VERSION} (contract)`, { timeout: 120_000 }, () => {
   it('accepts the argv issueloop passes, logged in with ANTHROPIC_API_KEY alone; the stream and its result are read (a tool call, then the answer)', async () => {

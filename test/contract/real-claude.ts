@@ -40,15 +40,30 @@ export function realClaude(): { bin: string } | { missing: string } {
   return { bin };
 }
 
+/** One call of the suite's real CLI in a harness (claudeCall with the suite's `bin`). */
+export type ClaudeCall = (
+  h: Harness,
+  prompt: string,
+  extra?: Partial<ClaudeCodeRunOptions>,
+) => ReturnType<typeof claudeCall>;
+
 /**
  * The real `claude` for a contract suite with `describe`, or `describe.skip` after a printed notice
- * saying why: visible, not silent, where the package could not be installed.
+ * saying why: visible, not silent, where the package could not be installed. `call` runs that CLI.
  */
-export function contractSuite(what: string): { real: string | undefined; contract: typeof describe } {
+export function contractSuite(what: string): {
+  real: string | undefined;
+  contract: typeof describe;
+  call: ClaudeCall;
+} {
   const found = realClaude();
-  if ('bin' in found) return { real: found.bin, contract: describe };
+  if ('bin' in found) {
+    const bin = found.bin;
+    return { real: bin, contract: describe, call: (h, prompt, extra) => claudeCall(bin, h, prompt, extra) };
+  }
   console.warn(`NOTICE: ${what} is skipped: ${found.missing}`);
-  return { real: undefined, contract: describe.skip as typeof describe };
+  const skipped: ClaudeCall = () => Promise.reject(new Error(`${what} is skipped: ${found.missing}`));
+  return { real: undefined, contract: describe.skip as typeof describe, call: skipped };
 }
 
 const dirs: string[] = [];
