@@ -3,6 +3,7 @@ import { createRedactor } from '../../src/core/redact.js';
 import { renderedText } from '../../src/emulators/github/rendered-text.js';
 import { type PullRequestReport, renderPullRequestBody } from '../../src/github/pr-body.js';
 import { emptyTrackingRecord, renderTrackingComment } from '../../src/github/tracking-comment.js';
+import { pullReport } from './pr-report.js';
 
 /**
  * Red team, round 2, against the Markdown-aware redaction (rendered-view.ts `markdown`): markup the
@@ -14,17 +15,7 @@ const SECRET = 'zz-0123456789abcdef-token';
 const KEY = 'sk-ant-api03-abcdefghijklmnop';
 const redact = createRedactor([SECRET]);
 
-function report(summary: string): PullRequestReport {
-  return {
-    issue: { number: 12, title: 'Crash on startup' },
-    summary,
-    filesChanged: ['src/a.ts'],
-    costUsd: 0.5,
-    model: 'claude-sonnet-5',
-    modelCalls: 3,
-    toolCalls: 2,
-  };
-}
+const report = (summary: string): PullRequestReport => pullReport({ summary });
 
 function trackingComment(lastFailure: string): string {
   return renderTrackingComment(

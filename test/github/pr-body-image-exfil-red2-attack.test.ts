@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type PullRequestReport, renderPullRequestBody } from '../../src/github/pr-body.js';
+import { pullReport } from './pr-report.js';
 
 /**
  * Red team, round 2: the sandbox's egress allowlist (`network: none` by default) is bypassed by the
@@ -8,16 +9,7 @@ import { type PullRequestReport, renderPullRequestBody } from '../../src/github/
  * (private code, a credential it found) reaches a host nobody allowed, with no request from this
  * machine at all. Raw `<img>` is neutralised (untrustedProse escapes `<`); the Markdown forms are not.
  */
-function report(summary: string): PullRequestReport {
-  return {
-    issue: { number: 12, title: 'Crash on startup' },
-    summary,
-    filesChanged: ['src/a.ts'],
-    costUsd: 0.5,
-    modelCalls: 3,
-    toolCalls: 2,
-  };
-}
+const report = (summary: string): PullRequestReport => pullReport({ summary });
 
 /** A Markdown image whose source is an absolute URL: inline `![alt](url)`, or a reference `![alt][r]` with `[r]: url`. */
 const INLINE_IMAGE = /!\[[^\]\n]*\]\(\s*<?https?:\/\//i;

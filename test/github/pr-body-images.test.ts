@@ -4,6 +4,7 @@ import { createRedactor } from '../../src/core/redact.js';
 import { inertImages } from '../../src/github/neutralise.js';
 import { type PullRequestReport, renderPullRequestBody } from '../../src/github/pr-body.js';
 import { emptyTrackingRecord, renderTrackingComment } from '../../src/github/tracking-comment.js';
+import { pullReport } from './pr-report.js';
 
 /**
  * No image in untrusted prose reaches GitHub: camo would fetch its URL whenever the PR is opened.
@@ -12,15 +13,11 @@ import { emptyTrackingRecord, renderTrackingComment } from '../../src/github/tra
 const LIVE_IMAGE_START = /(?<!\\)(?:\\\\)*!\[/;
 const URL = 'https://exfil.example/p.png?d=cHJpdmF0ZQ';
 
-function report(summary: string, outputTail = ''): PullRequestReport {
-  return {
-    issue: { number: 12, title: 'Crash on startup' },
+const report = (summary: string, outputTail = ''): PullRequestReport =>
+  pullReport({
     summary,
-    filesChanged: ['src/a.ts'],
-    costUsd: 0.5,
-    ...(outputTail === '' ? {} : { verify: { command: 'npm test', exitCode: 1, passed: false, outputTail } }),
-  };
-}
+    verify: outputTail === '' ? undefined : { command: 'npm test', exitCode: 1, passed: false, outputTail },
+  });
 
 function summaryOf(body: string): string {
   return body.slice(body.indexOf('## Summary'), body.indexOf('## Files changed'));
