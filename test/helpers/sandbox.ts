@@ -39,13 +39,19 @@ export async function testSandboxHost(
   );
 }
 
+/** Where `scratchWorktree` made its checkout (`root`, to remove), issue 1's worktree and its git dirs. */
+export interface ScratchWorktree {
+  root: string;
+  worktree: string;
+  dirs: WorktreeGitDirs;
+  agentGitDir: string;
+}
+
 /**
  * A scratch checkout (one commit) with the worktree of issue 1 and its agent git dir made, as a
  * session has them before the agent starts: for tests that run commands in a session's sandboxes.
  */
-export async function scratchWorktree(
-  prefix: string,
-): Promise<{ root: string; worktree: string; dirs: WorktreeGitDirs; agentGitDir: string }> {
+export async function scratchWorktree(prefix: string): Promise<ScratchWorktree> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
   const checkout = join(root, 'checkout');
   const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });

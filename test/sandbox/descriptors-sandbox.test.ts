@@ -1,6 +1,7 @@
-import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { builtModule, SESSION_SANDBOXES } from '../helpers/built-sandbox-script.js';
+import { builtModule, runBuiltScript, SESSION_SANDBOXES } from '../helpers/built-sandbox-script.js';
+import { scratchWorktree } from '../helpers/sandbox.js';
 
 /**
  * What a sandboxed command holds when the harness inherited nothing (the entrypoints close what it
@@ -11,7 +12,6 @@ import { builtModule, SESSION_SANDBOXES } from '../helpers/built-sandbox-script.
 const FD = 40;
 
 const harness = `
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 const { closeInheritedDescriptors } = await import(${builtModule('sandbox/descriptors.js')});
 const closed = closeInheritedDescriptors();
@@ -38,41 +38,33 @@ for (const [role, sandbox] of Object.entries(roles)) {
   results[role] = { fds: result.output.trim().split('\\n'), prelude: wrapped.args.includes('-p') };
 }
 await sandboxes.close();
-rmSync(root, { recursive: true, force: true });
 console.log(JSON.stringify({ closed, results }));
 `;
 
 describe('descriptors a sandboxed command holds', () => {
   it('none of the harness’s and no namespace of the session’s, with no prelude once the entrypoint closed what it inherited', async () => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', harness], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' },
-      stdio: ['ignore', 'pipe', 'pipe', ...Array<'ignore'>(FD - 3).fill('ignore'), 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      err += chunk.toString('utf8');
-    });
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code, err).toBe(0);
-    const { closed, results } = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as {
-      closed: number[];
-      results: Record<string, { fds: string[]; prelude: boolean }>;
-    };
-    expect(closed).toContain(FD);
-    for (const role of ['commands', 'setup', 'claude']) {
-      const held = results[role];
-      expect(held?.prelude, role).toBe(false);
-      // 0–2 and the shell's own 3 (the glob's directory, then $(readlink)'s pipe): a descriptor passed
-      // on would be at another number (the harness's 40, a runner's 251, the namespaces' 4 and 5).
-      expect(
-        held?.fds.map((line) => line.split(' ')[0]),
-        role,
-      ).toEqual(['0', '1', '2', '3']);
-      expect(held?.fds.join('\n'), role).not.toMatch(/user:|net:/);
+    const scratch = await scratchWorktree('issueloop-fds-');
+    try {
+      const { code, stdout, stderr } = await runBuiltScript(harness, scratch, FD);
+      expect(code, stderr).toBe(0);
+      const { closed, results } = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as {
+        closed: number[];
+        results: Record<string, { fds: string[]; prelude: boolean }>;
+      };
+      expect(closed).toContain(FD);
+      for (const role of ['commands', 'setup', 'claude']) {
+        const held = results[role];
+        expect(held?.prelude, role).toBe(false);
+        // 0–2 and the shell's own 3 (the glob's directory, then $(readlink)'s pipe): a descriptor passed
+        // on would be at another number (the harness's 40, a runner's 251, the namespaces' 4 and 5).
+        expect(
+          held?.fds.map((line) => line.split(' ')[0]),
+          role,
+        ).toEqual(['0', '1', '2', '3']);
+        expect(held?.fds.join('\n'), role).not.toMatch(/user:|net:/);
+      }
+    } finally {
+      rmSync(scratch.root, { recursive: true, force: true });
     }
   }, 120_000);
 });

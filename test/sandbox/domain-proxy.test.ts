@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, createServer, request, type Server } from 'node:http';
+import { Agent, createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import {
   type EgressProxy,
   startEgressProxy,
 } from '../../src/sandbox/domain-proxy.js';
+import { httpRequest } from '../helpers/http-request.js';
 
 /**
  * "The internet" here: names resolve to documentation addresses (198.51.100.0/24, 2001:db8::/32),
@@ -127,17 +128,7 @@ describe('the egress proxy on its Unix socket', () => {
   });
 
   const viaProxy = (url: string, agent?: Agent) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ socketPath: socket, path: url, method: 'GET', agent }, (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => {
-          body += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    httpRequest({ socketPath: socket, path: url, method: 'GET', agent });
 
   const tunnel = (authority: string) =>
     new Promise<string>((resolve) => {

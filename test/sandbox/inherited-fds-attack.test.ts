@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { builtModule, SESSION_SANDBOXES } from '../helpers/built-sandbox-script.js';
+import { builtModule, runBuiltScript, SESSION_SANDBOXES } from '../helpers/built-sandbox-script.js';
+import { scratchWorktree } from '../helpers/sandbox.js';
 
 /**
  * Red team (issue 29): a descriptor issueloop itself inherited without close-on-exec (a make
@@ -15,7 +15,6 @@ import { builtModule, SESSION_SANDBOXES } from '../helpers/built-sandbox-script.
 const FD = 40;
 
 const harness = `
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 const { UNSANDBOXED } = await import(${builtModule('sandbox/sandbox.js')});
 const { runShell } = await import(${builtModule('agent/tools/run-shell.js')});
@@ -39,40 +38,28 @@ for (const [role, sandbox] of Object.entries(roles)) {
   results[role] = result.output.trim();
 }
 await sandboxes.close();
-rmSync(root, { recursive: true, force: true });
 console.log(JSON.stringify(results));
 `;
 
 describe('descriptors the harness inherited', () => {
   it('red: a pipe issueloop inherited at fd 40 is writable from inside every role’s sandbox', async () => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', harness], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' },
-      stdio: ['ignore', 'pipe', 'pipe', ...Array<'ignore'>(FD - 3).fill('ignore'), 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    let leaked = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      err += chunk.toString('utf8');
-    });
-    (child.stdio as unknown as Readable[])[FD]?.on('data', (chunk: Buffer) => {
-      leaked += chunk.toString('utf8');
-    });
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code, err).toBe(0);
-    const results = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as Record<string, string>;
-    // Control: the harness's own unconfined child does write through it.
-    expect(results.control).toBe('wrote');
-    expect(leaked).toContain('pwned-by-control');
-    // Expected: nothing but stdin, stdout and stderr (and the namespace descriptors nsenter passes
-    // on) reaches a sandboxed command.
-    const roles = ['commands', 'setup', 'claude'] as const;
-    expect(Object.fromEntries(roles.map((role) => [role, results[role]]))).toEqual(
-      Object.fromEntries(roles.map((role) => [role, `no-fd-${FD}`])),
-    );
-    for (const role of roles) expect(leaked, role).not.toContain(`pwned-by-${role}`);
+    const scratch = await scratchWorktree('issueloop-fds-');
+    try {
+      const { code, stdout, stderr, fdText: leaked } = await runBuiltScript(harness, scratch, FD);
+      expect(code, stderr).toBe(0);
+      const results = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, string>;
+      // Control: the harness's own unconfined child does write through it.
+      expect(results.control).toBe('wrote');
+      expect(leaked).toContain('pwned-by-control');
+      // Expected: nothing but stdin, stdout and stderr (and the namespace descriptors nsenter passes
+      // on) reaches a sandboxed command.
+      const roles = ['commands', 'setup', 'claude'] as const;
+      expect(Object.fromEntries(roles.map((role) => [role, results[role]]))).toEqual(
+        Object.fromEntries(roles.map((role) => [role, `no-fd-${FD}`])),
+      );
+      for (const role of roles) expect(leaked, role).not.toContain(`pwned-by-${role}`);
+    } finally {
+      rmSync(scratch.root, { recursive: true, force: true });
+    }
   }, 120_000);
 });

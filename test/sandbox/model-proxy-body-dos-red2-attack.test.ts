@@ -1,7 +1,7 @@
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startModelProxy } from '../../src/sandbox/model-proxy.js';
 import { MAX_JSON_VALUES } from '../../src/sandbox/model-tokens.js';
+import { httpRequest } from '../helpers/http-request.js';
 
 /**
  * Red team, round 2, against the model proxy's body inspection (model-request.ts): every allowed call's
@@ -36,28 +36,17 @@ describe('red2: a 32 MB body of tiny JSON values at the model proxy', () => {
       `{"model":"claude-haiku-4-5","x":[${'{},'.repeat(Math.floor((size - 40) / 3))}{}]}`,
     );
     try {
-      const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-        request(
-          {
-            socketPath: proxy.socket,
-            path: '/v1/messages',
-            method: 'POST',
-            headers: { 'x-api-key': PLACEHOLDER, 'content-type': 'application/json' },
-          },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => {
-              text += chunk;
-            });
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-          },
-        )
-          .on('error', reject)
-          .end(body);
-      });
+      const answer = await httpRequest(
+        {
+          socketPath: proxy.socket,
+          path: '/v1/messages',
+          method: 'POST',
+          headers: { 'x-api-key': PLACEHOLDER, 'content-type': 'application/json' },
+        },
+        body,
+      );
       expect(answer.status).toBe(400);
-      expect(answer.text).toContain(`a body of more than ${MAX_JSON_VALUES} JSON values`);
+      expect(answer.body).toContain(`a body of more than ${MAX_JSON_VALUES} JSON values`);
       expect(admitted).toEqual([]);
     } finally {
       await proxy.close();

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ModelProxy, type ModelResponseUsage, startModelProxy } from '../../src/sandbox/model-proxy.js';
 import { usageMeter } from '../../src/sandbox/model-usage.js';
+import { httpRequest } from '../helpers/http-request.js';
 
 const REAL_KEY = 'sk-ant-api03-real-0123456789abcdef';
 const PLACEHOLDER = 'sk-ant-api03-placeholder-issueloop';
@@ -311,17 +312,7 @@ describe('the model-credential proxy, for the session that holds its key', () =>
     });
     const port = Number(new URL(own.url as string).port);
     const ask = (headers: Record<string, string>) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
-        request({ host: '127.0.0.1', port, path: '/v1/messages', method: 'POST', headers }, (res) => {
-          let body = '';
-          res.on('data', (chunk) => {
-            body += chunk;
-          });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        })
-          .on('error', reject)
-          .end('{}');
-      });
+      httpRequest({ host: '127.0.0.1', port, path: '/v1/messages', method: 'POST', headers }, '{}');
     try {
       const strangers = [
         await ask({ 'anthropic-version': '2023-06-01' }),
@@ -353,17 +344,7 @@ describe('the model-credential proxy, for the session that holds its key', () =>
           : undefined,
     });
     const post = () =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
-        request({ socketPath: own.socket, path: '/v1/messages', method: 'POST', headers: CLIENT }, (res) => {
-          let body = '';
-          res.on('data', (chunk) => {
-            body += chunk;
-          });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        })
-          .on('error', reject)
-          .end('{}');
-      });
+      httpRequest({ socketPath: own.socket, path: '/v1/messages', method: 'POST', headers: CLIENT }, '{}');
     try {
       expect((await post()).status).toBe(200);
       spent = true;

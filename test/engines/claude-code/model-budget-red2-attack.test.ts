@@ -1,8 +1,9 @@
-import { createServer, type IncomingHttpHeaders, request } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { openModelAccess } from '../../../src/engines/claude-code/model-access.js';
+import { httpRequest } from '../../helpers/http-request.js';
 
 /**
  * Red team, round 2, against `session.max_usd` at the model proxy (model-budget.ts). The reservation
@@ -73,23 +74,22 @@ async function withUpstream<T>(answer: Answer, run: (url: string, seen: () => nu
   }
 }
 
-function post(socket: string, key: string, body: string, headers: Record<string, string> = {}) {
-  return new Promise<number>((resolve, reject) => {
-    request(
-      {
-        socketPath: socket,
-        path: '/v1/messages',
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    )
-      .on('error', reject)
-      .end(body);
-  });
+async function post(
+  socket: string,
+  key: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<number> {
+  const answer = await httpRequest(
+    {
+      socketPath: socket,
+      path: '/v1/messages',
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers },
+    },
+    body,
+  );
+  return answer.status;
 }
 
 const ENV = { ANTHROPIC_API_KEY: 'sk-ant-api03-real-0123456789' };

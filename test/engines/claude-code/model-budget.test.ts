@@ -1,4 +1,4 @@
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { openModelAccess } from '../../../src/engines/claude-code/model-access.js';
@@ -8,6 +8,7 @@ import {
   worstCaseUsd,
 } from '../../../src/engines/claude-code/model-budget.js';
 import type { Admission } from '../../../src/sandbox/model-proxy.js';
+import { httpRequest } from '../../helpers/http-request.js';
 
 const HAIKU = { model: 'claude-haiku-4-5', maxTokens: 1000, bytes: 1000 };
 const MESSAGES = 'POST /v1/messages';
@@ -116,22 +117,15 @@ describe('session.max_usd at the model proxy, with calls in flight together', ()
     });
     if (!access) throw new Error('no model access');
     const post = () =>
-      new Promise<number>((resolve, reject) => {
-        request(
-          {
-            socketPath: access.socket,
-            path: '/v1/messages',
-            method: 'POST',
-            headers: { 'x-api-key': access.placeholder, 'content-type': 'application/json' },
-          },
-          (res) => {
-            res.resume();
-            res.on('end', () => resolve(res.statusCode ?? 0));
-          },
-        )
-          .on('error', reject)
-          .end(body);
-      });
+      httpRequest(
+        {
+          socketPath: access.socket,
+          path: '/v1/messages',
+          method: 'POST',
+          headers: { 'x-api-key': access.placeholder, 'content-type': 'application/json' },
+        },
+        body,
+      ).then((answer) => answer.status);
     try {
       expect(await Promise.all(Array.from({ length: 6 }, post))).toEqual([200, 200, 200, 200, 200, 200]);
       expect(most).toBe(3);

@@ -1,7 +1,8 @@
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ModelAccess, openModelAccess } from '../../../src/engines/claude-code/model-access.js';
+import { httpRequest } from '../../helpers/http-request.js';
 
 /**
  * Red team (issue 29): the agent controls `claude` and every command it runs, and so the
@@ -52,28 +53,22 @@ afterEach(async () => {
   await new Promise<void>((resolve) => upstream.close(() => resolve()));
 });
 
-function post(body: string, extra: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
-    request(
-      {
-        socketPath: access.socket,
-        path: '/v1/messages?beta=true',
-        method: 'POST',
-        headers: {
-          'x-api-key': access.placeholder,
-          'anthropic-version': '2023-06-01',
-          'content-type': 'application/json',
-          ...extra,
-        },
+async function post(body: string, extra: Record<string, string> = {}): Promise<number> {
+  const answer = await httpRequest(
+    {
+      socketPath: access.socket,
+      path: '/v1/messages?beta=true',
+      method: 'POST',
+      headers: {
+        'x-api-key': access.placeholder,
+        'anthropic-version': '2023-06-01',
+        'content-type': 'application/json',
+        ...extra,
       },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    )
-      .on('error', reject)
-      .end(body);
-  });
+    },
+    body,
+  );
+  return answer.status;
 }
 
 describe('session.max_usd at the model proxy', () => {
