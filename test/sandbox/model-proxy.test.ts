@@ -2,8 +2,8 @@ import { createServer, type IncomingHttpHeaders, request, type Server, type Serv
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ModelProxy, type ModelResponseUsage, startModelProxy } from '../../src/sandbox/model-proxy.js';
-import { usageMeter } from '../../src/sandbox/model-usage.js';
 import { httpRequest } from '../helpers/http-request.js';
+import { DELTA, END, START } from './sse-frames.js';
 
 const REAL_KEY = 'sk-ant-api03-real-0123456789abcdef';
 const PLACEHOLDER = 'sk-ant-api03-placeholder-issueloop';
@@ -15,23 +15,6 @@ interface Seen {
   headers: IncomingHttpHeaders;
   body: string;
 }
-
-const sse = (type: string, data: Record<string, unknown>) =>
-  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-const START = sse('message_start', {
-  message: {
-    id: 'msg_1',
-    model: 'claude-sonnet-5-5',
-    usage: {
-      input_tokens: 12,
-      cache_creation_input_tokens: 3000,
-      cache_read_input_tokens: 9000,
-      output_tokens: 1,
-    },
-  },
-});
-const DELTA = sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'hello' } });
-const END = `${sse('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 42 } })}${sse('message_stop', {})}`;
 
 let upstream: Server;
 let upstreamUrl: string;
@@ -357,41 +340,6 @@ describe('the model-credential proxy, for the session that holds its key', () =>
     } finally {
       await own.close();
     }
-  });
-});
-
-describe('usageMeter', () => {
-  it('reads SSE usage whatever the chunking, one byte at a time included, and CRLF lines', () => {
-    const text = (START + DELTA + END).replace(/\n/g, '\r\n');
-    for (const size of [1, 7, 64, text.length]) {
-      const meter = usageMeter('text/event-stream; charset=utf-8');
-      const bytes = Buffer.from(text);
-      for (let i = 0; i < bytes.length; i += size) meter.chunk(bytes.subarray(i, i + size));
-      expect(meter.end()).toEqual({
-        model: 'claude-sonnet-5-5',
-        usage: { input: 12, cacheWrite: 3000, cacheRead: 9000, output: 42 },
-      });
-    }
-  });
-
-  it('takes input figures a newer message_delta repeats, and ignores a usage-looking text delta', () => {
-    const meter = usageMeter('text/event-stream');
-    const sneaky = sse('content_block_delta', {
-      delta: { type: 'text_delta', text: '"message_delta" usage output_tokens 999999' },
-    });
-    const later = sse('message_delta', { usage: { input_tokens: 20, output_tokens: 5 } });
-    meter.chunk(Buffer.from(START + sneaky + later));
-    expect(meter.end()?.usage).toEqual({ input: 20, cacheWrite: 3000, cacheRead: 9000, output: 5 });
-  });
-
-  it('reports nothing for a body that is not a Messages answer', () => {
-    const json = usageMeter('application/json');
-    json.chunk(Buffer.from('{"input_tokens": 12}'));
-    expect(json.end()).toBeUndefined();
-    const broken = usageMeter('application/json');
-    broken.chunk(Buffer.from('{"model": "x", "usage": {'));
-    expect(broken.end()).toBeUndefined();
-    expect(usageMeter('text/event-stream').end()).toBeUndefined();
   });
 });
 
