@@ -10,6 +10,11 @@ import { performance } from 'node:perf_hooks';
 import { requireDist } from './lib.mjs';
 
 requireDist('sandbox', 'sandbox/sandbox-host.js');
+// As issueloop's entrypoints do before anything starts a command: what this process inherited (a job
+// runner's pipe) is closed, so no call takes the prelude that would close it inside each sandbox
+// (descriptors.ts). Without this the bench measured that prelude's bash start on every call.
+const { closeInheritedDescriptors } = await import('../dist/sandbox/descriptors.js');
+const inherited = closeInheritedDescriptors();
 const { probeSandbox } = await import('../dist/sandbox/probe.js');
 const { createSandboxHost } = await import('../dist/sandbox/sandbox-host.js');
 const { createBwrapSandbox, UNSANDBOXED } = await import('../dist/sandbox/sandbox.js');
@@ -70,7 +75,7 @@ try {
   const cell = (ms, bare) =>
     `${ms.toFixed(1).padStart(6)} ms (+${(ms - bare).toFixed(1)}, ${(ms / bare).toFixed(2)}x)`;
   console.log(
-    `bench/sandbox: ${RUNS} calls each, interleaved; bwrap ${probe.facts.bwrap}, nsenter ${probe.facts.nsenter}`,
+    `bench/sandbox: ${RUNS} calls each, interleaved; bwrap ${probe.facts.bwrap}, nsenter ${probe.facts.nsenter}; inherited descriptors closed at start: ${inherited.length === 0 ? 'none' : inherited.join(', ')}`,
   );
   console.log(
     `  a session's network holders and egress proxies (commands, setup) started in ${startMs.toFixed(0)} ms`,
