@@ -1,10 +1,9 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runShell } from '../../src/agent/tools/run-shell.js';
 import type { CommandSandbox } from '../../src/sandbox/sandbox.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
-import { scratchWorktree, testSandboxHost } from '../helpers/sandbox.js';
+import { HOST_PATH, scratchWorktree, shellIn, testSandboxHost } from '../helpers/sandbox.js';
 
 /**
  * The seccomp filter (seccomp.ts) inside a real sandbox: the address families a network namespace
@@ -51,14 +50,7 @@ afterAll(async () => {
 });
 
 const run = (command: string, sandbox: CommandSandbox) =>
-  runShell(command, {
-    cwd: worktree,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    timeoutMs: 20_000,
-    maxOutputChars: 10_000,
-    signal: new AbortController().signal,
-    sandbox,
-  });
+  shellIn(sandbox, worktree, command, { PATH: HOST_PATH });
 
 describe('socket families inside the sandbox', () => {
   it('makes AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK sockets and refuses the others with EAFNOSUPPORT', async () => {
