@@ -11,6 +11,8 @@ import {
   type SandboxHost,
   type SandboxHostOptions,
   type SandboxSettings,
+  type WorktreeSandboxes,
+  type WorktreeView,
 } from '../../src/sandbox/sandbox-host.js';
 import { worktreeGitDirs, writeAgentGitDir } from '../../src/session/git/worktree-view.js';
 
@@ -60,6 +62,22 @@ export async function scratchWorktree(
   const dirs = await worktreeGitDirs(worktree);
   await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
   return { root, worktree, dirs, agentGitDir };
+}
+
+/**
+ * A scratchWorktree with `files` written in its worktree, and the session's sandboxes over it from a
+ * default sandbox host (testSandboxHost), the refusals logged to `log` when given.
+ */
+export async function scratchSandboxes(
+  prefix: string,
+  options: { files?: Record<string, string>; log?: WorktreeView['log'] } = {},
+): Promise<{ root: string; worktree: string; sandboxes: WorktreeSandboxes }> {
+  const { root, worktree, dirs, agentGitDir } = await scratchWorktree(prefix);
+  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(worktree, name), text);
+  const host = await testSandboxHost();
+  const log = options.log ? { log: options.log } : {};
+  const sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir, ...log });
+  return { root, worktree, sandboxes };
 }
 
 /** The harness's own PATH (what the agent's tools are found on), or the system's when it has none. */

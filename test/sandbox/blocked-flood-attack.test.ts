@@ -1,10 +1,9 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BLOCKED_DESTINATIONS } from '../../src/sandbox/blocked-requests.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
-import { HOST_PATH, scratchWorktree, shellIn, testSandboxHost } from '../helpers/sandbox.js';
+import { HOST_PATH, scratchSandboxes, shellIn } from '../helpers/sandbox.js';
 
 /**
  * Red team (issue 29, item 4): the report of blocked egress is the maintainer's view of what the agent
@@ -32,12 +31,10 @@ console.log('asked');
 `;
 
 beforeAll(async () => {
-  const scratch = await scratchWorktree('issueloop-flood-');
-  ({ root, worktree } = scratch);
-  const { dirs, agentGitDir } = scratch;
-  writeFileSync(join(worktree, 'flood.mjs'), SCRIPT);
-  const host = await testSandboxHost();
-  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir, log });
+  ({ root, worktree, sandboxes } = await scratchSandboxes('issueloop-flood-', {
+    files: { 'flood.mjs': SCRIPT },
+    log,
+  }));
   const result = await shellIn(
     sandboxes.commands,
     worktree,

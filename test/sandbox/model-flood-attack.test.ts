@@ -1,10 +1,10 @@
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_PORT } from '../../src/sandbox/domain-proxy.js';
 import { type ModelProxy, startModelProxy } from '../../src/sandbox/model-proxy.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
-import { HOST_PATH, scratchWorktree, shellIn, testSandboxHost } from '../helpers/sandbox.js';
+import { HOST_PATH, scratchSandboxes, shellIn } from '../helpers/sandbox.js';
 
 /**
  * Red team (issue 29): the egress proxy bounds what one role's connections cost the harness (256 per
@@ -36,17 +36,14 @@ process.exit(0);
 const harnessFds = () => readdirSync('/proc/self/fd').length;
 
 beforeAll(async () => {
-  const scratch = await scratchWorktree('issueloop-modelflood-');
-  ({ root, worktree } = scratch);
-  const { dirs, agentGitDir } = scratch;
-  writeFileSync(join(worktree, 'flood.mjs'), SCRIPT);
+  ({ root, worktree, sandboxes } = await scratchSandboxes('issueloop-modelflood-', {
+    files: { 'flood.mjs': SCRIPT },
+  }));
   proxy = await startModelProxy({
     upstream: 'http://127.0.0.1:9',
     credential: { scheme: 'x-api-key', value: 'sk-ant-api03-real-flood-0123456789' },
     clientKey: 'placeholder',
   });
-  const host = await testSandboxHost();
-  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir });
 }, 60_000);
 
 afterAll(async () => {

@@ -1,9 +1,9 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandSandbox } from '../../src/sandbox/sandbox.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
-import { HOST_PATH, scratchWorktree, shellIn, testSandboxHost } from '../helpers/sandbox.js';
+import { HOST_PATH, scratchSandboxes, shellIn } from '../helpers/sandbox.js';
 
 /**
  * The seccomp filter (seccomp.ts) inside a real sandbox: the address families a network namespace
@@ -36,12 +36,9 @@ print("io_uring_setup", libc.syscall(425, 8, params), ctypes.get_errno())
 `;
 
 beforeAll(async () => {
-  const scratch = await scratchWorktree('issueloop-families-');
-  ({ root, worktree } = scratch);
-  const { dirs, agentGitDir } = scratch;
-  writeFileSync(join(worktree, 'families.py'), FAMILIES);
-  const host = await testSandboxHost();
-  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir });
+  ({ root, worktree, sandboxes } = await scratchSandboxes('issueloop-families-', {
+    files: { 'families.py': FAMILIES },
+  }));
 }, 60_000);
 
 afterAll(async () => {

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
-import { HOST_PATH, scratchWorktree, shellIn, testSandboxHost } from '../helpers/sandbox.js';
+import { HOST_PATH, scratchSandboxes, shellIn } from '../helpers/sandbox.js';
 
 /**
  * Red team (issue 29): a network namespace confines IP, Unix and netlink sockets, not AF_VSOCK,
@@ -47,12 +47,9 @@ except OSError as e:
 let held = '';
 
 beforeAll(async () => {
-  const scratch = await scratchWorktree('issueloop-vsock-');
-  ({ root, worktree } = scratch);
-  const { dirs, agentGitDir } = scratch;
-  writeFileSync(join(worktree, 'vsock.py'), TRY);
-  const host = await testSandboxHost();
-  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir });
+  ({ root, worktree, sandboxes } = await scratchSandboxes('issueloop-vsock-', {
+    files: { 'vsock.py': TRY },
+  }));
   const child = spawn('python3', ['-c', HOLD, String(PORT)], { stdio: ['ignore', 'pipe', 'inherit'] });
   holder = child;
   held = await new Promise<string>((resolve) => {

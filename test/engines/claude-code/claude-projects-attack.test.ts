@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeScope } from '../../../src/engines/claude-code/claude-scope.js';
 import { claudeProjectDir } from '../../../src/engines/claude-code/session-history.js';
 import type { WorktreeSandboxes } from '../../../src/sandbox/sandbox-host.js';
-import { HOST_PATH, scratchWorktree, shellIn, testSandboxHost } from '../../helpers/sandbox.js';
+import { HOST_PATH, scratchSandboxes, shellIn } from '../../helpers/sandbox.js';
 
 /**
  * Red team (issue 29): the `claude` sandbox shows the user's real `~/.claude/projects` read-write, all
@@ -22,16 +22,12 @@ let sandboxes: WorktreeSandboxes;
 let otherSession: string;
 
 beforeAll(async () => {
-  const scratch = await scratchWorktree('issueloop-projects-');
-  ({ root, worktree } = scratch);
-  const { dirs, agentGitDir } = scratch;
+  ({ root, worktree, sandboxes } = await scratchSandboxes('issueloop-projects-'));
   home = join(root, 'home', 'dev');
   const other = join(home, '.claude', 'projects', '-home-dev-payroll-service');
   mkdirSync(other, { recursive: true });
   otherSession = join(other, '5f0c2a9e-0000-4000-8000-000000000001.jsonl');
   writeFileSync(otherSession, `${JSON.stringify({ type: 'user', message: { content: OTHER_SECRET } })}\n`);
-  const host = await testSandboxHost();
-  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir });
 }, 60_000);
 
 afterAll(async () => {
