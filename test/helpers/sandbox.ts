@@ -2,14 +2,17 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runShell, type ShellOptions, type ShellResult } from '../../src/agent/tools/run-shell.js';
 import type { WorktreeGitDirs } from '../../src/sandbox/git-view.js';
 import { probeSandbox } from '../../src/sandbox/probe.js';
-import type { HostFacts } from '../../src/sandbox/sandbox.js';
+import type { CommandSandbox, HostFacts } from '../../src/sandbox/sandbox.js';
 import {
   createSandboxHost,
   type SandboxHost,
   type SandboxHostOptions,
   type SandboxSettings,
+  type WorktreeSandboxes,
+  type WorktreeView,
 } from '../../src/sandbox/sandbox-host.js';
 import { worktreeGitDirs, writeAgentGitDir } from '../../src/session/git/worktree-view.js';
 
@@ -65,4 +68,46 @@ export async function scratchWorktree(prefix: string): Promise<ScratchWorktree> 
   const dirs = await worktreeGitDirs(worktree);
   await writeAgentGitDir(dirs, 'issueloop/issue-1', agentGitDir);
   return { root, worktree, dirs, agentGitDir };
+}
+
+/**
+ * A scratchWorktree with `files` written in its worktree, and the session's sandboxes over it from a
+ * default sandbox host (testSandboxHost), the refusals logged to `log` when given.
+ */
+export async function scratchSandboxes(
+  prefix: string,
+  options: { files?: Record<string, string>; log?: WorktreeView['log'] } = {},
+): Promise<{ root: string; worktree: string; sandboxes: WorktreeSandboxes }> {
+  const { root, worktree, dirs, agentGitDir } = await scratchWorktree(prefix);
+  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(worktree, name), text);
+  const host = await testSandboxHost();
+  const log = options.log ? { log: options.log } : {};
+  const sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir, ...log });
+  return { root, worktree, sandboxes };
+}
+
+/** The harness's own PATH (what the agent's tools are found on), or the system's when it has none. */
+export const HOST_PATH = process.env.PATH ?? '/usr/bin:/bin';
+
+/**
+ * `command` as the agent's shell tool runs it in `sandbox`, from `cwd`, with `env` (the system's PATH
+ * only, by default), 20 s and 10,000 characters of output unless `options` says otherwise; never
+ * aborted.
+ */
+export function shellIn(
+  sandbox: CommandSandbox,
+  cwd: string,
+  command: string,
+  env: ShellOptions['env'] = { PATH: '/usr/bin:/bin' },
+  options: Partial<Pick<ShellOptions, 'timeoutMs' | 'maxOutputChars'>> = {},
+): Promise<ShellResult> {
+  return runShell(command, {
+    cwd,
+    env,
+    timeoutMs: 20_000,
+    maxOutputChars: 10_000,
+    ...options,
+    signal: new AbortController().signal,
+    sandbox,
+  });
 }

@@ -1,11 +1,9 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runShell } from '../../src/agent/tools/run-shell.js';
 import { MAX_BLOCKED_DESTINATIONS } from '../../src/sandbox/blocked-requests.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
-import { scratchWorktree, testSandboxHost } from '../helpers/sandbox.js';
+import { HOST_PATH, scratchSandboxes, shellIn } from '../helpers/sandbox.js';
 
 /**
  * Red team (issue 29, item 4): the report of blocked egress is the maintainer's view of what the agent
@@ -33,20 +31,17 @@ console.log('asked');
 `;
 
 beforeAll(async () => {
-  const scratch = await scratchWorktree('issueloop-flood-');
-  ({ root, worktree } = scratch);
-  const { dirs, agentGitDir } = scratch;
-  writeFileSync(join(worktree, 'flood.mjs'), SCRIPT);
-  const host = await testSandboxHost();
-  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir, log });
-  const result = await runShell('node flood.mjs', {
-    cwd: worktree,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    timeoutMs: 60_000,
-    maxOutputChars: 1000,
-    signal: new AbortController().signal,
-    sandbox: sandboxes.commands,
-  });
+  ({ root, worktree, sandboxes } = await scratchSandboxes('issueloop-flood-', {
+    files: { 'flood.mjs': SCRIPT },
+    log,
+  }));
+  const result = await shellIn(
+    sandboxes.commands,
+    worktree,
+    'node flood.mjs',
+    { PATH: HOST_PATH },
+    { timeoutMs: 60_000, maxOutputChars: 1000 },
+  );
   if (result.output.trim() !== 'asked') throw new Error(result.output);
 }, 120_000);
 

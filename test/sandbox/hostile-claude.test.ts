@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { reply } from '../../src/emulators/anthropic/index.js';
-import { claudeCodeIssueSession } from '../engines/claude-code/claude-code-issue.js';
+import { claudeCodeIssueSession, fixGreeting } from '../engines/claude-code/claude-code-issue.js';
 import { GREETING_TYPO, useSessionRepo } from '../session/git/git-fixture.js';
 
 /**
@@ -49,15 +48,7 @@ describe('a hostile claude and the shell it spawns', () => {
         repo,
         bin,
         env: {},
-        native: (request) =>
-          request.messages.length > 1
-            ? reply.text('Fixed.')
-            : reply.toolUse([
-                {
-                  name: 'str_replace_based_edit_tool',
-                  input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
-                },
-              ]),
+        native: fixGreeting,
       });
       expect(heard).toEqual([]);
       // Both the stand-in's own request and its child shell's tunnel came to the proxy, and stopped there.

@@ -1,11 +1,10 @@
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runShell } from '../../src/agent/tools/run-shell.js';
 import { MODEL_PORT } from '../../src/sandbox/domain-proxy.js';
 import { type ModelProxy, startModelProxy } from '../../src/sandbox/model-proxy.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
-import { scratchWorktree, testSandboxHost } from '../helpers/sandbox.js';
+import { HOST_PATH, scratchSandboxes, shellIn } from '../helpers/sandbox.js';
 
 /**
  * Red team (issue 29): the egress proxy bounds what one role's connections cost the harness (256 per
@@ -37,17 +36,14 @@ process.exit(0);
 const harnessFds = () => readdirSync('/proc/self/fd').length;
 
 beforeAll(async () => {
-  const scratch = await scratchWorktree('issueloop-modelflood-');
-  ({ root, worktree } = scratch);
-  const { dirs, agentGitDir } = scratch;
-  writeFileSync(join(worktree, 'flood.mjs'), SCRIPT);
+  ({ root, worktree, sandboxes } = await scratchSandboxes('issueloop-modelflood-', {
+    files: { 'flood.mjs': SCRIPT },
+  }));
   proxy = await startModelProxy({
     upstream: 'http://127.0.0.1:9',
     credential: { scheme: 'x-api-key', value: 'sk-ant-api03-real-flood-0123456789' },
     clientKey: 'placeholder',
   });
-  const host = await testSandboxHost();
-  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir });
 }, 60_000);
 
 afterAll(async () => {
@@ -69,14 +65,13 @@ describe('connections to the model port', () => {
     const sampler = setInterval(() => {
       most = Math.max(most, harnessFds());
     }, 100);
-    const result = await runShell('node flood.mjs', {
-      cwd: worktree,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      timeoutMs: 60_000,
-      maxOutputChars: 1000,
-      signal: new AbortController().signal,
+    const result = await shellIn(
       sandbox,
-    }).finally(() => clearInterval(sampler));
+      worktree,
+      'node flood.mjs',
+      { PATH: HOST_PATH },
+      { timeoutMs: 60_000, maxOutputChars: 1000 },
+    ).finally(() => clearInterval(sampler));
     expect(result.output).toContain('holding');
     // Expected: bounded like the egress proxy's 256 connections per role.
     expect(most - before).toBeLessThanOrEqual(300);

@@ -2,8 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { reply } from '../../src/emulators/anthropic/index.js';
-import { claudeCodeIssueSession } from '../engines/claude-code/claude-code-issue.js';
+import { claudeCodeIssueSession, fixGreeting } from '../engines/claude-code/claude-code-issue.js';
 import { GREETING_TYPO, useSessionRepo } from '../session/git/git-fixture.js';
 
 /**
@@ -35,15 +34,7 @@ describe('red2: requests the model proxy refuses, in a loop', () => {
       repo,
       bin,
       env: { ANTHROPIC_API_KEY: 'sk-ant-api03-red2-logflood-0123456789' },
-      native: (request) =>
-        request.messages.length > 1
-          ? reply.text('Fixed.')
-          : reply.toolUse([
-              {
-                name: 'str_replace_based_edit_tool',
-                input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
-              },
-            ]),
+      native: fixGreeting,
     });
     const refusals = log.entries.filter((entry) => entry.msg?.includes('the model proxy refused'));
     // The stand-in's requests did reach the proxy (positive evidence), and two distinct ones were made.

@@ -3,10 +3,9 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runShell } from '../../src/agent/tools/run-shell.js';
 import { createSandboxHost, type WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
 import { worktreeGitDirs, writeAgentGitDir } from '../../src/session/git/worktree-view.js';
-import { sandboxFacts } from '../helpers/sandbox.js';
+import { sandboxFacts, shellIn } from '../helpers/sandbox.js';
 
 /**
  * Red team (issue 29): the toolchain directories on the harness's PATH are shown read-only in every
@@ -52,14 +51,7 @@ afterAll(async () => {
 
 describe('a checkout on the harness’s PATH', () => {
   it('red: its .git/config, with the job’s token, is readable in the sandbox', async () => {
-    const result = await runShell(`cat ${checkout}/.git/config 2>&1; echo end`, {
-      cwd: worktree,
-      env: { PATH: '/usr/bin:/bin' },
-      timeoutMs: 20_000,
-      maxOutputChars: 10_000,
-      signal: new AbortController().signal,
-      sandbox: sandboxes.commands,
-    });
+    const result = await shellIn(sandboxes.commands, worktree, `cat ${checkout}/.git/config 2>&1; echo end`);
     expect(result.output).toContain('end');
     const encoded = Buffer.from(`x-access-token:${TOKEN}`).toString('base64');
     expect(result.output).not.toContain(encoded);

@@ -1,10 +1,9 @@
 import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runShell } from '../../src/agent/tools/run-shell.js';
 import { toolDirectories } from '../../src/sandbox/host-paths.js';
 import { createSandboxHost, type WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
-import { sandboxFacts, scratchWorktree } from '../helpers/sandbox.js';
+import { sandboxFacts, scratchWorktree, shellIn } from '../helpers/sandbox.js';
 
 /**
  * Red team, round 2, against the PATH toolchain rule (host-paths.ts). A directory is refused when it
@@ -53,16 +52,10 @@ describe('red2: a PATH launcher linked into ~/.config', () => {
   });
 
   it('red2-path-holds-secret-dir: the GitHub CLI token and git credential store are not readable in the sandbox', async () => {
-    const result = await runShell(
+    const result = await shellIn(
+      sandboxes.commands,
+      worktree,
       `cat ${home}/.config/gh/hosts.yml ${home}/.config/git/credentials 2>&1; echo end`,
-      {
-        cwd: worktree,
-        env: { PATH: '/usr/bin:/bin' },
-        timeoutMs: 20_000,
-        maxOutputChars: 10_000,
-        signal: new AbortController().signal,
-        sandbox: sandboxes.commands,
-      },
     );
     expect(result.output).toContain('end');
     expect(result.output).not.toContain(TOKEN);

@@ -1,10 +1,9 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runShell } from '../../src/agent/tools/run-shell.js';
 import type { CommandSandbox } from '../../src/sandbox/sandbox.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
-import { scratchWorktree, testSandboxHost } from '../helpers/sandbox.js';
+import { HOST_PATH, scratchSandboxes, shellIn } from '../helpers/sandbox.js';
 
 /**
  * The seccomp filter (seccomp.ts) inside a real sandbox: the address families a network namespace
@@ -37,12 +36,9 @@ print("io_uring_setup", libc.syscall(425, 8, params), ctypes.get_errno())
 `;
 
 beforeAll(async () => {
-  const scratch = await scratchWorktree('issueloop-families-');
-  ({ root, worktree } = scratch);
-  const { dirs, agentGitDir } = scratch;
-  writeFileSync(join(worktree, 'families.py'), FAMILIES);
-  const host = await testSandboxHost();
-  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir });
+  ({ root, worktree, sandboxes } = await scratchSandboxes('issueloop-families-', {
+    files: { 'families.py': FAMILIES },
+  }));
 }, 60_000);
 
 afterAll(async () => {
@@ -51,14 +47,7 @@ afterAll(async () => {
 });
 
 const run = (command: string, sandbox: CommandSandbox) =>
-  runShell(command, {
-    cwd: worktree,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    timeoutMs: 20_000,
-    maxOutputChars: 10_000,
-    signal: new AbortController().signal,
-    sandbox,
-  });
+  shellIn(sandbox, worktree, command, { PATH: HOST_PATH });
 
 describe('socket families inside the sandbox', () => {
   it('makes AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK sockets and refuses the others with EAFNOSUPPORT', async () => {

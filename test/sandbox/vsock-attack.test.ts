@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runShell } from '../../src/agent/tools/run-shell.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
-import { scratchWorktree, testSandboxHost } from '../helpers/sandbox.js';
+import { HOST_PATH, scratchSandboxes, shellIn } from '../helpers/sandbox.js';
 
 /**
  * Red team (issue 29): a network namespace confines IP, Unix and netlink sockets, not AF_VSOCK,
@@ -48,12 +47,9 @@ except OSError as e:
 let held = '';
 
 beforeAll(async () => {
-  const scratch = await scratchWorktree('issueloop-vsock-');
-  ({ root, worktree } = scratch);
-  const { dirs, agentGitDir } = scratch;
-  writeFileSync(join(worktree, 'vsock.py'), TRY);
-  const host = await testSandboxHost();
-  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir });
+  ({ root, worktree, sandboxes } = await scratchSandboxes('issueloop-vsock-', {
+    files: { 'vsock.py': TRY },
+  }));
   const child = spawn('python3', ['-c', HOLD, String(PORT)], { stdio: ['ignore', 'pipe', 'inherit'] });
   holder = child;
   held = await new Promise<string>((resolve) => {
@@ -75,14 +71,13 @@ describe.each(['commands', 'setup', 'claude'] as const)('the %s role', (role) =>
         : role === 'setup'
           ? await sandboxes.setup()
           : sandboxes.commands;
-    const result = await runShell(`python3 vsock.py ${PORT}`, {
-      cwd: worktree,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      timeoutMs: 20_000,
-      maxOutputChars: 1000,
-      signal: new AbortController().signal,
+    const result = await shellIn(
       sandbox,
-    });
+      worktree,
+      `python3 vsock.py ${PORT}`,
+      { PATH: HOST_PATH },
+      { maxOutputChars: 1000 },
+    );
     expect(result.exitCode, result.output).toBe(0);
     if (held === 'bound') {
       // The evidence that the check below can fail here: 98 is EADDRINUSE.

@@ -1,4 +1,4 @@
-import type { Script } from '../../../src/emulators/anthropic/index.js';
+import { reply, type Script } from '../../../src/emulators/anthropic/index.js';
 import type { ModelRuntime } from '../../../src/engines/native/session-agent.js';
 import type { SandboxHost } from '../../../src/sandbox/sandbox-host.js';
 import { emulated } from '../../github/emulated.js';
@@ -8,6 +8,17 @@ import type { SessionRepo } from '../../session/git/git-fixture.js';
 /** The token the session's environment carries, which neither engine may see. */
 export const SESSION_TOKEN = 'ghp_claudeCodeSession0123456789abcdefghij';
 const GREETING_VERIFY = 'grep -q "\'hello\'" greet.js';
+
+/** The native engine's model when `claude` fails: fixes greet.js's typo, then says it is done. */
+export const fixGreeting: Script = (request) =>
+  request.messages.length > 1
+    ? reply.text('Fixed.')
+    : reply.toolUse([
+        {
+          name: 'str_replace_based_edit_tool',
+          input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
+        },
+      ]);
 
 /**
  * One issue session on the Claude Code engine (a `claude` at `bin`, a fake or the real one), with the

@@ -7,7 +7,7 @@ import { createAnthropicEmulator, reply } from '../../../src/emulators/anthropic
 import { PLACEHOLDER_PREFIXES } from '../../../src/engines/claude-code/model-access.js';
 import { claudeProjectDir } from '../../../src/engines/claude-code/session-history.js';
 import { BUILT_IN_PRICES, costOf } from '../../../src/model/prices.js';
-import { UNSANDBOXED_HOST } from '../../../src/sandbox/sandbox-host.js';
+import { type SandboxHost, UNSANDBOXED_HOST } from '../../../src/sandbox/sandbox-host.js';
 import { GREETING_TYPO, useSessionRepo } from '../../session/git/git-fixture.js';
 import { claudeCodeIssueSession } from './claude-code-issue.js';
 
@@ -69,23 +69,38 @@ function expectNoSecret(text: string): void {
   for (const secret of REAL) expect(text).not.toContain(secret);
 }
 
-describe('the model credential never reaches claude (a hostile stand-in)', () => {
-  it('in the sandbox: its environment, /proc and its home hold placeholders and settings, never a credential', async () => {
-    const { home, dump } = await homeWithLogins();
-    // Loopback only: the proxy's endpoint is the scripted API, whatever reaches it.
-    const api = createAnthropicEmulator({
-      apiKey: REAL_KEY,
-      baseUrl: 'http://127.0.0.1/',
-      script: () => reply.text('hi'),
-    });
-    const server = await api.listen();
-    const { report, ledger } = await claudeCodeIssueSession({
+/**
+ * A session of the hostile stand-in (writing what it saw to `dump`), in `sandbox` (bubblewrap unless
+ * given), with the real key in the harness's environment. Its model is a scripted API on loopback
+ * (the proxy's endpoint, whatever reaches it) that takes the real key only: a 200 is the proof the
+ * proxy put it there. The native engine is not expected.
+ */
+async function hostileSession(home: string, dump: string, sandbox?: SandboxHost) {
+  const api = createAnthropicEmulator({
+    apiKey: REAL_KEY,
+    baseUrl: 'http://127.0.0.1/',
+    script: () => reply.text('hi'),
+  });
+  const server = await api.listen();
+  try {
+    const ran = await claudeCodeIssueSession({
       repo,
       bin: HOSTILE,
       claudeCode: { fallback: 'none' },
       env: { HOME: home, ANTHROPIC_API_KEY: REAL_KEY, ANTHROPIC_BASE_URL: server.url, HOSTILE_DUMP: dump },
       native: () => reply.text('(the native engine was not expected)'),
-    }).finally(() => server.close());
+      ...(sandbox ? { sandbox } : {}),
+    });
+    return { ...ran, api, apiUrl: server.url };
+  } finally {
+    await server.close();
+  }
+}
+
+describe('the model credential never reaches claude (a hostile stand-in)', () => {
+  it('in the sandbox: its environment, /proc and its home hold placeholders and settings, never a credential', async () => {
+    const { home, dump } = await homeWithLogins();
+    const { report, ledger, api, apiUrl } = await hostileSession(home, dump);
     expect(report.outcome).toBe('resolved');
     // In bubblewrap its one model call reached the API through the bridge at 127.0.0.1:MODEL_PORT and
     // the proxy, with the real key (the scripted API takes no other); its other calls were refused.
@@ -95,7 +110,7 @@ describe('the model credential never reaches claude (a hostile stand-in)', () =>
     const seen = await readFile(dump, 'utf8');
     expect(seen).toMatch(/=== proxy POST \/v1\/messages\n200 [^\n]*message_start/);
     expect(seen).toMatch(/=== proxy GET \/v1\/models\n403 /);
-    expect(seen).not.toContain(server.url);
+    expect(seen).not.toContain(apiUrl);
     // It did read what it was after: its environment, its home's configuration (scrubbed copies).
     expect(seen).toMatch(
       new RegExp(`"ANTHROPIC_API_KEY": "${PLACEHOLDER_PREFIXES.ANTHROPIC_API_KEY}[0-9a-f]{32}"`),
@@ -116,41 +131,23 @@ describe('the model credential never reaches claude (a hostile stand-in)', () =>
     const home = await mkdtemp(join(tmpdir(), 'issueloop-hostile-'));
     dirs.push(home);
     const dump = join(home, 'dump.txt');
-    // The scripted API takes the real key only: a 200 is the proof the proxy put it there.
-    const api = createAnthropicEmulator({
-      apiKey: REAL_KEY,
-      baseUrl: 'http://127.0.0.1/',
-      script: () => reply.text('hi'),
-    });
-    const server = await api.listen();
-    try {
-      const { report, ledger } = await claudeCodeIssueSession({
-        repo,
-        bin: HOSTILE,
-        claudeCode: { fallback: 'none' },
-        env: { HOME: home, ANTHROPIC_API_KEY: REAL_KEY, ANTHROPIC_BASE_URL: server.url, HOSTILE_DUMP: dump },
-        native: () => reply.text('(the native engine was not expected)'),
-        sandbox: UNSANDBOXED_HOST,
-      });
-      expect(report.outcome).toBe('resolved');
-      const seen = await readFile(dump, 'utf8');
-      expect(seen).toMatch(/=== proxy POST \/v1\/messages\n200 [^\n]*message_start/);
-      expect(seen).toMatch(/=== proxy GET \/v1\/models\n403 [^\n]*permission_error/);
-      expect(seen).toMatch(/=== proxy GET \/api\/oauth\/profile\n403 /);
-      expect(seen).not.toContain(server.url);
-      expectNoSecret(seen);
-      expectNoSecret(JSON.stringify(report));
-      expectNoSecret(await readFile(ledger.file, 'utf8'));
-      expect(api.requests.map((r) => [r.method, r.path, r.status])).toEqual([
-        ['POST', '/v1/messages?beta=true', 200],
-      ]);
-      // The session's cost is what the API served through the proxy, at the price table's rates.
-      const served = api.cacheStats();
-      expect(served.requests).toBe(1);
-      expect(report.costUsd).toBeCloseTo(costOf(served, BUILT_IN_PRICES.sonnet), 12);
-      expect(report.costUsd).toBeGreaterThan(0);
-    } finally {
-      await server.close();
-    }
+    const { report, ledger, api, apiUrl } = await hostileSession(home, dump, UNSANDBOXED_HOST);
+    expect(report.outcome).toBe('resolved');
+    const seen = await readFile(dump, 'utf8');
+    expect(seen).toMatch(/=== proxy POST \/v1\/messages\n200 [^\n]*message_start/);
+    expect(seen).toMatch(/=== proxy GET \/v1\/models\n403 [^\n]*permission_error/);
+    expect(seen).toMatch(/=== proxy GET \/api\/oauth\/profile\n403 /);
+    expect(seen).not.toContain(apiUrl);
+    expectNoSecret(seen);
+    expectNoSecret(JSON.stringify(report));
+    expectNoSecret(await readFile(ledger.file, 'utf8'));
+    expect(api.requests.map((r) => [r.method, r.path, r.status])).toEqual([
+      ['POST', '/v1/messages?beta=true', 200],
+    ]);
+    // The session's cost is what the API served through the proxy, at the price table's rates.
+    const served = api.cacheStats();
+    expect(served.requests).toBe(1);
+    expect(report.costUsd).toBeCloseTo(costOf(served, BUILT_IN_PRICES.sonnet), 12);
+    expect(report.costUsd).toBeGreaterThan(0);
   });
 });

@@ -1,11 +1,10 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runShell } from '../../../src/agent/tools/run-shell.js';
 import { claudeScope } from '../../../src/engines/claude-code/claude-scope.js';
 import { claudeProjectDir } from '../../../src/engines/claude-code/session-history.js';
 import type { WorktreeSandboxes } from '../../../src/sandbox/sandbox-host.js';
-import { scratchWorktree, testSandboxHost } from '../../helpers/sandbox.js';
+import { HOST_PATH, scratchSandboxes, shellIn } from '../../helpers/sandbox.js';
 
 /**
  * Red team (issue 29): the `claude` sandbox shows the user's real `~/.claude/projects` read-write, all
@@ -23,16 +22,12 @@ let sandboxes: WorktreeSandboxes;
 let otherSession: string;
 
 beforeAll(async () => {
-  const scratch = await scratchWorktree('issueloop-projects-');
-  ({ root, worktree } = scratch);
-  const { dirs, agentGitDir } = scratch;
+  ({ root, worktree, sandboxes } = await scratchSandboxes('issueloop-projects-'));
   home = join(root, 'home', 'dev');
   const other = join(home, '.claude', 'projects', '-home-dev-payroll-service');
   mkdirSync(other, { recursive: true });
   otherSession = join(other, '5f0c2a9e-0000-4000-8000-000000000001.jsonl');
   writeFileSync(otherSession, `${JSON.stringify({ type: 'user', message: { content: OTHER_SECRET } })}\n`);
-  const host = await testSandboxHost();
-  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir });
 }, 60_000);
 
 afterAll(async () => {
@@ -45,16 +40,11 @@ describe("the claude role and the user's other projects", () => {
     const scope = await claudeScope('/usr/bin/true', { HOME: home, PATH: process.env.PATH });
     const sandbox = await sandboxes.claude(scope);
     const injected = JSON.stringify({ type: 'user', message: { content: 'planted by the agent' } });
-    const result = await runShell(
+    const result = await shellIn(
+      sandbox,
+      worktree,
       `cat ~/.claude/projects/*/*.jsonl 2>&1; echo '${injected}' >> ~/.claude/projects/-home-dev-payroll-service/5f0c2a9e-0000-4000-8000-000000000001.jsonl 2>&1; echo done`,
-      {
-        cwd: worktree,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
-        timeoutMs: 20_000,
-        maxOutputChars: 10_000,
-        signal: new AbortController().signal,
-        sandbox,
-      },
+      { PATH: HOST_PATH, HOME: home },
     );
     expect(result.output).toContain('done');
     // Expected: the user's other projects are neither in sight nor in reach of the sandbox.
@@ -69,16 +59,11 @@ describe("the claude role and the user's other projects", () => {
     const scope = await claudeScope('/usr/bin/true', { HOME: home, PATH: process.env.PATH }, [], worktree);
     const sandbox = await sandboxes.claude(scope);
     const own = claudeProjectDir(worktree);
-    const result = await runShell(
+    const result = await shellIn(
+      sandbox,
+      worktree,
       `ls -a ~/.claude/projects; cat ~/.claude/projects/*/*.jsonl 2>&1; echo mine > ~/.claude/projects/${own}/s.jsonl && echo wrote`,
-      {
-        cwd: worktree,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
-        timeoutMs: 20_000,
-        maxOutputChars: 10_000,
-        signal: new AbortController().signal,
-        sandbox,
-      },
+      { PATH: HOST_PATH, HOME: home },
     );
     expect(result.output).toContain('wrote');
     expect(result.output).not.toContain(OTHER_SECRET);
