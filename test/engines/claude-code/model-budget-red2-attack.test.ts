@@ -94,6 +94,28 @@ async function post(
 
 const ENV = { ANTHROPIC_API_KEY: 'sk-ant-api03-real-0123456789' };
 
+/** The session's model access (its proxy, holding ENV's key) in front of a scripted upstream. */
+async function withAccess(
+  answer: Parameters<typeof withUpstream>[0],
+  use: (access: NonNullable<Awaited<ReturnType<typeof openModelAccess>>>) => Promise<void>,
+  budgetUsd?: number,
+): Promise<void> {
+  await withUpstream(answer, async (url) => {
+    const access = await openModelAccess({
+      env: { ...ENV, ANTHROPIC_BASE_URL: url },
+      prices: {},
+      tcp: false,
+      ...(budgetUsd === undefined ? {} : { budgetUsd }),
+    });
+    if (!access) throw new Error('no model access');
+    try {
+      await use(access);
+    } finally {
+      await access.close();
+    }
+  });
+}
+
 describe('red2: session.max_usd at the model proxy', () => {
   it('red2-images-outweigh-bytes: calls of tiny images reserve a fraction of their cost, and concurrent ones overrun the budget many calls over', async () => {
     const png = blankPng(1092); // ~1,590 tokens each by the documented formula
@@ -111,7 +133,7 @@ describe('red2: session.max_usd at the model proxy', () => {
     const perCallUsd = (perCallTokens * 5 + 25) / 1e6;
     expect(Buffer.byteLength(body)).toBeLessThan(perCallTokens / 3); // the premise: tokens ≫ bytes
     const budgetUsd = 1;
-    await withUpstream(
+    await withAccess(
       (sent) => {
         const content = (
           sent.messages as Array<{ content: Array<{ type: string; source?: { data: string } }> }>
@@ -121,22 +143,12 @@ describe('red2: session.max_usd at the model proxy', () => {
           .reduce((sum, block) => sum + imageTokens(Buffer.from(block.source?.data ?? '', 'base64')), 0);
         return { model: 'claude-opus-4-5', usage: { input_tokens: tokens, output_tokens: 1 } };
       },
-      async (url) => {
-        const access = await openModelAccess({
-          env: { ...ENV, ANTHROPIC_BASE_URL: url },
-          prices: {},
-          tcp: false,
-          budgetUsd,
-        });
-        if (!access) throw new Error('no model access');
-        try {
-          await Promise.all(Array.from({ length: 12 }, () => post(access.socket, access.placeholder, body)));
-          // The gate's promise: the overrun is at most one call's cost.
-          expect(access.spent().costUsd).toBeLessThanOrEqual(budgetUsd + perCallUsd);
-        } finally {
-          await access.close();
-        }
+      async (access) => {
+        await Promise.all(Array.from({ length: 12 }, () => post(access.socket, access.placeholder, body)));
+        // The gate's promise: the overrun is at most one call's cost.
+        expect(access.spent().costUsd).toBeLessThanOrEqual(budgetUsd + perCallUsd);
       },
+      budgetUsd,
     );
   });
 
@@ -144,7 +156,7 @@ describe('red2: session.max_usd at the model proxy', () => {
     // Prompt caching: 1-hour cache writes cost 2× the base input price; the usage says which TTL
     // was written (`cache_creation.ephemeral_1h_input_tokens`).
     const written = 1_000_000;
-    await withUpstream(
+    await withAccess(
       () => ({
         model: 'claude-haiku-4-5',
         usage: {
@@ -155,58 +167,38 @@ describe('red2: session.max_usd at the model proxy', () => {
           output_tokens: 0,
         },
       }),
-      async (url) => {
-        const access = await openModelAccess({
-          env: { ...ENV, ANTHROPIC_BASE_URL: url },
-          prices: {},
-          tcp: false,
+      async (access) => {
+        const body = JSON.stringify({
+          model: 'claude-haiku-4-5',
+          max_tokens: 1,
+          system: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+          messages: [{ role: 'user', content: 'hi' }],
         });
-        if (!access) throw new Error('no model access');
-        try {
-          const body = JSON.stringify({
-            model: 'claude-haiku-4-5',
-            max_tokens: 1,
-            system: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral', ttl: '1h' } }],
-            messages: [{ role: 'user', content: 'hi' }],
-          });
-          expect(await post(access.socket, access.placeholder, body)).toBe(200);
-          await access.idle();
-          // Haiku input is $1 per million: a million tokens written for an hour bill $2.
-          expect(access.spent().costUsd).toBeCloseTo(2, 6);
-        } finally {
-          await access.close();
-        }
+        expect(await post(access.socket, access.placeholder, body)).toBe(200);
+        await access.idle();
+        // Haiku input is $1 per million: a million tokens written for an hour bill $2.
+        expect(access.spent().costUsd).toBeCloseTo(2, 6);
       },
     );
   });
   it('red2-long-context-premium: a Sonnet call over 200K input tokens with the 1M-context beta is priced at the standard rate', async () => {
     // Pricing, long context: with `context-1m-2025-08-07`, a Sonnet 4/4.5 request over 200K input
     // tokens is billed $6 in / $22.50 out per million, not $3 / $15. The beta is not refused.
-    await withUpstream(
+    await withAccess(
       () => ({ model: 'claude-sonnet-4-5', usage: { input_tokens: 500_000, output_tokens: 10_000 } }),
-      async (url) => {
-        const access = await openModelAccess({
-          env: { ...ENV, ANTHROPIC_BASE_URL: url },
-          prices: {},
-          tcp: false,
+      async (access) => {
+        const body = JSON.stringify({
+          model: 'claude-sonnet-4-5',
+          max_tokens: 10_000,
+          messages: [{ role: 'user', content: 'hi' }],
         });
-        if (!access) throw new Error('no model access');
-        try {
-          const body = JSON.stringify({
-            model: 'claude-sonnet-4-5',
-            max_tokens: 10_000,
-            messages: [{ role: 'user', content: 'hi' }],
-          });
-          expect(
-            await post(access.socket, access.placeholder, body, {
-              'anthropic-beta': 'context-1m-2025-08-07',
-            }),
-          ).toBe(200);
-          await access.idle();
-          expect(access.spent().costUsd).toBeCloseTo((500_000 * 6 + 10_000 * 22.5) / 1e6, 6);
-        } finally {
-          await access.close();
-        }
+        expect(
+          await post(access.socket, access.placeholder, body, {
+            'anthropic-beta': 'context-1m-2025-08-07',
+          }),
+        ).toBe(200);
+        await access.idle();
+        expect(access.spent().costUsd).toBeCloseTo((500_000 * 6 + 10_000 * 22.5) / 1e6, 6);
       },
     );
   });
