@@ -18,6 +18,11 @@ export function actionEnv(runner: Env, inputs: ActionInputs): Env {
   if (inputs.githubToken) env.GITHUB_TOKEN = inputs.githubToken;
   if (inputs.projectsToken) env.ISSUELOOP_PROJECTS_TOKEN = inputs.projectsToken;
   if (inputs.anthropicKey) env.ANTHROPIC_API_KEY = inputs.anthropicKey;
+  if (inputs.app) {
+    env.ISSUELOOP_APP_ID = inputs.app.id;
+    env.ISSUELOOP_APP_PRIVATE_KEY = inputs.app.privateKey;
+    if (inputs.app.installationId) env.ISSUELOOP_APP_INSTALLATION_ID = inputs.app.installationId;
+  }
   return env;
 }
 

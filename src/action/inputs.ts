@@ -24,11 +24,20 @@ export const CONFIG_INPUTS = {
   empty_rounds: 'empty_rounds',
 } as const;
 
-export const TOKEN_INPUTS = ['github_token', 'projects_token', 'anthropic_api_key'] as const;
+export const TOKEN_INPUTS = [
+  'github_token',
+  'projects_token',
+  'anthropic_api_key',
+  'app_private_key',
+] as const;
+
+/** The GitHub App's identifiers: not secret, but the App route is chosen by them. */
+export const APP_INPUTS = ['app_id', 'app_installation_id'] as const;
 
 /** Every input action.yml declares; a test keeps the two in step. */
 export const INPUT_NAMES = [
   ...TOKEN_INPUTS,
+  ...APP_INPUTS,
   'mode',
   ...Object.keys(CONFIG_INPUTS),
   'time_budget',
@@ -44,6 +53,8 @@ export interface ActionInputs {
   githubToken: string;
   projectsToken: string;
   anthropicKey: string;
+  /** A GitHub App the action mints its own tokens for: its id (or client id), key, installation. */
+  app?: { id: string; privateKey: string; installationId?: string };
   mode: ActionMode;
   /** Typed flags for `loadConfig`, sourced as `input <name>` in its messages. */
   flags: Record<string, { value: unknown; flag: string }>;
@@ -54,9 +65,19 @@ export interface ActionInputs {
   allowedBots: string[];
 }
 
-/** The token inputs, read first so the entrypoint can mask them before anything is logged. */
+/**
+ * The token inputs, read first so the entrypoint can mask them before anything is logged. A
+ * multi-line one (the App's PEM key) is given line by line too: the runner masks a log line by what
+ * it contains, and a key printed in pieces would otherwise show its lines.
+ */
 export function readTokens(getInput: GetInput): string[] {
-  return TOKEN_INPUTS.map((name) => getInput(name)).filter((value) => value !== '');
+  const values = TOKEN_INPUTS.map((name) => getInput(name)).filter((value) => value !== '');
+  const lines = values
+    .filter((value) => value.includes('\n'))
+    .flatMap((value) => value.split(/\r?\n/))
+    .map((line) => line.trim())
+    .filter((line) => line.length >= 16 && !/^-----(BEGIN|END) /.test(line));
+  return [...values, ...lines];
 }
 
 export function botName(login: string): string {
@@ -83,10 +104,12 @@ export function readInputs(getInput: GetInput): ActionInputs {
     flags[path] = { value: parseValue(text, kindAt(ConfigSchema, path.split('.'))), flag: `input ${input}` };
   }
   const configPath = getInput('config');
+  const app = readApp(getInput);
   return {
     githubToken: getInput('github_token'),
     projectsToken: getInput('projects_token'),
     anthropicKey: getInput('anthropic_api_key'),
+    ...(app ? { app } : {}),
     mode,
     flags,
     ...(configPath ? { configPath } : {}),
@@ -96,4 +119,29 @@ export function readInputs(getInput: GetInput): ActionInputs {
       .filter((login) => login !== '')
       .map(botName),
   };
+}
+
+/** `app_id` and `app_private_key` go together; `app_installation_id` only beside them. */
+function readApp(getInput: GetInput): ActionInputs['app'] {
+  const id = getInput('app_id').trim();
+  const privateKey = getInput('app_private_key');
+  const installationId = getInput('app_installation_id').trim();
+  if (!id && !privateKey) {
+    if (installationId)
+      throw new UsageError('input app_installation_id is set without app_id and app_private_key');
+    return undefined;
+  }
+  if (!id)
+    throw new UsageError("input app_private_key is set without app_id: pass the App's id (or client id) too");
+  if (!privateKey) {
+    throw new UsageError(
+      `input app_id is set without app_private_key: pass \`app_private_key: $\{{ secrets.ISSUELOOP_APP_PRIVATE_KEY }}\` (the PEM file's text)`,
+    );
+  }
+  if (installationId && !/^\d+$/.test(installationId)) {
+    throw new UsageError(
+      `input app_installation_id: expected a number, got ${JSON.stringify(installationId)}`,
+    );
+  }
+  return { id, privateKey, ...(installationId ? { installationId } : {}) };
 }

@@ -26,6 +26,8 @@ export interface ActionReport {
   };
   /** Why no work was done (refused, skipped), when none was. */
   notice?: string;
+  /** What the token route means (the Actions token: no CI on the PRs), at the top of the summary. */
+  route?: { warnings: readonly string[]; inactive: readonly string[] };
 }
 
 export interface ActionOutputs {
@@ -99,10 +101,20 @@ function writeBlocked(out: SummaryWriter, reports: readonly SessionReport[]): vo
   out.addTable([header('Destination', 'Times', 'Sandbox', 'Issue'), ...rows]);
 }
 
+/** The route's warnings first, as GitHub's warning alert, then what it switches off. */
+function writeRoute(out: SummaryWriter, route: ActionReport['route']): void {
+  if (!route) return;
+  for (const warning of route.warnings) out.addRaw(`> [!WARNING]\n> ${escapeHtml(warning)}\n`, true);
+  if (route.inactive.length > 0) {
+    out.addRaw(`<ul>${route.inactive.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`, true);
+  }
+}
+
 export function writeJobSummary(out: SummaryWriter, report: ActionReport): void {
   const run = report.run;
   const scope = report.mode === 'issue' ? `issue #${report.issue}` : 'drain';
   out.addHeading(`issueloop: ${scope}`, 2);
+  writeRoute(out, report.route);
   if (report.notice) out.addRaw(`<p>${escapeHtml(report.notice)}</p>`, true);
   if (!run) return;
   const { summary, requests } = run;

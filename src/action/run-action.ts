@@ -4,7 +4,14 @@ import type { Config } from '../config/schema.js';
 import { UsageError } from '../core/errors.js';
 import { createRedactor, type Redactor } from '../core/redact.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../run/exit-codes.js';
-import { executeRun, type FinishedRun, type OpenRunInput, openRun, openRunBase } from '../run/open-run.js';
+import {
+  executeRun,
+  type FinishedRun,
+  type OpenRunInput,
+  openRun,
+  openRunBase,
+  type RunBase,
+} from '../run/open-run.js';
 import { createProcessDeps } from '../run/process-deps.js';
 import { createProgressDisplay, type ProgressDisplay } from '../run/progress-display.js';
 import { type Env, secretsFromEnv } from '../run/secrets.js';
@@ -15,6 +22,7 @@ import { type Decision, decide } from './event.js';
 import { type ActionInputs, readInputs, readTokens } from './inputs.js';
 import { createLogging, type Logging } from './log-lines.js';
 import type { ActionReport } from './report.js';
+import { type RouteNotes, routeNotes, tokenRoute } from './token-route.js';
 
 export type { ActionCore, ActionIo } from './action-io.js';
 export { actionEnv } from './action-setup.js';
@@ -81,6 +89,7 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
     };
     const runBase = await openRunBase(runInput);
     closeStore = () => runBase.claims.close();
+    base.route = await announceRoute(io, setup, runBase);
     // A PR's event is not someone vouching for work: the sweep's own trust rules apply.
     if (decision.kind === 'issue' && decision.pullEvent === undefined) {
       setup.titles.set(decision.issue, decision.title);
@@ -133,8 +142,10 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
 async function readSetup(io: ActionIo, onRedactor: (redact: Redactor) => void): Promise<ActionSetup> {
   const inputs = readInputs((name) => io.core.getInput(name));
   const env = actionEnv(io.env, inputs);
-  if (!env.GITHUB_TOKEN) {
-    throw new UsageError(`input github_token is empty: pass \`github_token: $\{{ github.token }}\` or a PAT`);
+  if (!env.GITHUB_TOKEN && !inputs.app) {
+    throw new UsageError(
+      `input github_token is empty: pass \`app_id\` and \`app_private_key\` (a GitHub App), or \`github_token: $\{{ github.token }}\` or a PAT`,
+    );
   }
   const { config } = await loadConfig({
     cwd: io.cwd,
@@ -152,6 +163,21 @@ async function readSetup(io: ActionIo, onRedactor: (redact: Redactor) => void): 
     ...(decision.kind === 'issue' ? { issue: decision.issue } : {}),
   };
   return { inputs, env, config, redact, decision, titles, base };
+}
+
+/**
+ * How the action reaches GitHub, said once at the top of the log (and later of the job summary):
+ * the Actions token's consequences (no CI on its PRs) and a one-hour token outliving itself.
+ */
+async function announceRoute(io: ActionIo, setup: ActionSetup, runBase: RunBase): Promise<RouteNotes> {
+  const { inputs, decision, config } = setup;
+  const viewer = inputs.app ? undefined : await runBase.github.reviewThreads.viewer().catch(() => undefined);
+  const route = tokenRoute(inputs.app !== undefined, viewer);
+  const lasts = decision.kind === 'drain' ? inputs.timeBudgetMs : config.session.max_duration;
+  const notes = routeNotes(route, config, lasts);
+  for (const warning of notes.warnings) io.core.warning(`issueloop: ${warning}`);
+  for (const line of notes.inactive) io.core.info(`issueloop: ${line}`);
+  return notes;
 }
 
 /** What a run needs beyond a decision: room in the time budget for a session, a model key. */

@@ -152,6 +152,13 @@ describe('readTokens', () => {
     expect(readTokens(inputs(given))).toEqual(['ghs_1', 'ghp_2', 'sk-ant-3']);
   });
 
+  it("regression: the App's PEM key is masked line by line too, so a key printed in pieces shows none of them", () => {
+    const body = ['MIIEowIBAAKCAQEAx1y2z3w4v5u6t7s8r9q0', 'p1o2n3m4l5k6j7i8h9g0f1e2d3c4b5a6Z7Y8'];
+    const pem = ['-----BEGIN RSA PRIVATE KEY-----', ...body, '-----END RSA PRIVATE KEY-----', ''].join('\n');
+    const tokens = readTokens((name) => (name === 'app_private_key' ? pem : ''));
+    expect(tokens).toEqual([pem, ...body]);
+  });
+
   it('leaves out empty token inputs and reads nothing else', () => {
     const asked: string[] = [];
     const given: Record<string, string> = {
@@ -164,7 +171,7 @@ describe('readTokens', () => {
       return given[name] ?? '';
     });
     expect(tokens).toEqual(['ghs_1', 'sk-ant-3']);
-    expect(asked).toEqual(['github_token', 'projects_token', 'anthropic_api_key']);
+    expect(asked).toEqual(['github_token', 'projects_token', 'anthropic_api_key', 'app_private_key']);
   });
 
   it('returns nothing when no token is set', () => {

@@ -80,6 +80,21 @@ describe('the example workflows', () => {
     }
   });
 
+  it('lead with the App route and have no silent fallback to the Actions token (its PRs get no CI)', async () => {
+    for (const { file, text, workflow } of await examples()) {
+      const step = issueloopSteps(workflow)[0];
+      expect(step?.with?.app_id, file).toBe(expression('vars.ISSUELOOP_APP_ID'));
+      expect(step?.with?.app_private_key, file).toBe(expression('secrets.ISSUELOOP_APP_PRIVATE_KEY'));
+      expect(step?.with, file).not.toHaveProperty('github_token');
+      expect(text, file).not.toMatch(/\|\|\s*github\.token/);
+      const checkout = Object.values(workflow.jobs)
+        .flatMap((job) => job.steps)
+        .find((s) => s.uses?.startsWith('actions/checkout@'));
+      expect(checkout?.with?.['persist-credentials'], file).toBe(false);
+      expect(checkout?.with, file).not.toHaveProperty('token');
+    }
+  });
+
   it('per issue: labeled events only, one concurrency group per issue', async () => {
     const { workflow } = (await examples()).find((e) => e.file === 'issueloop-issue.yml') as {
       workflow: Workflow;

@@ -86,12 +86,9 @@ export function createRootValue(ctx: GraphqlContext) {
       if (owner) return owner;
       throw new GraphqlFailure(`Could not resolve to a User with the login of '${login}'.`, 'NOT_FOUND');
     },
-    viewer: () => {
-      if (ctx.token.kind === 'installation') {
-        throw new GraphqlFailure('Resource not accessible by integration', 'FORBIDDEN');
-      }
-      return ownerNode(ctx, store.ensureUser(ctx.token.login));
-    },
+    // Unlike REST's GET /user, GraphQL's viewer answers an installation token too: its bot user.
+    viewer: () =>
+      ownerNode(ctx, store.ensureUser(ctx.token.login, ctx.token.kind === 'installation' ? 'Bot' : 'User')),
 
     addProjectV2ItemById: ({ input }: Input<{ projectId: string; contentId: string }>) => {
       requireProjectAccess(ctx);
