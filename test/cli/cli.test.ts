@@ -104,9 +104,9 @@ describe('the built issueloop binary, and its commands in-process', () => {
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/ok\s+config\s+issueloop\.config\.yaml is valid/);
-    expect(result.stdout).toMatch(
-      /ok\s+repository\s+acme\/widgets is reachable \(default branch main, write access\)/,
-    );
+    expect(result.stdout).toMatch(/ok\s+repository\s+acme\/widgets is reachable \(default branch main\)/);
+    expect(result.stdout).toMatch(/ok\s+token kind\s+a classic personal access token of maintainer/);
+    expect(result.stdout).toMatch(/ok\s+write access\s+the `repo` scope and write access to acme\/widgets/);
     expect(result.stdout).toMatch(
       /ok\s+github api\s+token accepted; \d+ of 5000 requests left this hour; scopes: repo, project/,
     );
