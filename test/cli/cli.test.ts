@@ -214,6 +214,11 @@ describe('the built issueloop binary, and its commands in-process', () => {
       /fail\s+project\s+GraphQL FORBIDDEN: Resource not accessible by integration/,
     );
     expect(result.stdout).toContain('the Actions GITHUB_TOKEN cannot access Projects v2');
+    // Named from GitHub's answers, with the consequence for CI and its fix on the next line.
+    expect(result.stdout).toMatch(/ok\s+token kind\s+the GitHub Actions token \(github-actions\[bot\]/);
+    expect(result.stdout).toMatch(
+      /warn\s+ci on its PRs\s+GitHub starts no workflow run for events the Actions token.*\n\s+fix: use a GitHub App \(app_id and app_private_key/,
+    );
     expect(result.stdout).not.toContain(ACTIONS_TOKEN);
   });
 

@@ -45,7 +45,7 @@ async function checkToken(gh: GitHubClient, projectConfigured: boolean): Promise
         name,
         status: 'warn',
         detail,
-        fix: 'this classic token lacks the `project` scope the board needs: add it at https://github.com/settings/tokens',
+        fix: 'the token lacks the `project` scope the board needs: add it at https://github.com/settings/tokens (a `gh` token: `gh auth refresh -s project`)',
       };
     }
     if (core.remaining === 0) {

@@ -60,7 +60,7 @@ function installationWrite(token: TokenKind, repo: RepoAccess, permissions?: Tok
       fix: 'give the App Contents, Issues and Pull requests: Read and write in its settings, then accept the new permissions on the installation',
     };
   }
-  const unreported = 'GitHub does not report an installation token its own permissions';
+  const unreported = 'GitHub does not tell an installation token its own permissions';
   if (token.kind === 'actions') {
     return {
       name,
