@@ -104,9 +104,9 @@ describe('the built issueloop binary, and its commands in-process', () => {
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/ok\s+config\s+issueloop\.config\.yaml is valid/);
-    expect(result.stdout).toMatch(
-      /ok\s+repository\s+acme\/widgets is reachable \(default branch main, write access\)/,
-    );
+    expect(result.stdout).toMatch(/ok\s+repository\s+acme\/widgets is reachable \(default branch main\)/);
+    expect(result.stdout).toMatch(/ok\s+token kind\s+a classic personal access token of maintainer/);
+    expect(result.stdout).toMatch(/ok\s+write access\s+the `repo` scope and write access to acme\/widgets/);
     expect(result.stdout).toMatch(
       /ok\s+github api\s+token accepted; \d+ of 5000 requests left this hour; scopes: repo, project/,
     );
@@ -214,6 +214,11 @@ describe('the built issueloop binary, and its commands in-process', () => {
       /fail\s+project\s+GraphQL FORBIDDEN: Resource not accessible by integration/,
     );
     expect(result.stdout).toContain('the Actions GITHUB_TOKEN cannot access Projects v2');
+    // Named from GitHub's answers, with the consequence for CI and its fix on the next line.
+    expect(result.stdout).toMatch(/ok\s+token kind\s+the GitHub Actions token \(github-actions\[bot\]/);
+    expect(result.stdout).toMatch(
+      /warn\s+ci on its PRs\s+GitHub starts no workflow run for events the Actions token.*\n\s+fix: use a GitHub App \(app_id and app_private_key/,
+    );
     expect(result.stdout).not.toContain(ACTIONS_TOKEN);
   });
 

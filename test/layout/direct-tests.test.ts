@@ -47,7 +47,6 @@ const THROUGH: Readonly<Record<string, string>> = {
   'src/cli/commands/demo/demo-script.ts': 'src/cli/run-cli.ts',
   'src/cli/commands/demo/index.ts': 'src/cli/run-cli.ts',
   'src/cli/commands/doctor-anthropic.ts': 'src/cli/commands/doctor.ts',
-  'src/cli/commands/doctor-github.ts': 'src/cli/commands/doctor.ts',
   'src/cli/commands/doctor-host.ts': 'src/cli/commands/doctor.ts',
   'src/cli/commands/init.ts': 'src/cli/run-cli.ts',
   'src/cli/commands/run.ts': 'src/cli/run-cli.ts',

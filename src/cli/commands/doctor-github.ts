@@ -6,10 +6,21 @@ import { isGitHubError } from '../../github/github-error.js';
 import { buildGitHubClient, githubToken, repoRef } from '../../run/github-deps.js';
 import { type Env, secretsFromEnv } from '../../run/secrets.js';
 import type { Check } from './doctor-report.js';
+import { probeTokenKind, type TokenKind, tokenKindCheck, tokenPrefix } from './doctor-token-kind.js';
+import {
+  boardFix,
+  ciCheck,
+  type OwnerType,
+  type RepoAccess,
+  type TokenPermissions,
+  workflowCheck,
+  writeAccessCheck,
+} from './doctor-token-needs.js';
 
 /**
  * The doctor's checks that talk to GitHub: the token (via the free `GET /rate_limit`, which also
- * tells its scopes), the repository, the trigger label and the board. Each says what to fix.
+ * tells its scopes), its kind and what issueloop needs of it, the repository, the trigger label and
+ * the board. Each says what to fix.
  */
 const SILENT: Log = { debug() {}, info() {}, warn() {}, error() {}, child: () => SILENT };
 const TIMEOUT_MS = 15_000;
@@ -34,7 +45,7 @@ async function checkToken(gh: GitHubClient, projectConfigured: boolean): Promise
         name,
         status: 'warn',
         detail,
-        fix: 'this classic token lacks the `project` scope the board needs: add it at https://github.com/settings/tokens',
+        fix: 'the token lacks the `project` scope the board needs: add it at https://github.com/settings/tokens (a `gh` token: `gh auth refresh -s project`)',
       };
     }
     if (core.remaining === 0) {
@@ -46,26 +57,20 @@ async function checkToken(gh: GitHubClient, projectConfigured: boolean): Promise
   }
 }
 
-async function checkRepository(gh: GitHubClient): Promise<Check> {
+/** Reachability; whether the token may write is the `write access` check's (by the token's kind). */
+async function checkRepository(gh: GitHubClient): Promise<{ check: Check; access?: RepoAccess }> {
   const name = 'repository';
   const slug = `${gh.repo.owner}/${gh.repo.name}`;
   try {
     const { data } = await gh.call(`read ${slug}`, () =>
       gh.rest.repos.get({ owner: gh.repo.owner, repo: gh.repo.name }),
     );
+    const detail = `${slug} is reachable (default branch ${data.default_branch})`;
     const push = data.permissions?.push;
-    const detail = `${slug} is reachable (default branch ${data.default_branch}${push ? ', write access' : ''})`;
-    if (push === false) {
-      return {
-        name,
-        status: 'fail',
-        detail: `${slug} is readable but the token cannot write to it`,
-        fix: 'use a token with write access: classic `repo` scope, or contents, issues and pull-requests write',
-      };
-    }
-    return { name, status: 'ok', detail };
+    const access: RepoAccess = { slug, private: data.private, ...(push !== undefined ? { push } : {}) };
+    return { check: { name, status: 'ok', detail }, access };
   } catch (err) {
-    return failure(name, err, `check the repository slug (${slug}) and that the token can see it`);
+    return { check: failure(name, err, `check the repository slug (${slug}) and that the token can see it`) };
   }
 }
 
@@ -89,15 +94,35 @@ async function checkLabel(gh: GitHubClient, label: string): Promise<Check> {
   }
 }
 
-async function checkProject(gh: GitHubClient, loaded: LoadedConfig): Promise<Check | undefined> {
+/** Whether the board's owner is a user or an organisation: which tokens reach it depends on that. */
+async function ownerType(gh: GitHubClient, owner: string): Promise<OwnerType | undefined> {
+  try {
+    const data = await gh.projectsGraphql<{ repositoryOwner: { __typename: string } | null }>(
+      'query DoctorOwner($owner: String!) { repositoryOwner(login: $owner) { __typename } }',
+      { owner },
+    );
+    const type = data.repositoryOwner?.__typename;
+    return type === 'User' || type === 'Organization' ? type : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function checkProject(
+  gh: GitHubClient,
+  loaded: LoadedConfig,
+  token: TokenKind | undefined,
+): Promise<Check | undefined> {
   const project = loaded.config.project;
   if (!project) return undefined;
   const name = 'project';
   const { resolveProject, missingStatuses } = await import('../../github/board/resolve-project.js');
+  const type = await ownerType(gh, project.owner);
+  const whose = type === 'User' ? 'user' : type === 'Organization' ? 'organisation' : undefined;
   try {
     const resolved = await resolveProject(gh, project);
     const missing = missingStatuses(resolved, project.statuses);
-    const detail = `"${resolved.title}" (#${resolved.number}), ${resolved.fieldName}: ${resolved.options.map((o) => o.name).join(', ')}`;
+    const detail = `"${resolved.title}" (#${resolved.number}${whose ? `, ${whose} project` : ''}), ${resolved.fieldName}: ${resolved.options.map((o) => o.name).join(', ')}`;
     if (missing.length > 0) {
       return {
         name,
@@ -108,7 +133,9 @@ async function checkProject(gh: GitHubClient, loaded: LoadedConfig): Promise<Che
     }
     return { name, status: 'ok', detail };
   } catch (err) {
-    return failure(name, err, 'check project.owner and project.number or project.title');
+    const fix = boardFix(token, project.owner, type);
+    if (isGitHubError(err)) return { name, status: 'fail', detail: err.classified.message, fix };
+    return failure(name, err, fix);
   }
 }
 
@@ -118,10 +145,25 @@ export interface GithubDoctorInput {
   version: string;
   loaded: LoadedConfig;
   fetch?: typeof fetch;
+  /** An App installation token's permissions, when issueloop minted it (the App route). */
+  permissions?: TokenPermissions;
+}
+
+/** The token's kind and what issueloop needs of it; a failed probe is a failed check, not a crash. */
+async function tokenChecks(gh: GitHubClient, token: string): Promise<{ checks: Check[]; kind?: TokenKind }> {
+  try {
+    const kind = await probeTokenKind(gh, tokenPrefix(token));
+    return { checks: [tokenKindCheck(kind)], kind };
+  } catch (err) {
+    return {
+      checks: [failure('token kind', err, 'check the network and GITHUB_API_URL, then run doctor again')],
+    };
+  }
 }
 
 export async function githubChecks(input: GithubDoctorInput): Promise<Check[]> {
-  if (!githubToken(input.env)) return [];
+  const token = githubToken(input.env);
+  if (!token) return [];
   const config = input.loaded.config;
   const redact = createRedactor(secretsFromEnv(input.env, config.redact_env));
   const inner = input.fetch ?? globalThis.fetch;
@@ -138,8 +180,18 @@ export async function githubChecks(input: GithubDoctorInput): Promise<Check[]> {
   });
   const checks: Check[] = [await checkToken(gh, config.project !== undefined)];
   if (checks[0]?.status === 'fail') return checks;
-  if (config.repo) checks.push(await checkRepository(gh), await checkLabel(gh, config.label));
-  const project = await checkProject(gh, input.loaded);
+  const { checks: kindChecks, kind } = await tokenChecks(gh, token);
+  checks.push(...kindChecks);
+  if (config.repo) {
+    const { check, access } = await checkRepository(gh);
+    checks.push(check);
+    if (kind && access) checks.push(writeAccessCheck(kind, access, input.permissions));
+    checks.push(await checkLabel(gh, config.label));
+  }
+  if (kind) checks.push(ciCheck(kind), workflowCheck(kind, config, input.permissions));
+  // A separate Projects token reaches the board: the main token's kind says nothing about it.
+  const boardToken = input.env.ISSUELOOP_PROJECTS_TOKEN ? undefined : kind;
+  const project = await checkProject(gh, input.loaded, boardToken);
   if (project) checks.push(project);
   return checks;
 }

@@ -2,7 +2,7 @@ import { createFaults } from './faults.js';
 import { createHandler } from './handler.js';
 import { createProject, findProject, projectSnapshot } from './projects-state.js';
 import { createRateLimiter } from './rate-limit.js';
-import type { IssueRecord } from './records.js';
+import { hasScopes, type IssueRecord } from './records.js';
 import type { EmulatorRequest } from './request-log.js';
 import { accountRoutes } from './routes-account.js';
 import { checkRoutes } from './routes-checks.js';
@@ -46,9 +46,15 @@ type Seeding = Pick<
 function seeding(store: Store): Seeding {
   const requireIssue = (number: number) => issueOf(store, number);
   return {
-    addToken(token, { login, kind, scopes = [] }) {
+    addToken(token, { login, kind, scopes = [], clientId, expiresAt }) {
       store.ensureUser(login, kind === 'installation' ? 'Bot' : 'User');
-      store.tokens.set(token, { login, kind, scopes: kind === 'classic' ? [...scopes] : [] });
+      store.tokens.set(token, {
+        login,
+        kind,
+        scopes: hasScopes({ kind }) ? [...scopes] : [],
+        ...(clientId !== undefined ? { clientId } : {}),
+        ...(expiresAt !== undefined ? { expiresAt } : {}),
+      });
     },
     addUser: (login, { type = 'User' } = {}) => void store.ensureUser(login, type),
     setPermission: (login, role) => store.setRole(login, role),

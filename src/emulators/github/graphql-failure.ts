@@ -1,4 +1,4 @@
-import { type IssueRecord, ROLE_RANK, type TokenRecord } from './records.js';
+import { hasScopes, type IssueRecord, ROLE_RANK, type TokenRecord, type UserRecord } from './records.js';
 import type { Store } from './store.js';
 
 /** A resolver failure in GitHub's error shape: the message plus the top-level `type` (when GitHub sets one). */
@@ -23,10 +23,16 @@ export function nodeNotFound(id: string): GraphqlFailure {
   return new GraphqlFailure(`Could not resolve to a node with the global id of '${id}'.`, 'NOT_FOUND');
 }
 
-/** Installation tokens of the emulated app hold no organization-projects permission. */
-export function requireProjectAccess(ctx: GraphqlContext): void {
+/**
+ * Installation tokens of the emulated app hold no organization-projects permission; a fine-grained
+ * token reaches no user-owned project (only a classic one with `project` does).
+ */
+export function requireProjectAccess(ctx: GraphqlContext, owner?: UserRecord): void {
   if (ctx.token.kind === 'installation') {
     throw new GraphqlFailure('Resource not accessible by integration', 'FORBIDDEN');
+  }
+  if (ctx.token.kind === 'fine-grained' && owner?.type === 'User') {
+    throw new GraphqlFailure('Resource not accessible by personal access token', 'FORBIDDEN');
   }
 }
 
@@ -37,7 +43,7 @@ export function requireProjectAccess(ctx: GraphqlContext): void {
 export function canReadRepository(ctx: GraphqlContext): boolean {
   const { store, token } = ctx;
   if (!store.repo.private || token.kind === 'installation') return true;
-  if (token.kind === 'classic' && !token.scopes.includes('repo')) return false;
+  if (hasScopes(token) && !token.scopes.includes('repo')) return false;
   return store.roleOf(token.login) !== 'none';
 }
 

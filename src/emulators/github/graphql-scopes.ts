@@ -8,7 +8,7 @@ import {
   visit,
   visitWithTypeInfo,
 } from 'graphql';
-import type { TokenRecord } from './records.js';
+import { hasScopes, type TokenRecord } from './records.js';
 
 export interface ScopeProblem {
   message: string;
@@ -78,7 +78,7 @@ function problem(field: FieldNode, required: string[], token: TokenRecord): Scop
 
 /**
  * GitHub checks OAuth scopes before executing anything: a classic token needs `read:project` (or
- * `project`) to read boards and `project` to change them, and `public_repo` (or `repo`; only
+ * `project`; an OAuth token alike) to read boards and `project` to change them, and `public_repo` (or `repo`; only
  * `repo` for a private repository) to write to pull requests. Reading a private repository without
  * `repo` is not refused here: the repository is then NOT_FOUND, as on GitHub. Other token kinds
  * carry permissions, not scopes, and are judged while resolving.
@@ -90,7 +90,7 @@ export function checkScopes(
   token: TokenRecord,
   repoPrivate: boolean,
 ): ScopeProblem | undefined {
-  if (token.kind !== 'classic') return undefined;
+  if (!hasScopes(token)) return undefined;
   const write = operation.operation === 'mutation';
   const projects = write
     ? token.scopes.includes('project')

@@ -3,7 +3,7 @@ import type { Faults } from './faults.js';
 import { graphqlQueryText, operationNameOf, runGraphql } from './graphql-endpoint.js';
 import { sha1 } from './ids.js';
 import type { RateLimiter, Resource } from './rate-limit.js';
-import type { TokenRecord } from './records.js';
+import { hasScopes, type TokenRecord } from './records.js';
 import { errorReply, notFound, REST_DOCS, type Reply } from './replies.js';
 import { type EmulatorRequest, loggedHeaders, parseBody } from './request-log.js';
 import { dispatch, type Route } from './router.js';
@@ -70,6 +70,19 @@ function faultReply(status: number, headers: Record<string, string> | undefined,
   return headers ? { ...base, headers } : base;
 }
 
+/** What GitHub tells about the token on every answer: scopes, OAuth app, expiry. */
+function tokenHeaders(token: TokenRecord): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (hasScopes(token)) headers['x-oauth-scopes'] = token.scopes.join(', ');
+  if (token.clientId !== undefined) headers['x-oauth-client-id'] = token.clientId;
+  if (token.expiresAt !== undefined) {
+    // GitHub's format: `2026-12-31 23:59:59 UTC`.
+    const at = new Date(token.expiresAt).toISOString();
+    headers['github-authentication-token-expiration'] = `${at.slice(0, 10)} ${at.slice(11, 19)} UTC`;
+  }
+  return headers;
+}
+
 /** The emulator's answer as GitHub sends it: its headers, the rate limit's, the body as text; logged. */
 function respond(
   request: {
@@ -91,7 +104,7 @@ function respond(
     'x-github-api-version-selected': '2022-11-28',
     ...limiter.headers(resource),
   };
-  if (token?.kind === 'classic') headers['x-oauth-scopes'] = token.scopes.join(', ');
+  if (token) Object.assign(headers, tokenHeaders(token));
   let text: string | null = null;
   if (reply.body !== undefined && reply.status !== 204 && reply.status !== 304) {
     text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);

@@ -21,7 +21,7 @@ export function ownerNode(ctx: GraphqlContext, user: UserRecord) {
     login: user.login,
     url: `${ctx.html}/${user.login}`,
     projectV2: ({ number }: { number: number }) => {
-      requireProjectAccess(ctx);
+      requireProjectAccess(ctx, user);
       const project = findProject(ctx.store, user.login, number);
       if (!project) {
         throw new GraphqlFailure(`Could not resolve to a ProjectV2 with the number ${number}.`, 'NOT_FOUND');
@@ -29,7 +29,7 @@ export function ownerNode(ctx: GraphqlContext, user: UserRecord) {
       return projectNode(ctx, project);
     },
     projectsV2: (args: PageArgs & { query?: string | null }) => {
-      requireProjectAccess(ctx);
+      requireProjectAccess(ctx, user);
       const owned = ctx.store.projects.filter((p) => p.owner.toLowerCase() === user.login.toLowerCase());
       const matching = owned.filter((p) => matchesSearch(p, args.query ?? ''));
       return connection(matching, args, 'projectsV2', (p) => projectNode(ctx, p));

@@ -86,7 +86,8 @@ export function createRootValue(ctx: GraphqlContext) {
       if (owner) return owner;
       throw new GraphqlFailure(`Could not resolve to a User with the login of '${login}'.`, 'NOT_FOUND');
     },
-    // Unlike REST's GET /user, GraphQL's viewer answers an installation token too: its bot user.
+    // Unlike REST's GET /user, GraphQL's viewer answers an installation token too: its bot user
+    // (`github-actions[bot]` for the Actions token).
     viewer: () =>
       ownerNode(ctx, store.ensureUser(ctx.token.login, ctx.token.kind === 'installation' ? 'Bot' : 'User')),
 

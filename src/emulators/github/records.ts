@@ -20,6 +20,13 @@ export interface TokenRecord {
   login: string;
   kind: TokenKind;
   scopes: string[];
+  clientId?: string;
+  expiresAt?: string;
+}
+
+/** Classic PATs and OAuth tokens carry scopes; fine-grained and installation tokens permissions. */
+export function hasScopes(token: Pick<TokenRecord, 'kind'>): boolean {
+  return token.kind === 'classic' || token.kind === 'oauth';
 }
 
 export interface LabelRecord {

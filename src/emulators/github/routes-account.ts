@@ -37,7 +37,8 @@ export const accountRoutes: readonly Route[] = [
     method: 'GET',
     pattern: '/repos/:owner/:repo',
     handle: ({ token, store, urls }) => {
-      const rank = ROLE_RANK[store.roleOf(token.login)];
+      // GitHub reports no permissions to an installation token here: all false, even with write access.
+      const rank = token.kind === 'installation' ? -1 : ROLE_RANK[store.roleOf(token.login)];
       const { owner, repo } = store;
       return ok({
         id: repo.id,

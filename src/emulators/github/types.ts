@@ -12,7 +12,8 @@ export type {
   UserJson,
 } from './rest-shapes.js';
 
-export type TokenKind = 'classic' | 'fine-grained' | 'installation';
+/** `oauth`: an OAuth app's token, such as `gh auth login` makes; it has scopes like a classic one. */
+export type TokenKind = 'classic' | 'fine-grained' | 'installation' | 'oauth';
 export type RepoRole = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
 export type AuthorAssociation =
   | 'OWNER'
@@ -43,8 +44,12 @@ export interface GitHubEmulatorOptions {
 export interface TokenOptions {
   login: string;
   kind: TokenKind;
-  /** Only classic tokens have scopes; they are reported in `x-oauth-scopes`. */
+  /** Only classic and OAuth tokens have scopes; they are reported in `x-oauth-scopes`. */
   scopes?: string[];
+  /** An OAuth token's app, reported in `x-oauth-client-id` (gh's is `178c6fc778ccc68e1d6a`). */
+  clientId?: string;
+  /** When a PAT expires, reported in `github-authentication-token-expiration` (ISO 8601). */
+  expiresAt?: string;
 }
 
 export interface SeedIssue {
