@@ -124,6 +124,20 @@ describe("the emulator's git over HTTP", () => {
     await answer.body?.cancel();
   });
 
+  it('refuses a revoked token on REST as well: 401 Bad credentials where it answered before', async () => {
+    const token = 'ghs_revokedAfterOneCall0123456789';
+    emulator.addToken(token, { login: 'issueloop-bot', kind: 'installation' });
+    const user = () =>
+      emulator.fetch(`${emulator.baseUrl}/repos/octo-org/widgets/issues`, {
+        headers: { authorization: `token ${token}` },
+      });
+    expect((await user()).status).toBe(200);
+    emulator.revokeToken(token);
+    const refused = await user();
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ message: 'Bad credentials' });
+  });
+
   it('leaves the branch unmoved when it refuses a push', async () => {
     const dir = await clone('refused');
     const before = await repo.bare('rev-parse', 'main');
