@@ -160,6 +160,13 @@ describe("the emulator's git over HTTP", () => {
   });
 });
 
+describe('serveGit without origin', () => {
+  it('is refused with the option to pass', async () => {
+    await expect(createGitHubEmulator().serveGit()).rejects.toThrow(/pass the `origin` option/);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/octo-org\/widgets\.git$/);
+  });
+});
+
 describe('basicToken', () => {
   it('takes the password of a basic credential as the token, whatever the user', () => {
     const basic = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;

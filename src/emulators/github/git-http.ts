@@ -119,7 +119,10 @@ function backend(
     const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
     let pending: Buffer = Buffer.alloc(0);
     let status = 0;
+    let settled = false;
     const fail = () => {
+      if (settled) return;
+      settled = true;
       if (!response.headersSent) refuse(response, 500, `emulator: git http-backend failed on ${origin}`);
       else response.destroy();
       resolve(status || 500);
@@ -140,8 +143,11 @@ function backend(
       response.writeHead(status, head.headers);
       response.write(pending.subarray(end.index + end[0].length));
     });
-    child.on('close', (code) => {
-      if (status === 0 || code !== 0) return fail();
+    // Once its answer started, it is ended as it stands: git's pkt-lines tell a cut-off answer from a whole one.
+    child.on('close', () => {
+      if (status === 0) return fail();
+      if (settled) return;
+      settled = true;
       response.end();
       resolve(status);
     });
@@ -190,6 +196,11 @@ async function serve(
  * request is appended to `log` with the token it carried.
  */
 export async function serveGitOverHttp(store: Store, log: GitRequest[]): Promise<ListeningEmulator> {
+  if (store.lifecycle.origin === undefined) {
+    throw new Error(
+      'emulator: serveGit needs a repository to serve: pass the `origin` option (a bare repository)',
+    );
+  }
   let base = '';
   const server = createServer((message, response) => {
     const url = new URL(message.url ?? '/', base);

@@ -203,6 +203,32 @@ describe('the token of each git request to the remote', () => {
     expect(emulator.gitRequests.at(-1)).toMatchObject({ status: 403, token: reader });
   });
 
+  it('a stale lease over HTTP is still a conflict, not an auth failure, and renews nothing', async () => {
+    const token = mint();
+    const { source, state } = scriptedSource(token);
+    const remote = target(source);
+    const one = commit('ours');
+    await pushBranch(
+      fx.checkout,
+      { remote, branch: 'leased', expectedRemoteSha: undefined },
+      { env: fx.env, redact },
+    );
+    commit('moved on');
+    // What the branch was before `one`: someone else's view of it, no longer true.
+    const stale = fx.git(fx.checkout, 'rev-parse', `${one}~1`);
+    const error = await pushBranch(
+      fx.checkout,
+      { remote, branch: 'leased', expectedRemoteSha: stale },
+      { env: fx.env, redact },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ errorClass: 'conflict' });
+    expect(state.renewedAfter).toEqual([]);
+    expect(fx.git(fx.root, '--git-dir', fx.origin, 'rev-parse', 'leased')).toBe(one);
+  });
+
   it("never writes the token to the checkout's git config", async () => {
     const token = mint();
     const { source } = scriptedSource(token);
