@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { scrubEnv } from '../agent/tools/scrub-env.js';
 import type { ClaimStore } from '../claims/claim-store.js';
 import { openClaimStore } from '../claims/open-claim-store.js';
 import { protectedPathsWarning } from '../config/protected-paths.js';
@@ -18,14 +17,17 @@ import { type RunOptions, type RunSummary, runRounds } from '../scheduler/run-ro
 import type { WorkContext } from '../scheduler/work-item.js';
 import type { WorkItem } from '../scheduler/work-source.js';
 import { runGit } from '../session/git/index.js';
-import { type RemoteTarget, remoteUrl, tokenAuthEnv } from '../session/git/remote.js';
 import { type Ledger, newRunId, openLedger } from '../session/ledger.js';
 import { createIssueSource } from '../sources/issues/issue-source.js';
-import { buildGitHubClient, githubHosts, stateDirOf } from './github-deps.js';
+import { buildGitHubClient, stateDirOf } from './github-deps.js';
 import { assertModelAccess } from './model-preflight.js';
 import { openSandbox } from './open-sandbox.js';
 import { assertPrerequisites } from './prerequisites.js';
+import { resolveOrigin } from './resolve-origin.js';
 import type { Env } from './secrets.js';
+
+// Part of opening a run; its own module only to keep this file short.
+export { resolveOrigin } from './resolve-origin.js';
 
 /**
  * The wiring of a run, shared by `issueloop run` and the GitHub Action: the checkout, the GitHub
@@ -82,26 +84,6 @@ export async function checkoutOf(
       throw new UsageError(`git is not on PATH: install git (e.g. \`apt-get install git\`)`);
     throw new UsageError(`${cwd} is not a git checkout: ${fix}`);
   }
-}
-
-/**
- * `origin` as the run will push to it, read before any agent ran: its configured URL (pushurl and
- * rewrites the agent could add are never used), the token as an extraheader for GitHub's host only
- * (never sent to another host origin might name), and the ssh agent for an ssh remote.
- */
-export async function resolveOrigin(checkout: string, env: Env, redact: Redactor): Promise<RemoteTarget> {
-  const gitEnv = scrubEnv(env);
-  const url = await remoteUrl(checkout, 'origin', { env: gitEnv, redact }).catch(() => 'origin');
-  let host: string | undefined;
-  try {
-    host = new URL(url).host;
-  } catch {
-    host = undefined;
-  }
-  const token = env.GITHUB_TOKEN || env.GH_TOKEN;
-  const auth = host !== undefined && githubHosts(env).has(host) ? tokenAuthEnv(url, token) : {};
-  const ssh: Record<string, string> = env.SSH_AUTH_SOCK ? { SSH_AUTH_SOCK: env.SSH_AUTH_SOCK } : {};
-  return { name: 'origin', url, env: { ...auth, ...ssh } };
 }
 
 /** What a run and a dry run both need: the checkout, GitHub and the claim store. */

@@ -20,6 +20,7 @@ import {
 } from '../../src/emulators/github/index.js';
 import type { ModelRuntime } from '../../src/engines/native/session-agent.js';
 import type { BacklogIssue } from '../../src/github/issue-shape.js';
+import type { TokenSource } from '../../src/github/token-source.js';
 import { resolveOrigin } from '../../src/run/open-run.js';
 import type { SandboxHost } from '../../src/sandbox/sandbox-host.js';
 import { openLedger } from '../../src/session/ledger.js';
@@ -106,6 +107,8 @@ export interface IssueSessionOptions {
   secrets?: readonly string[];
   /** Besides the checkout's git environment. */
   env?: Record<string, string>;
+  /** Where origin's token comes from at each fetch and push (the environment's token unless given). */
+  tokenSource?: TokenSource;
   /** The model runtime, from the one on the scripted server (to fail or interrupt it). */
   models?: (real: ModelRuntime, controller: AbortController) => ModelRuntime;
   /** The sandbox of the session's config (bubblewrap by default) unless given. */
@@ -140,7 +143,7 @@ export async function runIssueSession(world: IssueWorld, options: IssueSessionOp
   const work = issueWork(issue, {
     github: gh.adapter,
     checkout: repo.fx.checkout,
-    remote: await resolveOrigin(repo.fx.checkout, env, redact),
+    remote: await resolveOrigin(repo.fx.checkout, env, redact, options.tokenSource),
     baseBranch: 'main',
     config,
     redact,

@@ -1,9 +1,10 @@
 import { createFaults } from './faults.js';
+import { serveGitOverHttp } from './git-http.js';
 import { createHandler } from './handler.js';
 import { createProject, findProject, projectSnapshot } from './projects-state.js';
 import { createRateLimiter } from './rate-limit.js';
 import { hasScopes, type IssueRecord } from './records.js';
-import type { EmulatorRequest } from './request-log.js';
+import type { EmulatorRequest, GitRequest } from './request-log.js';
 import { accountRoutes } from './routes-account.js';
 import { checkRoutes } from './routes-checks.js';
 import { commentRoutes, createComment } from './routes-comments.js';
@@ -31,6 +32,7 @@ function issueOf(store: Store, number: number): IssueRecord {
 type Seeding = Pick<
   GitHubEmulator,
   | 'addToken'
+  | 'revokeToken'
   | 'addUser'
   | 'setPermission'
   | 'addLabel'
@@ -56,6 +58,7 @@ function seeding(store: Store): Seeding {
         ...(expiresAt !== undefined ? { expiresAt } : {}),
       });
     },
+    revokeToken: (token) => void store.tokens.delete(token),
     addUser: (login, { type = 'User' } = {}) => void store.ensureUser(login, type),
     setPermission: (login, role) => store.setRole(login, role),
     addLabel: (name, color) => void store.ensureLabel(name, color),
@@ -118,6 +121,7 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
   );
   const faults = createFaults();
   const log: EmulatorRequest[] = [];
+  const gitLog: GitRequest[] = [];
   const handle = createHandler({
     store,
     rate,
@@ -149,6 +153,8 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
     baseUrl,
     fetch: createEmulatorFetch(handle, base),
     listen: () => listenOnLoopback(handle, basePath),
+    serveGit: () => serveGitOverHttp(store, gitLog),
+    gitRequests: gitLog,
 
     ...seeding(store),
     ...lifecycleSeeding(store, DEFAULT_LOGIN),

@@ -13,6 +13,7 @@ export type {
   EventJson,
   GitHubEmulator,
   GitHubEmulatorOptions,
+  GitRequest,
   GraphqlFault,
   IssueJson,
   LabelJson,

@@ -13,6 +13,19 @@ export interface EmulatorRequest {
   operationName?: string;
 }
 
+/** One git request as the emulator's git server saw it, for tests that check which token each used. */
+export interface GitRequest {
+  method: string;
+  /** Path and query as sent: `/octo-org/widgets.git/info/refs?service=git-receive-pack`. */
+  path: string;
+  service: 'git-upload-pack' | 'git-receive-pack' | undefined;
+  status: number;
+  /** The token of the request's basic credential (undefined without one), known or not. */
+  token: string | undefined;
+  /** Whose token it was, when the emulator took it. */
+  login?: string;
+}
+
 export function loggedHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of headers) {

@@ -1,7 +1,7 @@
-import type { EmulatorRequest } from './request-log.js';
+import type { EmulatorRequest, GitRequest } from './request-log.js';
 import type { CommentJson, IssueJson, PullJson } from './rest-shapes.js';
 
-export type { EmulatorRequest } from './request-log.js';
+export type { EmulatorRequest, GitRequest } from './request-log.js';
 export type {
   CommentJson,
   EventJson,
@@ -196,8 +196,17 @@ export interface GitHubEmulator {
   readonly baseUrl: string;
   fetch: typeof globalThis.fetch;
   listen(): Promise<ListeningEmulator>;
+  /**
+   * Git over smart HTTP for `origin` on a free loopback port, checking each request's token as
+   * GitHub does; `url` is the repository's clone URL. Requires the `origin` option.
+   */
+  serveGit(): Promise<ListeningEmulator>;
+  /** Every request the git server answered, with the token it carried; live, like `requests`. */
+  readonly gitRequests: GitRequest[];
 
   addToken(token: string, options: TokenOptions): void;
+  /** GitHub forgets the token (revoked, or an App's that expired): REST, GraphQL and git refuse it. */
+  revokeToken(token: string): void;
   addUser(login: string, options?: { type?: 'User' | 'Bot' }): void;
   setPermission(login: string, role: RepoRole): void;
   addLabel(name: string, color?: string): void;

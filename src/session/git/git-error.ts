@@ -46,8 +46,10 @@ const OUTPUT_RULES: readonly OutputRule[] = [
   {
     errorClass: 'auth',
     pattern:
-      /Authentication failed|could not read Username|could not read Password|Permission denied \(publickey/i,
+      /Authentication failed|could not read Username|could not read Password|Permission denied \(publickey|returned error: 401/i,
   },
+  // GitHub's answer to a push the token may not make; before `network`, whose "unable to access" it shares.
+  { errorClass: 'permission', pattern: /returned error: 403|Permission to \S+ denied/i },
   {
     errorClass: 'network',
     pattern: /Could not resolve host|unable to access|Connection refused|timed out/i,

@@ -1,18 +1,21 @@
 import { createSerialQueue } from '../../core/serial-queue.js';
 import { assertGitArg, assertSha, firstLine } from './git-args.js';
 import { revParse } from './head-sha.js';
+import { type RemoteCredential, withRemoteAuth } from './remote-auth.js';
 import { type GitOptions, runGit } from './run-git.js';
 
 /**
  * A remote as the harness resolved it at the start of the run, before any agent ran: its name (for
  * the tracking refs), the URL it pushes and fetches (never `remote.*.pushurl`, which the agent could
- * have set), and the environment that authenticates there (the token as an `http.extraheader` given
- * through GIT_CONFIG_* variables: in git's own process only, never written to disk).
+ * have set), what git needs there besides a token (`env`: the ssh agent), and where the token comes
+ * from (`credential`, for GitHub's hosts only): asked at each fetch, push and ls-remote and given to
+ * that git process alone as an `http.extraheader` through GIT_CONFIG_* variables, never on disk.
  */
 export interface RemoteTarget {
   name: string;
   url: string;
   env?: Readonly<Record<string, string>>;
+  credential?: RemoteCredential;
 }
 
 /** A remote by name or URL, as given (tests and local remotes), or as the harness resolved it. */
@@ -22,9 +25,12 @@ function targetOf(remote: RemoteRef): RemoteTarget {
   return typeof remote === 'string' ? { name: remote, url: remote } : remote;
 }
 
-function withRemoteEnv(options: GitOptions, target: RemoteTarget): GitOptions {
-  if (!target.env) return options;
-  return { ...options, env: { ...(options.env ?? process.env), ...target.env } };
+/** Runs `run` with the remote's environment and the token of the moment (renewed once if refused). */
+function onRemote<T>(target: RemoteTarget, options: GitOptions, run: (options: GitOptions) => Promise<T>) {
+  const withEnv = target.env
+    ? { ...options, env: { ...(options.env ?? process.env), ...target.env } }
+    : options;
+  return withRemoteAuth(target.url, target.credential, withEnv, run);
 }
 
 /** `remote.<name>.url` as configured, read once at the start of a run. */
@@ -32,33 +38,6 @@ export async function remoteUrl(checkout: string, name: string, options: GitOpti
   assertGitArg('remote', name);
   const { stdout } = await runGit(['config', '--get', `remote.${name}.url`], { ...options, cwd: checkout });
   return firstLine(stdout);
-}
-
-/**
- * The environment that authenticates git's requests to an https remote with `token` (GitHub's
- * `x-access-token` basic scheme), replacing any extraheader the checkout has (actions/checkout's).
- * Nothing for other schemes: an ssh remote uses the user's agent.
- */
-export function tokenAuthEnv(url: string, token: string | undefined): Record<string, string> {
-  if (!token) return {};
-  let origin: string;
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return {};
-    origin = `${parsed.protocol}//${parsed.host}/`;
-  } catch {
-    return {};
-  }
-  const key = `http.${origin}.extraheader`;
-  const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
-  return {
-    GIT_CONFIG_COUNT: '2',
-    // An empty value resets the list: the checkout's own header must not be sent beside ours.
-    GIT_CONFIG_KEY_0: key,
-    GIT_CONFIG_VALUE_0: '',
-    GIT_CONFIG_KEY_1: key,
-    GIT_CONFIG_VALUE_1: `AUTHORIZATION: basic ${basic}`,
-  };
 }
 
 /**
@@ -87,10 +66,10 @@ export async function fetchBranch(
   // Sessions that start together (a round filling free workers) each fetch the base branch: one at a
   // time, or git refuses the second with "unable to update local ref".
   return queue(async () => {
-    await runGit(['fetch', '--prune', '--no-tags', target.url, `+refs/heads/${branch}:${tracking}`], {
-      ...withRemoteEnv(options, target),
-      cwd: checkout,
-    });
+    const refspec = `+refs/heads/${branch}:${tracking}`;
+    await onRemote(target, options, (git) =>
+      runGit(['fetch', '--prune', '--no-tags', target.url, refspec], { ...git, cwd: checkout }),
+    );
     return revParse(checkout, tracking, options);
   });
 }
@@ -129,10 +108,9 @@ export async function remoteBranchSha(
   assertGitArg('remote', target.url);
   assertGitArg('branch', branch);
   const ref = `refs/heads/${branch}`;
-  const { stdout } = await runGit(['ls-remote', target.url, ref], {
-    ...withRemoteEnv(options, target),
-    cwd: checkout,
-  });
+  const { stdout } = await onRemote(target, options, (git) =>
+    runGit(['ls-remote', target.url, ref], { ...git, cwd: checkout }),
+  );
   // ls-remote matches patterns by suffix: `refs/heads/a/refs/heads/b` would match too.
   for (const line of stdout.split('\n')) {
     const [sha, name] = line.split('\t');
@@ -168,9 +146,9 @@ export async function pushBranch(
   const sha = await revParse(worktree, 'HEAD', options);
   const lease = `--force-with-lease=${ref}:${expected}`;
   // To the URL resolved at the start, never a pushurl; hooks are off for every harness git (run-git).
-  await runGit(['push', '--porcelain', lease, target.url, `${sha}:${ref}`], {
-    ...withRemoteEnv(options, target),
-    cwd: worktree,
-  });
+  // A refused credential moves nothing on the remote: the retry with a renewed token pushes the same lease.
+  await onRemote(target, options, (git) =>
+    runGit(['push', '--porcelain', lease, target.url, `${sha}:${ref}`], { ...git, cwd: worktree }),
+  );
   return sha;
 }

@@ -83,6 +83,12 @@ describe('classifyGitOutput', () => {
     ["fatal: Authentication failed for 'https://github.com/a/b.git/'", 'auth'],
     ["fatal: could not read Username for 'https://github.com': terminal prompts disabled", 'auth'],
     ['git@github.com: Permission denied (publickey).', 'auth'],
+    ["fatal: unable to access 'https://github.com/a/b.git/': The requested URL returned error: 401", 'auth'],
+    [
+      "fatal: unable to access 'https://github.com/a/b.git/': The requested URL returned error: 403",
+      'permission',
+    ],
+    ['remote: Permission to a/b.git denied to someone.', 'permission'],
     ["fatal: unable to access 'https://github.com/a/b.git/': Could not resolve host: github.com", 'network'],
     ['ssh: connect to host github.com port 22: Connection refused', 'network'],
     ['ssh: connect to host github.com port 22: Connection timed out', 'network'],

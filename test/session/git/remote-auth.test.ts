@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createRedactor } from '../../../src/core/redact.js';
-import { resolveOrigin } from '../../../src/run/open-run.js';
-import { tokenAuthEnv } from '../../../src/session/git/remote.js';
+import { fixedToken } from '../../../src/github/token-source.js';
+import { resolveOrigin } from '../../../src/run/resolve-origin.js';
+import { tokenAuthEnv } from '../../../src/session/git/remote-auth.js';
 import { useSessionRepo } from './git-fixture.js';
 
 const TOKEN = 'ghs_remoteAuthToken0123456789abcdefghijk';
@@ -27,13 +28,14 @@ describe('the credentials of a push', () => {
     set('https://github.com/acme/widgets.git');
     const github = await resolveOrigin(repo.fx.checkout, { ...repo.fx.env, GITHUB_TOKEN: TOKEN }, redact);
     expect(github).toMatchObject({ name: 'origin', url: 'https://github.com/acme/widgets.git' });
-    expect(JSON.stringify(github.env)).toContain(Buffer.from(`x-access-token:${TOKEN}`).toString('base64'));
+    expect(await github.credential?.token()).toBe(TOKEN);
+    // Asked at each command: nothing of it is kept in the target's environment.
+    expect(JSON.stringify(github)).not.toContain(TOKEN);
 
     set('https://gitlab.example/acme/widgets.git');
     const elsewhere = await resolveOrigin(repo.fx.checkout, { ...repo.fx.env, GITHUB_TOKEN: TOKEN }, redact);
-    expect(JSON.stringify(elsewhere)).not.toContain(
-      Buffer.from(`x-access-token:${TOKEN}`).toString('base64'),
-    );
+    expect(elsewhere.url).toBe('https://gitlab.example/acme/widgets.git');
+    expect(elsewhere.credential).toBeUndefined();
 
     set('https://ghe.example/acme/widgets.git');
     const enterprise = await resolveOrigin(
@@ -41,7 +43,31 @@ describe('the credentials of a push', () => {
       { ...repo.fx.env, GITHUB_TOKEN: TOKEN, GITHUB_API_URL: 'https://ghe.example/api/v3' },
       redact,
     );
-    expect(enterprise.env?.GIT_CONFIG_KEY_1).toBe('http.https://ghe.example/.extraheader');
+    expect(await enterprise.credential?.token()).toBe(TOKEN);
+
+    set('git@github.com:acme/widgets.git');
+    const ssh = await resolveOrigin(
+      repo.fx.checkout,
+      { ...repo.fx.env, GITHUB_TOKEN: TOKEN, SSH_AUTH_SOCK: '/a' },
+      redact,
+    );
+    expect(ssh).toMatchObject({ url: 'git@github.com:acme/widgets.git', env: { SSH_AUTH_SOCK: '/a' } });
+    expect(ssh.credential).toBeUndefined();
+  });
+
+  it("come from the TokenSource given, over the environment's token", async () => {
+    repo.fx.git(repo.fx.checkout, 'remote', 'set-url', 'origin', 'https://github.com/acme/widgets.git');
+    const source = fixedToken('ghs_fromTheAppSource0123456789');
+    const origin = await resolveOrigin(
+      repo.fx.checkout,
+      { ...repo.fx.env, GITHUB_TOKEN: TOKEN },
+      redact,
+      source,
+    );
+    expect(origin.credential).toBe(source);
+    const none = await resolveOrigin(repo.fx.checkout, repo.fx.env, redact);
+    expect(none).toMatchObject({ url: 'https://github.com/acme/widgets.git' });
+    expect(none.credential).toBeUndefined();
   });
 
   it('are resolved from remote.origin.url, never a pushurl', async () => {
