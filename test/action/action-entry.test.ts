@@ -121,6 +121,32 @@ describe('the action bundle, run as GitHub Actions runs it', () => {
     expectNoTokens(result);
   });
 
+  it('with the Actions token alone it still works, and warns once, first in the log and the summary, that CI will not run on its PRs', {
+    timeout: 90_000,
+  }, async () => {
+    const actionsToken = 'ghs_jobTokenOfTheActionsApp0000000001';
+    run.github.addToken(actionsToken, { login: 'github-actions[bot]', kind: 'installation' });
+    const number = run.github.addIssue(memberIssue('Greeting typo'));
+    run.github.setPermission('maintainer', 'maintain');
+    const result = await runBundle(
+      'issues',
+      labeledPayload({ number, title: 'Greeting typo', label: 'issueloop', sender: 'maintainer' }),
+      { github_token: actionsToken },
+    );
+    expect(result.code).toBe(0);
+    expect(result.outputs.outcome).toBe('resolved');
+    const warnings = result.stdout.split('\n').filter((line) => line.startsWith('::warning::'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/CI will not run on issueloop's pull requests/);
+    // Before the issue's own log group.
+    expect(result.stdout.indexOf('::warning::')).toBeLessThan(result.stdout.indexOf('::group::'));
+    expect(result.summary.indexOf('[!WARNING]')).toBeGreaterThan(0);
+    expect(result.summary.indexOf('[!WARNING]')).toBeLessThan(result.summary.indexOf('<table>'));
+    expect(result.summary).toContain('CI follow-ups: inactive');
+    const shown = result.stdout.split('\n').filter((line) => !line.startsWith('::add-mask::'));
+    expect([...shown, result.stderr, result.summary].join('\n')).not.toContain(actionsToken.slice(4));
+  });
+
   it('an unrelated event does nothing: a notice through the real @actions/core, and a green run', {
     timeout: 30_000,
   }, async () => {
