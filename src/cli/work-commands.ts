@@ -77,11 +77,13 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
           : {}),
       });
       const at = inDir(io, flags.dir);
-      const { config, redact, deps } = await configured(at, command, false, progress.writeLog);
+      // A task file needs no GitHub: no repository or token is looked for.
+      const github = flags.tasks === undefined ? { token: true } : undefined;
+      const { config, redact, deps, env } = await configured(at, command, false, progress.writeLog, github);
       log = deps.log;
       const code = await runRun({
         labels,
-        env: io.env,
+        env,
         cwd: at.cwd,
         userCwd: io.cwd,
         config,

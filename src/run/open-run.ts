@@ -21,7 +21,7 @@ import { runGit } from '../session/git/index.js';
 import { type RemoteTarget, remoteUrl, tokenAuthEnv } from '../session/git/remote.js';
 import { type Ledger, newRunId, openLedger } from '../session/ledger.js';
 import { createIssueSource } from '../sources/issues/issue-source.js';
-import { buildGitHubClient, githubHosts, stateDirOf } from './github-deps.js';
+import { buildGitHubClient, githubHosts, githubToken, stateDirOf } from './github-deps.js';
 import { assertModelAccess } from './model-preflight.js';
 import { openSandbox } from './open-sandbox.js';
 import { assertPrerequisites } from './prerequisites.js';
@@ -98,7 +98,7 @@ export async function resolveOrigin(checkout: string, env: Env, redact: Redactor
   } catch {
     host = undefined;
   }
-  const token = env.GITHUB_TOKEN || env.GH_TOKEN;
+  const token = githubToken(env);
   const auth = host !== undefined && githubHosts(env).has(host) ? tokenAuthEnv(url, token) : {};
   const ssh: Record<string, string> = env.SSH_AUTH_SOCK ? { SSH_AUTH_SOCK: env.SSH_AUTH_SOCK } : {};
   return { name: 'origin', url, env: { ...auth, ...ssh } };
