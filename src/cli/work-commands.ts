@@ -56,6 +56,14 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
       'work a local task file ("## Group" headings, "- task" items) instead of GitHub issues',
     )
     .option('--dir <checkout>', 'the checkout to work in (default: the current directory)')
+    .addOption(
+      new Option(
+        '--issue <n>',
+        'work this issue now, labelled or not, through the trust gate; repeatable; ends when they are done',
+      )
+        .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
+        .conflicts(['tasks', 'dryRun']),
+    )
     .option('--json', 'print the summary as JSON')
     .action(async (flags: RunFlags, command: Command) => {
       const [{ runRun }, { createProgressDisplay }] = await Promise.all([

@@ -62,7 +62,7 @@ describe('issueloop init', () => {
   });
 });
 
-describe('newcomer: issueloop init can be run again', () => {
+describe('issueloop init can be run again (issue 30)', () => {
   const emulator = createGitHubEmulator({ owner: 'acme', repo: 'gadgets' });
   let github: { url: string; close(): Promise<void> };
   let checkout: string;
