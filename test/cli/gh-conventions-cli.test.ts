@@ -101,6 +101,14 @@ describe("gh's conventions: the repository and the token, the same for every com
       fix: expect.stringMatching(/both set, to different tokens: using GH_TOKEN/),
     });
     expect(result.stdout).not.toContain(PAT);
+    // run says it once, on stderr, and works with GH_TOKEN's.
+    const dry = await runInProcess(['run', '--dry-run'], {
+      cwd: clone,
+      env: { PATH: loggedOut.path, GITHUB_API_URL: github.url, GH_TOKEN: PAT, GITHUB_TOKEN: UNKNOWN },
+    });
+    expect(dry.code).toBe(0);
+    expect(dry.stderr.match(/both set, to different tokens: using GH_TOKEN/g)).toHaveLength(1);
+    expect(dry.stderr + dry.stdout).not.toContain(UNKNOWN);
   });
 
   it('without a token variable, the token of `gh auth login` is used by doctor and init, and never printed', async () => {
