@@ -129,6 +129,31 @@ describe("gh's conventions: the repository and the token, the same for every com
     expect(await gh.calls()).toContain(`auth token --hostname ${new URL(github.url).host}`);
   });
 
+  it("a token from gh is redacted like a variable's, whatever its shape", async () => {
+    // No known token shape: only redaction of the value itself hides it.
+    const shapeless = 'plainGhLogin42xyzABCDEFGH';
+    emulator.addToken(shapeless, { login: 'maintainer', kind: 'classic', scopes: ['repo'] });
+    const plainGh = await scriptedGh(`${shapeless}\n`);
+    try {
+      // An issue whose title quotes the token: the dry run prints titles.
+      const quoting = emulator.addIssue({
+        title: `leak ${shapeless} here`,
+        author: 'maintainer',
+        authorAssociation: 'OWNER',
+        labels: ['issueloop'],
+      });
+      const result = await runInProcess(['run', '--dry-run'], {
+        cwd: clone,
+        env: { PATH: plainGh.path, GITHUB_API_URL: github.url },
+      });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`#${quoting} leak [REDACTED] here`);
+      expect(result.stderr + result.stdout).not.toContain(shapeless);
+    } finally {
+      await plainGh.cleanup();
+    }
+  });
+
   it('gh logged out: the "no GitHub token" message names gh auth login too', async () => {
     const result = await runInProcess(['run', '--repo', 'acme/widgets'], {
       cwd: clone,
