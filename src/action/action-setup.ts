@@ -15,7 +15,12 @@ import { type ActionInputs, botName } from './inputs.js';
 export function actionEnv(runner: Env, inputs: ActionInputs): Env {
   const env: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(runner)) if (!name.startsWith('INPUT_')) env[name] = value;
-  if (inputs.githubToken) env.GITHUB_TOKEN = inputs.githubToken;
+  // Under both names: a job-wide GH_TOKEN (often `github.token`, for gh steps) would otherwise win
+  // over the input, GH_TOKEN being read first as gh reads it.
+  if (inputs.githubToken) {
+    env.GITHUB_TOKEN = inputs.githubToken;
+    env.GH_TOKEN = inputs.githubToken;
+  }
   if (inputs.projectsToken) env.ISSUELOOP_PROJECTS_TOKEN = inputs.projectsToken;
   if (inputs.anthropicKey) env.ANTHROPIC_API_KEY = inputs.anthropicKey;
   if (inputs.app) {

@@ -153,7 +153,11 @@ async function readSetup(io: ActionIo, onRedactor: (redact: Redactor) => void): 
     flags: inputs.flags,
     ...(inputs.configPath ? { configPath: inputs.configPath } : {}),
   });
-  const redact = createRedactor(secretsFromEnv(env, config.redact_env));
+  // The runner's own GH_TOKEN, which the github_token input replaced, stays a secret too.
+  const redact = createRedactor([
+    ...secretsFromEnv(env, config.redact_env),
+    ...secretsFromEnv(io.env, config.redact_env),
+  ]);
   onRedactor(redact);
   const decision = decide(await readEvent(env), inputs.mode, config.label);
   const titles = new Map<number, string>();

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import type { OpenedClaimStore } from '../claims/open-claim-store.js';
-import type { LoadConfigOptions } from '../config/load-config.js';
+import type { LoadConfigOptions, LoadedConfig } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import type { LogLevel } from '../core/logger.js';
 import type { Redactor } from '../core/redact.js';
+import type { GitHubTarget } from '../run/github-target.js';
 import { createWarningLog } from './warning-log.js';
 
 /** Everything the CLI touches of its process, passed in so tests can run it in-process too. */
@@ -33,8 +34,11 @@ export interface CliIo {
 
 /** The CLI's io plus a way for a command to widen output redaction once it has read the config. */
 export interface CommandIo extends CliIo {
-  /** Widens output redaction to these variables too, and returns the widened redactor. */
-  redactAlso(envNames: readonly string[]): Redactor;
+  /**
+   * Widens output redaction to these variables too (and to `values`, secrets found elsewhere, such
+   * as the token of `gh auth token`), and returns the widened redactor.
+   */
+  redactAlso(envNames: readonly string[], values?: readonly string[]): Redactor;
   /** Runs `close` when the command ends, however it ends (a Redis store's connection). */
   atExit(close: () => Promise<void>): void;
   /**
@@ -90,31 +94,71 @@ export async function openStore(
     import('../config/load-config.js'),
     import('../claims/open-claim-store.js'),
   ]);
-  const { config } = await loadConfig(loadOptions(io, command));
-  const redact = io.redactAlso(config.redact_env);
+  const loaded = await loadConfig(loadOptions(io, command));
+  const redact = io.redactAlso(loaded.config.redact_env);
+  // A Redis store keeps claims per repository: the one `run` works on, origin included.
+  const { config } = await githubTarget(io, loaded, redact, { token: false });
   const log = createWarningLog(io.stderr);
   const opened = openClaimStore(config, { cwd: io.cwd, clock: systemClock, redact, log });
   io.atExit(() => opened.store.close());
   return { opened, config };
 }
 
-/** The configuration, the output redactor widened by it, and the process deps, for a command that works. */
+/**
+ * The repository and token the command works with (run/github-target.ts: the same lookup for every
+ * command), as the configuration's `repo` and the environment's token; a token from `gh auth token`
+ * joins the output redaction.
+ */
+async function githubTarget(
+  io: CommandIo,
+  loaded: LoadedConfig,
+  redact: Redactor,
+  options: { token: boolean },
+): Promise<{ config: Config; env: CliIo['env']; redact: Redactor; target: GitHubTarget }> {
+  const { resolveGitHubTarget, targetConfig, targetEnv } = await import('../run/github-target.js');
+  const target = await resolveGitHubTarget({
+    env: io.env,
+    config: loaded.config,
+    ...(loaded.repoSource ? { repoSource: loaded.repoSource } : {}),
+    cwd: io.cwd,
+    redact,
+    gh: true,
+    token: options.token,
+  });
+  const widened = target.token ? io.redactAlso(loaded.config.redact_env, [target.token]) : redact;
+  return {
+    config: targetConfig(loaded.config, target),
+    env: targetEnv(io.env, target),
+    redact: widened,
+    target,
+  };
+}
+
+/**
+ * The configuration, the output redactor widened by it, and the process deps, for a command that
+ * works; with `github`, the repository and token it works with (`env` then carries the token).
+ */
 export async function configured(
   io: CommandIo,
   command: Command,
   quietInfo = false,
   // The logger cleans what it formats itself, and keeps its colours.
   write: (line: string) => void = io.terminal,
+  github?: { token: boolean },
 ) {
   const [{ loadConfig }, { createProcessDeps }] = await Promise.all([
     import('../config/load-config.js'),
     import('../run/process-deps.js'),
   ]);
-  const { config } = await loadConfig(loadOptions(io, command));
-  const redact = io.redactAlso(config.redact_env);
+  const loaded = await loadConfig(loadOptions(io, command));
+  let redact = io.redactAlso(loaded.config.redact_env);
+  let { config } = loaded;
+  let env = io.env;
+  let target: GitHubTarget | undefined;
+  if (github) ({ config, env, redact, target } = await githubTarget(io, loaded, redact, github));
   const style = logStyle(io, command, config.log_level);
   const deps = await createProcessDeps({
-    env: io.env,
+    env,
     // A one-shot command's progress lines would only repeat its report.
     level: quietInfo && style.level === 'info' ? 'warn' : style.level,
     isTTY: style.pretty,
@@ -122,5 +166,6 @@ export async function configured(
     write,
     redactEnv: config.redact_env,
   });
-  return { config, redact, deps };
+  for (const warning of target?.warnings ?? []) deps.log.warn(warning);
+  return { config, redact, deps, env, ...(target ? { target } : {}) };
 }

@@ -7,8 +7,9 @@ import { forTerminal, terminalJson } from '../core/terminal-text.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../run/exit-codes.js';
 import { secretsFromEnv } from '../run/secrets.js';
 import { readVersion } from '../run/version.js';
-import { type CliIo, type CommandIo, configured, loadOptions, openStore } from './command-io.js';
+import { type CliIo, type CommandIo, configured, openStore } from './command-io.js';
 import type { BoardInitFlags } from './commands/board.js';
+import { addSetupCommands } from './setup-commands.js';
 import { addDemoCommand, addWorkCommands, inDir, taskInputs } from './work-commands.js';
 
 export type { CliIo } from './command-io.js';
@@ -17,7 +18,10 @@ export { terminalOptions } from './terminal-options.js';
 
 const HELP_FOOTER = `
 Environment:
-  GITHUB_TOKEN / GH_TOKEN    GitHub token (classic: repo scope, + project for Projects v2)
+  GH_TOKEN / GITHUB_TOKEN    GitHub token, GH_TOKEN first as gh takes them; without either, the
+                             token of \`gh auth login\` (classic: repo scope, + project for Projects v2)
+  GH_REPO                    the repository, as gh takes it (below --repo and ISSUELOOP_REPO, above
+                             the config file; without any, the checkout's origin on GitHub)
   ANTHROPIC_API_KEY          Anthropic API key
   GITHUB_API_URL             REST base (default https://api.github.com; set by Actions and GHES)
   GITHUB_GRAPHQL_URL         GraphQL endpoint (default <GITHUB_API_URL>/graphql)
@@ -125,9 +129,9 @@ function addBoardCommands(
     .option('--json', 'print the report as JSON')
     .action(async (flags: BoardInitFlags, command: Command) => {
       const { runBoardInit } = await import('./commands/board.js');
-      const { config, redact, deps } = await configured(io, command, true);
+      const { config, redact, deps, env } = await configured(io, command, true, undefined, { token: true });
       const result = await runBoardInit({
-        env: io.env,
+        env,
         cwd: io.cwd,
         config,
         flags,
@@ -151,7 +155,9 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
         'config file (default: issueloop.config.yaml in the current directory)',
       ),
     )
-    .addOption(new Option('--repo <owner/name>', 'GitHub repository to work on'))
+    .addOption(
+      new Option('-R, --repo <owner/name>', "GitHub repository to work on (default: the checkout's origin)"),
+    )
     .addOption(
       new Option(
         '--set <path=value>',
@@ -173,45 +179,7 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
 
   addDemoCommand(program, io, setExit, runCli);
 
-  program
-    .command('doctor')
-    .description('check Node, git, the configuration and which credentials are set (never their values)')
-    .option('--json', 'print the report as JSON')
-    .action(async (options: { json?: boolean }, command: Command) => {
-      const [{ runDoctor }, { renderDoctor, doctorExitCode }] = await Promise.all([
-        import('./commands/doctor.js'),
-        import('./commands/doctor-report.js'),
-      ]);
-      const report = await runDoctor({ ...loadOptions(io, command), version, nodeVersion: io.nodeVersion });
-      io.stdout(options.json ? `${terminalJson(report, undefined, 2)}\n` : renderDoctor(report));
-      setExit(doctorExitCode(report));
-    });
-
-  program
-    .command('init')
-    .description('set up a checkout: write issueloop.config.yaml, create the labels on GitHub, run doctor')
-    .option('--force', 'replace an existing issueloop.config.yaml with the template')
-    .option('--no-labels', 'do not create the labels on GitHub')
-    .action(async (options: { force?: boolean; labels?: boolean }, command: Command) => {
-      const [{ writeConfigFile, ensureLabels }, { runDoctor }, { renderDoctor, doctorExitCode }] =
-        await Promise.all([
-          import('./commands/init.js'),
-          import('./commands/doctor.js'),
-          import('./commands/doctor-report.js'),
-        ]);
-      const configPath = command.optsWithGlobals<{ config?: string }>().config;
-      io.stdout(`wrote ${await writeConfigFile(io.cwd, options.force === true, configPath)}\n`);
-      if (options.labels !== false) {
-        const { config, redact, deps } = await configured(io, command, true);
-        io.stdout(
-          `${await ensureLabels({ env: io.env, config, cwd: io.cwd, log: deps.log, redact, version })}\n`,
-        );
-      }
-      const report = await runDoctor({ ...loadOptions(io, command), version, nodeVersion: io.nodeVersion });
-      io.stdout(renderDoctor(report));
-      setExit(doctorExitCode(report));
-    });
-
+  addSetupCommands(program, io, version, setExit);
   addWorkCommands(program, io, version, setExit);
   addClaimsCommands(program, io);
   addBoardCommands(program, io, version, setExit);
@@ -254,14 +222,17 @@ export async function runCli(rawIo: CliIo): Promise<ExitCode> {
   // Defence in depth: whatever a command prints, the tokens it was given are never part of it, and
   // nothing from GitHub, the model or the ledger reaches the terminal as an escape sequence.
   let redact = createRedactor(secretsFromEnv(rawIo.env));
+  // Secrets found beside the environment (the token of `gh auth token`): kept across widenings.
+  const found = new Set<string>();
   const closers: Array<() => Promise<void>> = [];
   const io: CommandIo = {
     ...rawIo,
     stdout: (text) => rawIo.stdout(forTerminal(redact(text))),
     stderr: (text) => rawIo.stderr(forTerminal(redact(text))),
     terminal: (text) => rawIo.stderr(redact(text)),
-    redactAlso: (names) => {
-      redact = createRedactor(secretsFromEnv(rawIo.env, names));
+    redactAlso: (names, values = []) => {
+      for (const value of values) found.add(value);
+      redact = createRedactor([...secretsFromEnv(rawIo.env, names), ...found]);
       return redact;
     },
     atExit: (close) => {

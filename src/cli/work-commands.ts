@@ -56,6 +56,14 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
       'work a local task file ("## Group" headings, "- task" items) instead of GitHub issues',
     )
     .option('--dir <checkout>', 'the checkout to work in (default: the current directory)')
+    .addOption(
+      new Option(
+        '--issue <n>',
+        'work this issue now, labelled or not, through the trust gate; repeatable; ends when they are done',
+      )
+        .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
+        .conflicts(['tasks', 'dryRun']),
+    )
     .option('--json', 'print the summary as JSON')
     .action(async (flags: RunFlags, command: Command) => {
       const [{ runRun }, { createProgressDisplay }] = await Promise.all([
@@ -77,11 +85,13 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
           : {}),
       });
       const at = inDir(io, flags.dir);
-      const { config, redact, deps } = await configured(at, command, false, progress.writeLog);
+      // A task file needs no GitHub: no repository or token is looked for.
+      const github = flags.tasks === undefined ? { token: true } : undefined;
+      const { config, redact, deps, env } = await configured(at, command, false, progress.writeLog, github);
       log = deps.log;
       const code = await runRun({
         labels,
-        env: io.env,
+        env,
         cwd: at.cwd,
         userCwd: io.cwd,
         config,

@@ -6,6 +6,7 @@ import {
   ambientLayer,
   envLayer,
   flagsLayer,
+  ghRepoLayer,
   isPlainObject,
   type Layer,
   type SourcedLayer,
@@ -35,6 +36,8 @@ export interface LoadedConfig {
   config: Config;
   /** The file read, if any (absolute path). */
   file?: string;
+  /** Where `repo` came from ("--repo", "env GH_REPO", the file's name…), when it is set. */
+  repoSource?: string;
 }
 
 async function readIfExists(path: string): Promise<string | undefined> {
@@ -167,23 +170,29 @@ function sourceFinder(
 
 /**
  * Loads the configuration: defaults < what the environment implies (GITHUB_REPOSITORY) < file <
- * ISSUELOOP_* variables < flags. Every problem, from every layer, is reported at once in one
+ * GH_REPO < ISSUELOOP_* variables < flags. Every problem, from every layer, is reported at once in one
  * ConfigError (exit code 2 at the entrypoint).
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const located = await locateFile(options);
   const fileLayer = located ? parseConfigText(located.text, located.path) : {};
   const ambient = ambientLayer(options.env);
+  const ghRepo = ghRepoLayer(options.env);
   const env = envLayer(options.env);
   const sets = setFlagsLayer(options.sets ?? []);
   const flags = flagsLayer(options.flags ?? {});
-  const merged = mergeLayers(ambient.data, fileLayer, env.data, sets.data, flags.data);
+  const merged = mergeLayers(ambient.data, fileLayer, ghRepo.data, env.data, sets.data, flags.data);
 
   const problems: ConfigProblem[] = [...env.problems, ...sets.problems, ...flags.problems];
   const result = ConfigSchema.safeParse(merged, { reportInput: true });
   const file = located ? { name: basename(located.path), data: fileLayer } : undefined;
-  const findSource = sourceFinder([flags, sets, env], file, ambient);
+  const findSource = sourceFinder([flags, sets, env, ghRepo], file, ambient);
   if (!result.success) problems.push(...zodProblems(result.error.issues, findSource));
   if (problems.length > 0 || !result.success) throw new ConfigError(problems);
-  return located ? { config: result.data, file: located.path } : { config: result.data };
+  const repoSource = result.data.repo === undefined ? undefined : findSource('repo');
+  return {
+    config: result.data,
+    ...(located ? { file: located.path } : {}),
+    ...(repoSource ? { repoSource } : {}),
+  };
 }

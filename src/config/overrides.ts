@@ -142,6 +142,21 @@ export function ambientLayer(env: Readonly<Record<string, string | undefined>>):
   return layer;
 }
 
+/**
+ * gh's `GH_REPO` (`owner/name`, or `host/owner/name` as gh also takes it): chosen by the user like
+ * ISSUELOOP_REPO, so above the config file, but below ISSUELOOP_REPO, which names issueloop alone.
+ */
+export function ghRepoLayer(env: Readonly<Record<string, string | undefined>>): SourcedLayer {
+  const layer = emptyLayer();
+  const value = env.GH_REPO?.trim();
+  if (!value) return layer;
+  const parts = value.split('/');
+  // The host is the API's to say (GITHUB_API_URL); gh's own default host is dropped.
+  layer.data.repo = parts.length === 3 && parts[0] === 'github.com' ? parts.slice(1).join('/') : value;
+  layer.sources.set('repo', 'env GH_REPO');
+  return layer;
+}
+
 /** Repeated `--set path=value` flags. */
 export function setFlagsLayer(assignments: readonly string[]): SourcedLayer {
   const layer = emptyLayer();

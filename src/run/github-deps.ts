@@ -5,22 +5,23 @@ import { UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
 import type { Redactor } from '../core/redact.js';
 import { createGitHubClient, endpointsFromEnv, type GitHubClient, type RepoRef } from '../github/client.js';
+import { checkedToken, envToken, TOKEN_NAMES_TEXT } from './env-token.js';
 import type { Env } from './secrets.js';
 
 /** Builds the GitHub client for a command from the environment and the configuration. */
 
+/** The token of GH_TOKEN, else GITHUB_TOKEN (gh's order; a token from `gh auth token` is put in GH_TOKEN). */
 export function githubToken(env: Env): string | undefined {
-  return env.GITHUB_TOKEN || env.GH_TOKEN || undefined;
+  return envToken(env)?.token;
 }
 
+export const NO_GITHUB_TOKEN = `no GitHub token: export ${TOKEN_NAMES_TEXT}, or log in with \`gh auth login\`; a classic token needs the \`repo\` scope, plus \`project\` for a Projects v2 board`;
+
+/** The token, its text checked (a newline or a space in it is a usage error naming the variable). */
 export function requireGithubToken(env: Env): string {
-  const token = githubToken(env);
-  if (!token) {
-    throw new UsageError(
-      'no GitHub token: export GITHUB_TOKEN (or GH_TOKEN); a classic token needs the `repo` scope, plus `project` for a Projects v2 board',
-    );
-  }
-  return token;
+  const found = envToken(env);
+  if (!found) throw new UsageError(NO_GITHUB_TOKEN);
+  return checkedToken(found.name, found.token);
 }
 
 export function repoRef(slug: string): RepoRef {
@@ -48,10 +49,12 @@ export function buildGitHubClient(input: GithubDepsInput): GitHubClient {
   const repo = input.config.repo ? repoRef(input.config.repo) : input.repoFallback;
   if (!repo) {
     throw new UsageError(
-      'no repository: pass --repo owner/name, set `repo:` in issueloop.config.yaml, or ISSUELOOP_REPO',
+      'no repository: pass --repo owner/name (or -R), set `repo:` in issueloop.config.yaml, GH_REPO or ISSUELOOP_REPO',
     );
   }
-  const projectsToken = input.env.ISSUELOOP_PROJECTS_TOKEN || undefined;
+  const projectsToken = input.env.ISSUELOOP_PROJECTS_TOKEN
+    ? checkedToken('ISSUELOOP_PROJECTS_TOKEN', input.env.ISSUELOOP_PROJECTS_TOKEN)
+    : undefined;
   return createGitHubClient({
     ...endpointsFromEnv(input.env),
     token,

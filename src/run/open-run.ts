@@ -48,6 +48,8 @@ export interface OpenRunInput {
   writeSpacingMs?: number;
   /** Work follow-ups of issueloop's PRs only (the action's run for a pull request's event). */
   followUpsOnly?: boolean;
+  /** `run --issue N`: these issues, each once, and the run ends when none is left to claim. */
+  issues?: readonly number[];
 }
 
 export interface RunBase {
@@ -178,7 +180,9 @@ export async function openRunFiles(
 
 /** Everything a run needs; the Anthropic key is required here, not for a dry run. */
 export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<OpenedRun> {
-  const { config, deps, env, redact } = input;
+  const { deps, env, redact } = input;
+  // Named issues: the run ends at the first round with nothing to claim, not after empty_rounds.
+  const config = input.issues ? { ...input.config, empty_rounds: 1 } : input.config;
   const apiKey = requireAnthropicKey(env);
   const sandbox = await openSandbox(config, env, deps.log);
   const unprotected = protectedPathsWarning(config.protected_paths);
@@ -199,6 +203,7 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
       log: deps.log,
       clock: deps.clock,
       ...(input.followUpsOnly ? { followUpsOnly: true } : {}),
+      ...(input.issues ? { issues: input.issues } : {}),
     }),
     claims: base.claims,
     deps,

@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.js';
 import { UsageError } from '../core/errors.js';
 import type { Redactor } from '../core/redact.js';
 import { remoteUrl } from '../session/git/remote.js';
-import { githubHosts, githubToken } from './github-deps.js';
+import { githubHosts, githubToken, NO_GITHUB_TOKEN } from './github-deps.js';
 import type { Env } from './secrets.js';
 
 /** What a command is about to use. */
@@ -22,13 +22,11 @@ export interface RunNeeds {
 export function missingPrerequisites(env: Env, config: Config, needs: RunNeeds): string[] {
   const missing = endpointProblems(env).map((p) => `${p.problem}: ${p.fix}`);
   if (needs.github && !githubToken(env)) {
-    missing.push(
-      'no GitHub token: export GITHUB_TOKEN (or GH_TOKEN); a classic token needs the `repo` scope, plus `project` for a Projects v2 board',
-    );
+    missing.push(NO_GITHUB_TOKEN);
   }
   if (needs.github && !config.repo) {
     missing.push(
-      'no repository: pass --repo owner/name, set `repo:` in issueloop.config.yaml or ISSUELOOP_REPO, or run in a clone whose origin is on GitHub',
+      'no repository: pass --repo owner/name (or -R), set `repo:` in issueloop.config.yaml, GH_REPO or ISSUELOOP_REPO, or run in a clone whose origin is on GitHub',
     );
   }
   if (needs.model && !env.ANTHROPIC_API_KEY) missing.push('no Anthropic API key: export ANTHROPIC_API_KEY');

@@ -21,7 +21,7 @@ export interface RunCause {
 
 type RunClass = RunCause['errorClass'];
 
-const GITHUB_SIDE = /github|git push|git fetch|pull request|bad credentials|GITHUB_TOKEN/i;
+const GITHUB_SIDE = /github|git push|git fetch|pull request|bad credentials|GH_TOKEN/i;
 /** A file or process on this machine that may not be touched: about the issue's work, not the run. */
 const LOCAL_PERMISSION = /\b(EACCES|EPERM)\b|permission denied/i;
 
@@ -58,11 +58,11 @@ function fixFor(errorClass: RunClass, report: SessionReport): string {
       return 'add credits to the Anthropic account (Plans & Billing), or use another ANTHROPIC_API_KEY';
     case 'permission':
       if (github)
-        return 'give GITHUB_TOKEN (or GH_TOKEN) contents, issues and pull-requests write access to the repository';
+        return 'give the token (GH_TOKEN, GITHUB_TOKEN, or that of `gh auth login`) contents, issues and pull-requests write access to the repository';
       return `use a model credential whose workspace may use ${report.model} (ANTHROPIC_API_KEY), or set model.primary to a model it may use`;
     case 'auth':
       if (github)
-        return 'set GITHUB_TOKEN (or GH_TOKEN) to a token GitHub accepts, with access to the repository';
+        return 'set GH_TOKEN or GITHUB_TOKEN (GH_TOKEN wins) to a token GitHub accepts, with access to the repository';
       return report.model.startsWith('claude-code')
         ? 'set ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN or ANTHROPIC_AUTH_TOKEN to a credential the model API accepts'
         : 'set ANTHROPIC_API_KEY to a key the model API accepts';

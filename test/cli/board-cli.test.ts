@@ -115,6 +115,6 @@ describe('issueloop board init', () => {
     expect(noBoard.stderr).toContain('no board configured: set project.owner and project.number');
     const noToken = await runInProcess(['board', 'init', '--owner', 'acme', '--title', 'T'], { cwd });
     expect(noToken.code).toBe(2);
-    expect(noToken.stderr).toContain('export GITHUB_TOKEN');
+    expect(noToken.stderr).toContain('export GH_TOKEN or GITHUB_TOKEN');
   });
 });

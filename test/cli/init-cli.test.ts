@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,11 +53,59 @@ describe('issueloop init', () => {
 
   it('never overwrites a configuration without --force', async () => {
     const again = await runInProcess(['init', '--no-labels'], { cwd: checkout });
-    expect(again.code).toBe(2);
-    expect(again.stderr).toContain('issueloop.config.yaml exists: edit it, or pass --force');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`kept ${join(checkout, 'issueloop.config.yaml')} (it exists;`);
+    expect(again.stdout).not.toContain('wrote ');
     const forced = await runInProcess(['init', '--force', '--no-labels'], { cwd: checkout });
     expect(forced.stdout).toContain('wrote ');
     expect(forced.stdout).not.toContain('labels:');
+  });
+});
+
+describe('issueloop init can be run again (issue 30)', () => {
+  const emulator = createGitHubEmulator({ owner: 'acme', repo: 'gadgets' });
+  let github: { url: string; close(): Promise<void> };
+  let checkout: string;
+
+  beforeAll(async () => {
+    emulator.addToken(TOKEN, { login: 'maintainer', kind: 'classic', scopes: ['repo'] });
+    emulator.setPermission('maintainer', 'admin');
+    github = await emulator.listen();
+    checkout = await mkdtemp(join(tmpdir(), 'issueloop-init-again-'));
+    execFileSync('git', ['init', '-q', '-b', 'main', checkout]);
+    execFileSync('git', ['remote', 'add', 'origin', 'https://github.com/acme/gadgets.git'], {
+      cwd: checkout,
+    });
+  });
+  afterAll(async () => {
+    await github.close();
+    await rm(checkout, { recursive: true, force: true });
+  });
+
+  it('keeps the edited configuration, creates the labels still missing on GitHub, and runs doctor', async () => {
+    const env = { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: github.url };
+    const first = await runInProcess(['init', '--no-labels'], { cwd: checkout, env });
+    expect(first.stdout).toContain('wrote ');
+    expect(emulator.repoLabels().map((l) => l.name)).not.toContain('fix-me');
+    const file = join(checkout, 'issueloop.config.yaml');
+    const edited = (await readFile(file, 'utf8')).replace(/^label: issueloop$/m, 'label: fix-me');
+    expect(edited).toContain('label: fix-me');
+    await writeFile(file, edited);
+
+    const again = await runInProcess(['init'], { cwd: checkout, env });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`kept ${file}`);
+    expect(await readFile(file, 'utf8')).toBe(edited);
+    // The labels, from the edited configuration, now exist on the repository of origin.
+    expect(again.stdout).toContain(
+      'labels: fix-me, issueloop:in-progress, issueloop:needs-human exist on acme/gadgets',
+    );
+    expect(emulator.repoLabels().map((l) => l.name)).toEqual(
+      expect.arrayContaining(['fix-me', 'issueloop:in-progress', 'issueloop:needs-human']),
+    );
+    // And doctor ran, over the kept file.
+    expect(again.stdout).toMatch(/ok\s+config\s+issueloop\.config\.yaml is valid/);
+    expect(again.stdout).toMatch(/ok\s+trigger label\s+label "fix-me" exists/);
   });
 });
 

@@ -53,7 +53,11 @@ async function checkToken(gh: GitHubClient, projectConfigured: boolean): Promise
     }
     return { name, status: 'ok', detail };
   } catch (err) {
-    return failure(name, err, 'check GITHUB_API_URL and the network; set a valid GITHUB_TOKEN (or GH_TOKEN)');
+    return failure(
+      name,
+      err,
+      'check GITHUB_API_URL and the network; set a valid GH_TOKEN or GITHUB_TOKEN (GH_TOKEN wins)',
+    );
   }
 }
 

@@ -8,10 +8,15 @@ import { systemClock } from '../../core/clock.js';
 import { ConfigError, CorruptStateError, StateAccessError, UsageError } from '../../core/errors.js';
 import { checkCheckout, checkGit, checkNode } from './doctor-host.js';
 import type { Check, DoctorReport } from './doctor-report.js';
+import { targetChecks } from './doctor-target.js';
+
+export { describeGithubToken } from './doctor-target.js';
 
 export interface DoctorInput extends LoadConfigOptions {
   version: string;
   nodeVersion: string;
+  /** Ask `gh auth token` when no variable holds a token, as `run` does (the CLI). */
+  gh?: boolean;
   /** Injected by tests; the real fetch otherwise. */
   fetch?: typeof fetch;
 }
@@ -33,53 +38,6 @@ async function checkConfig(input: LoadConfigOptions): Promise<{ check: Check; lo
       },
     };
   }
-}
-
-function checkRepo(loaded: LoadedConfig | undefined): Check | undefined {
-  if (!loaded) return undefined;
-  const repo = loaded.config.repo;
-  return repo
-    ? { name: 'repository', status: 'ok', detail: repo }
-    : {
-        name: 'repository',
-        status: 'warn',
-        detail: 'no repository set',
-        fix: 'pass --repo owner/name, set `repo:` in issueloop.config.yaml, or ISSUELOOP_REPO',
-      };
-}
-
-/** What kind of GitHub token this is, from its documented prefix; never its value. */
-export function describeGithubToken(token: string): string {
-  if (token.startsWith('ghp_')) return 'classic personal access token';
-  if (token.startsWith('github_pat_')) return 'fine-grained personal access token';
-  if (token.startsWith('ghs_')) return 'GitHub App installation or Actions token';
-  if (token.startsWith('gho_')) return 'OAuth token';
-  if (token.startsWith('ghu_')) return 'GitHub App user token';
-  return 'token of an unrecognised format';
-}
-
-function checkGithubToken(env: LoadConfigOptions['env'], loaded: LoadedConfig | undefined): Check {
-  const name = env.GITHUB_TOKEN ? 'GITHUB_TOKEN' : env.GH_TOKEN ? 'GH_TOKEN' : undefined;
-  const token = name ? env[name] : undefined;
-  if (!name || !token) {
-    return {
-      name: 'github token',
-      status: 'warn',
-      detail: 'neither GITHUB_TOKEN nor GH_TOKEN is set',
-      fix: 'export GITHUB_TOKEN=<token> (a classic token needs the `repo` scope, plus `project` for a Projects v2 board)',
-    };
-  }
-  const kind = describeGithubToken(token);
-  const detail = `${name} is set (${kind})`;
-  if (loaded?.config.project && token.startsWith('ghs_')) {
-    return {
-      name: 'github token',
-      status: 'warn',
-      detail,
-      fix: 'Projects v2 needs a classic token with the `project` scope or a GitHub App with Projects permission; the Actions GITHUB_TOKEN cannot access Projects v2',
-    };
-  }
-  return { name: 'github token', status: 'ok', detail };
 }
 
 function checkAnthropicKey(env: LoadConfigOptions['env']): Check {
@@ -239,13 +197,9 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     ...(checkout ? [checkout] : []),
     configCheck,
   ];
-  const repo = checkRepo(loaded);
-  if (repo) checks.push(repo);
-  checks.push(
-    checkGithubToken(input.env, loaded),
-    checkAnthropicKey(input.env),
-    ...checkEndpoints(input.env),
-  );
+  // The repository and token as `run` finds them; the GitHub checks below use the same.
+  const target = loaded ? await targetChecks(input, loaded) : undefined;
+  checks.push(...(target?.checks ?? []), checkAnthropicKey(input.env), ...checkEndpoints(input.env));
   const claims = await checkClaims(input, loaded);
   if (claims) checks.push(claims);
   const sandbox = await checkSandbox(input, loaded);
@@ -256,13 +210,16 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     const api = await checkAnthropicApi(input.env, input.fetch);
     if (api) checks.push(api);
   }
-  if (loaded && !checks.some((c) => c.name === 'endpoint' && c.status === 'fail')) {
+  const unusable = checks.some(
+    (c) => (c.name === 'endpoint' || c.name === 'github token') && c.status === 'fail',
+  );
+  if (target && !unusable) {
     const { githubChecks } = await import('./doctor-github.js');
     const remote = await githubChecks({
-      env: input.env,
+      env: target.env,
       cwd: input.cwd,
       version: input.version,
-      loaded,
+      loaded: target.loaded,
       ...(input.fetch ? { fetch: input.fetch } : {}),
     });
     // The remote repository check supersedes the offline one.
@@ -275,6 +232,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     ok: checks.every((c) => c.status !== 'fail'),
     checks,
   };
-  if (loaded) report.config = withoutCredentials(loaded.config);
+  const used = target?.loaded ?? loaded;
+  if (used) report.config = withoutCredentials(used.config);
   return report;
 }

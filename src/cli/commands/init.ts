@@ -1,11 +1,11 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config/schema.js';
-import { UsageError } from '../../core/errors.js';
 import type { Log } from '../../core/logger.js';
 import type { Redactor } from '../../core/redact.js';
 import { openGitHubAdapter } from '../../github/adapter.js';
 import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../github/labels.js';
+import { TOKEN_NAMES_TEXT } from '../../run/env-token.js';
 import { buildGitHubClient, githubToken, stateDirOf } from '../../run/github-deps.js';
 import { withRepoFromOrigin } from '../../run/prerequisites.js';
 
@@ -15,8 +15,9 @@ export async function configTemplate(): Promise<string> {
 }
 
 /**
- * Writes `issueloop.config.yaml` in the checkout, never over an existing one unless `force`. Returns
- * the path written.
+ * Writes `issueloop.config.yaml` in the checkout, unless one is there: then it is kept (init can be
+ * run again to create missing labels and check the setup), or replaced with the template when
+ * `force`. Returns what it did, for the user.
  */
 export async function writeConfigFile(cwd: string, force: boolean, configPath?: string): Promise<string> {
   // `--config other.yaml init` writes there, so the doctor that follows reads what was written.
@@ -26,11 +27,11 @@ export async function writeConfigFile(cwd: string, force: boolean, configPath?: 
     await writeFile(path, await configTemplate(), { flag: force ? 'w' : 'wx', mode: 0o644 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new UsageError(`${path} exists: edit it, or pass --force to replace it with the template`);
+      return `kept ${path} (it exists; \`issueloop init --force\` replaces it with the template)`;
     }
     throw err;
   }
-  return path;
+  return `wrote ${path}`;
 }
 
 /** The trigger label, as init creates it. */
@@ -47,13 +48,15 @@ export async function ensureLabels(input: {
   log: Log;
   redact: Redactor;
   version: string;
+  /** GitHub write pacing (GitHub's advice unless an emulator answers). */
+  writeSpacingMs?: number;
 }): Promise<string> {
   if (!githubToken(input.env))
-    return 'labels: skipped (no GITHUB_TOKEN; export one and run issueloop init again)';
+    return `labels: skipped (no GitHub token: export ${TOKEN_NAMES_TEXT} or run \`gh auth login\`, then issueloop init again)`;
   const config = input.config.repo
     ? input.config
     : await withRepoFromOrigin(input.config, input.cwd, input.env, input.redact);
-  if (!config.repo) return 'labels: skipped (no repository: pass --repo owner/name)';
+  if (!config.repo) return 'labels: skipped (no repository: pass --repo owner/name or -R, or set GH_REPO)';
   const client = buildGitHubClient({ ...input, config });
   const github = await openGitHubAdapter(client, config, { stateDir: stateDirOf(config, input.cwd) });
   await github.labels.ensureLabel(config.label, TRIGGER_LABEL);

@@ -5,7 +5,7 @@ import { UsageError } from '../../core/errors.js';
 import type { Redactor } from '../../core/redact.js';
 import { terminalJson } from '../../core/terminal-text.js';
 import { EXIT, type ExitCode } from '../../run/exit-codes.js';
-import { executeRun, type FinishedRun, openRun, openRunBase } from '../../run/open-run.js';
+import { executeRun, type FinishedRun, openRun, openRunBase, type RunBase } from '../../run/open-run.js';
 import { assertPrerequisites, withRepoFromOrigin } from '../../run/prerequisites.js';
 import type { ProgressDisplay } from '../../run/progress-display.js';
 import { renderRunSummary, roundedCosts } from '../../run/run-summary.js';
@@ -20,6 +20,8 @@ export interface RunFlags {
   tasks?: string;
   /** The checkout to work in. */
   dir?: string;
+  /** `--issue N`, repeatable: work these issues now (through the trust gate), then stop. */
+  issue?: string[];
 }
 
 export interface RunCommandInput {
@@ -55,17 +57,57 @@ function maxRoundsOf(flags: RunFlags, config: Config): number | undefined {
   return rounds;
 }
 
+/** The numbers of `--issue`; a usage error naming any that is not an issue number. */
+export function issueNumbers(values: readonly string[] | undefined): number[] | undefined {
+  if (values === undefined || values.length === 0) return undefined;
+  const numbers = values.map((value) => {
+    const text = value.trim().replace(/^#/, '');
+    const number = Number(text);
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(number) || number < 1) {
+      throw new UsageError(`--issue ${JSON.stringify(value)}: expected an issue number, e.g. --issue 42`);
+    }
+    return number;
+  });
+  return [...new Set(numbers)];
+}
+
 /** `issueloop run`: rounds over the backlog until it stays empty, then a summary. */
 export async function runRun(input: RunCommandInput): Promise<ExitCode> {
   const maxRounds = maxRoundsOf(input.flags, input.config);
+  const issues = issueNumbers(input.flags.issue);
   if (input.flags.tasks !== undefined) return runTaskFile(input, input.flags.tasks, maxRounds);
   return runIssues(
     { ...input, config: await withRepoFromOrigin(input.config, input.cwd, input.env, input.redact) },
     maxRounds,
+    issues,
   );
 }
 
-async function runIssues(input: RunCommandInput, maxRounds: number | undefined): Promise<ExitCode> {
+/** Named issues that cannot be worked (closed, a pull request, missing) stop the run before it starts. */
+async function checkNamed(base: RunBase, config: Config, issues: readonly number[]): Promise<void> {
+  const { readNamedIssues } = await import('../../sources/issues/named-issues.js');
+  const { refused } = await readNamedIssues(base.github, config, issues);
+  if (refused.length === 1) throw new UsageError(`--issue: ${refused[0]}`);
+  if (refused.length > 1) throw new UsageError(`--issue:\n${refused.map((r) => `  - ${r}`).join('\n')}`);
+}
+
+/** Why each named issue the run did not work was left (untrusted, leased by another runner…). */
+function notWorked(summary: FinishedRun['summary'], issues: readonly number[] | undefined): string {
+  if (!issues) return '';
+  const worked = new Set(summary.reports.map((r) => r.issue));
+  const lines = issues
+    .filter((n) => !worked.has(n))
+    .map(
+      (n) => `#${n} not worked: ${summary.skipped.find((s) => s.issue === n)?.why ?? 'nothing to claim'}\n`,
+    );
+  return lines.join('');
+}
+
+async function runIssues(
+  input: RunCommandInput,
+  maxRounds: number | undefined,
+  issues: number[] | undefined,
+): Promise<ExitCode> {
   assertPrerequisites(input.env, input.config, { github: true, model: !input.flags.dryRun });
   const base = await openRunBase(input);
   let finished: FinishedRun;
@@ -83,8 +125,9 @@ async function runIssues(input: RunCommandInput, maxRounds: number | undefined):
       input.stdout(input.flags.json ? `${terminalJson(plan, undefined, 2)}\n` : renderDryRun(plan));
       return EXIT.ok;
     }
+    if (issues) await checkNamed(base, input.config, issues);
     finished = await executeRun(
-      await openRun(input, base),
+      await openRun({ ...input, ...(issues ? { issues } : {}) }, base),
       { owner: `${hostname()}:${process.pid}`, ...(maxRounds !== undefined ? { maxRounds } : {}) },
       input.progress,
     );
@@ -96,7 +139,7 @@ async function runIssues(input: RunCommandInput, maxRounds: number | undefined):
   input.stdout(
     input.flags.json
       ? `${terminalJson({ ...summary, requests, ledger: ledgerFile }, roundedCosts, 2)}\n`
-      : renderRunSummary(summary, requests, ledgerFile),
+      : `${notWorked(summary, issues)}${renderRunSummary(summary, requests, ledgerFile)}`,
   );
   return summary.stop === 'interrupted' ? EXIT.interrupted : EXIT.ok;
 }

@@ -73,10 +73,10 @@ function hintFor(errorClass: ErrorClass, source: ErrorSource, message: string): 
   switch (errorClass) {
     case 'auth':
       if (github) {
-        return 'GitHub rejected the token: set a valid GITHUB_TOKEN (or GH_TOKEN) that can access the repository';
+        return 'GitHub rejected the token: set a valid GH_TOKEN or GITHUB_TOKEN (GH_TOKEN wins) that can access the repository';
       }
       if (anthropic) return 'Anthropic rejected the API key: set a valid ANTHROPIC_API_KEY';
-      return 'a credential was rejected: check GITHUB_TOKEN (or GH_TOKEN) for GitHub and ANTHROPIC_API_KEY for Anthropic';
+      return 'a credential was rejected: check GH_TOKEN or GITHUB_TOKEN (GH_TOKEN wins) for GitHub and ANTHROPIC_API_KEY for Anthropic';
     case 'billing':
       return 'add credits or raise the spend limit in the Anthropic Console (Settings → Limits), then run again';
     case 'permission':

@@ -6,6 +6,7 @@ import type { WorkSource } from '../../scheduler/work-source.js';
 import { importCandidateHistory } from './history.js';
 import { issueWrites, trackIssue } from './issue-tracker.js';
 import { issueWork } from './issue-work.js';
+import { namedBacklog } from './named-issues.js';
 import type { IssueSourceOptions } from './options.js';
 import { planRound } from './plan-issues.js';
 import { followPulls } from './pull-follow.js';
@@ -48,9 +49,10 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
   const untrustedLogged = new Map<number, string>();
   const writes = issueWrites();
   const pulls = followPulls(options, writes.inOrder);
+  const named = options.issues ? namedBacklog(github, config, options.issues) : undefined;
 
   return {
-    list: async () => (await github.listBacklog()).issues,
+    list: async () => (named ? named.list() : (await github.listBacklog()).issues),
 
     async plan(issues, initial, round) {
       const backlog = { issues: [...issues] } as Backlog;
@@ -102,7 +104,10 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
       };
     },
 
-    session: (issue) => issueWork(issue, options, pulls.takeFollowUp(issue.number)),
+    session: (issue) => {
+      named?.started(issue.number);
+      return issueWork(issue, options, pulls.takeFollowUp(issue.number));
+    },
 
     track: (issue, input) => trackIssue(options, issue, input, writes.inOrder),
 

@@ -19,4 +19,6 @@ export interface IssueSourceOptions {
   clock: Pick<Clock, 'now' | 'sleep'>;
   /** Work follow-ups of issueloop's PRs only: the run a pull request's event started. */
   followUpsOnly?: boolean;
+  /** `run --issue N`: these issues, labelled or not, each once, instead of the labelled backlog. */
+  issues?: readonly number[];
 }
