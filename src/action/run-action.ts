@@ -4,14 +4,7 @@ import type { Config } from '../config/schema.js';
 import { UsageError } from '../core/errors.js';
 import { createRedactor, type Redactor } from '../core/redact.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../run/exit-codes.js';
-import {
-  executeRun,
-  type FinishedRun,
-  type OpenRunInput,
-  openRun,
-  openRunBase,
-  type RunBase,
-} from '../run/open-run.js';
+import { executeRun, type FinishedRun, type OpenRunInput, openRun, openRunBase } from '../run/open-run.js';
 import { createProcessDeps } from '../run/process-deps.js';
 import { createProgressDisplay, type ProgressDisplay } from '../run/progress-display.js';
 import { type Env, secretsFromEnv } from '../run/secrets.js';
@@ -22,7 +15,7 @@ import { type Decision, decide } from './event.js';
 import { type ActionInputs, readInputs, readTokens } from './inputs.js';
 import { createLogging, type Logging } from './log-lines.js';
 import type { ActionReport } from './report.js';
-import { type RouteNotes, routeNotes, tokenRoute } from './token-route.js';
+import { announceRoute } from './token-route.js';
 
 export type { ActionCore, ActionIo } from './action-io.js';
 export { actionEnv } from './action-setup.js';
@@ -89,7 +82,12 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
     };
     const runBase = await openRunBase(runInput);
     closeStore = () => runBase.claims.close();
-    base.route = await announceRoute(io, setup, runBase);
+    base.route = await announceRoute(core, {
+      app: setup.inputs.app !== undefined,
+      config: setup.config,
+      lastsMs: decision.kind === 'drain' ? setup.inputs.timeBudgetMs : setup.config.session.max_duration,
+      viewer: () => runBase.github.reviewThreads.viewer(),
+    });
     // A PR's event is not someone vouching for work: the sweep's own trust rules apply.
     if (decision.kind === 'issue' && decision.pullEvent === undefined) {
       setup.titles.set(decision.issue, decision.title);
@@ -167,21 +165,6 @@ async function readSetup(io: ActionIo, onRedactor: (redact: Redactor) => void): 
     ...(decision.kind === 'issue' ? { issue: decision.issue } : {}),
   };
   return { inputs, env, config, redact, decision, titles, base };
-}
-
-/**
- * How the action reaches GitHub, said once at the top of the log (and later of the job summary):
- * the Actions token's consequences (no CI on its PRs) and a one-hour token outliving itself.
- */
-async function announceRoute(io: ActionIo, setup: ActionSetup, runBase: RunBase): Promise<RouteNotes> {
-  const { inputs, decision, config } = setup;
-  const viewer = inputs.app ? undefined : await runBase.github.reviewThreads.viewer().catch(() => undefined);
-  const route = tokenRoute(inputs.app !== undefined, viewer);
-  const lasts = decision.kind === 'drain' ? inputs.timeBudgetMs : config.session.max_duration;
-  const notes = routeNotes(route, config, lasts);
-  for (const warning of notes.warnings) io.core.warning(`issueloop: ${warning}`);
-  for (const line of notes.inactive) io.core.info(`issueloop: ${line}`);
-  return notes;
 }
 
 /** What a run needs beyond a decision: room in the time budget for a session, a model key. */

@@ -56,3 +56,19 @@ export function routeNotes(route: TokenRoute, config: Pick<Config, 'pr'>, lastsM
   }
   return notes;
 }
+
+/**
+ * How the action reaches GitHub, said once at the top of the log (and later of the job summary):
+ * the Actions token's consequences (no CI on its PRs), a one-hour token outliving the job. The
+ * token's bot is asked of GitHub (`viewer`) only without an App.
+ */
+export async function announceRoute(
+  core: { warning(message: string): void; info(message: string): void },
+  input: { app: boolean; config: Pick<Config, 'pr'>; lastsMs: number; viewer: () => Promise<string> },
+): Promise<RouteNotes> {
+  const viewer = input.app ? undefined : await input.viewer().catch(() => undefined);
+  const notes = routeNotes(tokenRoute(input.app, viewer), input.config, input.lastsMs);
+  for (const warning of notes.warnings) core.warning(`issueloop: ${warning}`);
+  for (const line of notes.inactive) core.info(`issueloop: ${line}`);
+  return notes;
+}
