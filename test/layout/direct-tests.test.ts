@@ -39,7 +39,6 @@ const THROUGH: Readonly<Record<string, string>> = {
   'src/claims/redis-connection.ts': 'src/claims/redis-claim-store.ts',
   'src/cli/command-io.ts': 'src/cli/run-cli.ts',
   'src/cli/commands/board.ts': 'src/cli/run-cli.ts',
-  'src/cli/commands/demo/demo-command.ts': 'src/cli/run-cli.ts',
   'src/cli/commands/demo/demo-outcome.ts': 'src/cli/run-cli.ts',
   'src/cli/commands/demo/demo-pulls.ts': 'src/cli/run-cli.ts',
   'src/cli/commands/demo/demo-repo.ts': 'src/cli/run-cli.ts',
