@@ -13,7 +13,7 @@ import { addDemoCommand, addWorkCommands, inDir, taskInputs } from './work-comma
 
 export type { CliIo } from './command-io.js';
 // main.ts reads how to draw on its terminal from here, in the one import it makes of the CLI.
-export { terminalOptions } from './terminal-options.js';
+export { terminalOptions, terminalWidth } from './terminal-options.js';
 
 const HELP_FOOTER = `
 Environment:

@@ -30,9 +30,11 @@ export function addDemoCommand(
     .action(async (flags: { keep?: boolean; json?: boolean }, command: Command) => {
       const { runDemo, demoGlobalFlags } = await import('./commands/demo/demo-command.js');
       const logFlags = demoGlobalFlags(command.optsWithGlobals(), io);
-      const { env, nodeVersion, stdout, interrupt, isTTY, noCursor, color } = io;
+      const { env, nodeVersion, stdout, interrupt, isTTY, noCursor, color, columns, onResize } = io;
       const optional = {
         ...(color === undefined ? {} : { color }),
+        ...(columns ? { columns } : {}),
+        ...(onResize ? { onResize } : {}),
         ...(interrupt ? { interrupt } : {}),
         ...(isTTY ? { isTTY } : {}),
         ...(noCursor ? { noCursor } : {}),
@@ -69,6 +71,8 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
         write: io.terminal,
         log: () => log,
         now: () => systemClock.now(),
+        ...(io.columns ? { columns: io.columns } : {}),
+        ...(io.onResize ? { onResize: io.onResize } : {}),
         ...(flags.tasks
           ? {
               label: (n: number) => labels.get(n) ?? `#${n}`,

@@ -26,6 +26,9 @@ export interface DemoInput {
   noCursor?: boolean;
   /** Colours in readable log lines. */
   color?: boolean;
+  /** The terminal's width and its resizes, for the run's live lines. */
+  columns?: () => number | undefined;
+  onResize?: (listener: () => void) => () => void;
   /** The global log flags the demo's run honours (`--verbose`, `--quiet`, `--log-format`). */
   logFlags?: readonly string[];
   /** The real CLI, run against the demo's emulators (handed in: the CLI is what runs this command). */
@@ -176,6 +179,8 @@ function demoRun(
     ...(input.isTTY ? { isTTY: true } : {}),
     ...(input.noCursor ? { noCursor: true } : {}),
     ...(input.color === undefined ? {} : { color: input.color }),
+    ...(input.columns ? { columns: input.columns } : {}),
+    ...(input.onResize ? { onResize: input.onResize } : {}),
     // The emulator needs no pacing of writes: the demo takes a second, not twelve.
     githubWriteSpacingMs: 0,
   });
