@@ -19,7 +19,6 @@ const FOLDERS_THROUGH: Readonly<Record<string, string>> = {
 /** Modules with runtime code and no test of their own, and why none is needed. */
 const NO_TEST_NEEDED: Readonly<Record<string, string>> = {
   'src/agent/events.ts': 'types, and a constant list read only for its type',
-  'src/emulators/loopback.ts': 'binds a server to 127.0.0.1: every emulator test listens through it',
 };
 
 /** Module → the tested module whose tests exercise it (it is one of that module's parts). */
