@@ -31,6 +31,8 @@ export interface CliIo {
   columns?: () => number | undefined;
   /** Calls `listener` when the terminal is resized; returns how to stop. */
   onResize?: (listener: () => void) => () => void;
+  /** How the executable was started (argv[1]): doctor says when that is not by its name on PATH. */
+  binPath?: string;
   /** GitHub write pacing (1 s by default, GitHub's advice); the demo's emulator needs none. */
   githubWriteSpacingMs?: number;
 }

@@ -66,6 +66,7 @@ process.exitCode = await runCli({
   stderr: writeTo('stderr'),
   ...(process.stdin.isTTY ? { confirm } : {}),
   interrupt: interrupt.signal,
+  ...(process.argv[1] ? { binPath: process.argv[1] } : {}),
   ...terminalOptions(process.env, process.stderr.isTTY === true),
   // Live lines are drawn on stderr: its width is the one they must fit.
   ...(process.stderr.isTTY ? terminalWidth(process.stderr) : {}),

@@ -172,6 +172,9 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
   addDemoCommand(program, io, setExit, runCli);
+  const doctorInput = (command: Command) => {
+    return { ...loadOptions(io, command), version, nodeVersion: io.nodeVersion, binPath: io.binPath };
+  };
 
   program
     .command('doctor')
@@ -182,7 +185,7 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
         import('./commands/doctor.js'),
         import('./commands/doctor-report.js'),
       ]);
-      const report = await runDoctor({ ...loadOptions(io, command), version, nodeVersion: io.nodeVersion });
+      const report = await runDoctor(doctorInput(command));
       io.stdout(options.json ? `${terminalJson(report, undefined, 2)}\n` : renderDoctor(report));
       setExit(doctorExitCode(report));
     });
@@ -207,7 +210,7 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
           `${await ensureLabels({ env: io.env, config, cwd: io.cwd, log: deps.log, redact, version })}\n`,
         );
       }
-      const report = await runDoctor({ ...loadOptions(io, command), version, nodeVersion: io.nodeVersion });
+      const report = await runDoctor(doctorInput(command));
       io.stdout(renderDoctor(report));
       setExit(doctorExitCode(report));
     });

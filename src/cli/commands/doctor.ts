@@ -14,6 +14,8 @@ export interface DoctorInput extends LoadConfigOptions {
   nodeVersion: string;
   /** Injected by tests; the real fetch otherwise. */
   fetch?: typeof fetch;
+  /** How the executable was started (argv[1]), for the on-PATH check. */
+  binPath?: string | undefined;
 }
 
 async function checkConfig(input: LoadConfigOptions): Promise<{ check: Check; loaded?: LoadedConfig }> {
@@ -239,6 +241,8 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     ...(checkout ? [checkout] : []),
     configCheck,
   ];
+  const installed = await (await import('./doctor-install.js')).checkOnPath(input.binPath, input.env);
+  if (installed) checks.splice(1, 0, installed);
   const repo = checkRepo(loaded);
   if (repo) checks.push(repo);
   checks.push(
