@@ -26,7 +26,10 @@ export function addDemoCommand(
     .command('demo')
     .description('try it: a real run against local GitHub and model emulators; no credentials needed')
     .option('--keep', 'keep the temporary repository and print where it is')
-    .option('--json', "print the run's summary as JSON (the demo's story goes to stderr)")
+    .option(
+      '--json',
+      "print its three runs' summaries and ledger paths as one JSON document (the story goes to stderr)",
+    )
     .action(async (flags: { keep?: boolean; json?: boolean }, command: Command) => {
       const { runDemo, demoGlobalFlags } = await import('./commands/demo/demo-command.js');
       const logFlags = demoGlobalFlags(command.optsWithGlobals(), io);
