@@ -1,4 +1,4 @@
-import { parseDuration } from '../config/duration.js';
+import { MAX_TIMER_MS, parseDuration } from '../config/duration.js';
 import { parseValue } from '../config/overrides.js';
 import { ConfigSchema } from '../config/schema.js';
 import { kindAt } from '../config/schema-keys.js';
@@ -92,9 +92,9 @@ export function readInputs(getInput: GetInput): ActionInputs {
   }
   const budgetText = getInput('time_budget') || '5h';
   const timeBudgetMs = parseDuration(budgetText);
-  if (timeBudgetMs === undefined || timeBudgetMs < 60_000) {
+  if (timeBudgetMs === undefined || timeBudgetMs < 60_000 || timeBudgetMs > MAX_TIMER_MS) {
     throw new UsageError(
-      `input time_budget: expected a duration of at least 1m such as "5h" or "50m", below the job's timeout-minutes; got ${JSON.stringify(budgetText)}`,
+      `input time_budget: expected a duration between 1m and 24d such as "5h" or "50m", below the job's timeout-minutes; got ${JSON.stringify(budgetText)}`,
     );
   }
   const flags: ActionInputs['flags'] = {};

@@ -28,6 +28,12 @@ export interface CliIo {
   noCursor?: boolean;
   /** Colours in readable log lines (off under NO_COLOR and TERM=dumb). */
   color?: boolean;
+  /** The terminal's width in columns, read when needed: live lines are cut to it. */
+  columns?: () => number | undefined;
+  /** Calls `listener` when the terminal is resized; returns how to stop. */
+  onResize?: (listener: () => void) => () => void;
+  /** How the executable was started (argv[1]): doctor says when that is not by its name on PATH. */
+  binPath?: string;
   /** GitHub write pacing (1 s by default, GitHub's advice); the demo's emulator needs none. */
   githubWriteSpacingMs?: number;
 }

@@ -56,7 +56,7 @@ const writeTo = (name: 'stdout' | 'stderr') => (text: string) => {
   if (!closed[name]) process[name].write(text);
 };
 
-const { runCli, terminalOptions } = await import('./run-cli.js');
+const { runCli, terminalOptions, terminalWidth } = await import('./run-cli.js');
 process.exitCode = await runCli({
   argv: process.argv.slice(2),
   env: process.env,
@@ -66,5 +66,8 @@ process.exitCode = await runCli({
   stderr: writeTo('stderr'),
   ...(process.stdin.isTTY ? { confirm } : {}),
   interrupt: interrupt.signal,
+  ...(process.argv[1] ? { binPath: process.argv[1] } : {}),
   ...terminalOptions(process.env, process.stderr.isTTY === true),
+  // Live lines are drawn on stderr: its width is the one they must fit.
+  ...(process.stderr.isTTY ? terminalWidth(process.stderr) : {}),
 });

@@ -14,7 +14,7 @@ import { addDemoCommand, addWorkCommands, inDir, taskInputs } from './work-comma
 
 export type { CliIo } from './command-io.js';
 // main.ts reads how to draw on its terminal from here, in the one import it makes of the CLI.
-export { terminalOptions } from './terminal-options.js';
+export { terminalOptions, terminalWidth } from './terminal-options.js';
 
 const HELP_FOOTER = `
 Environment:
@@ -178,7 +178,6 @@ function buildProgram(io: CommandIo, setExit: (code: ExitCode) => void): Command
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
   addDemoCommand(program, io, setExit, runCli);
-
   addSetupCommands(program, io, version, setExit);
   addWorkCommands(program, io, version, setExit);
   addClaimsCommands(program, io);

@@ -26,6 +26,7 @@ export function addSetupCommands(
         ...loadOptions(io, command),
         version,
         nodeVersion: io.nodeVersion,
+        binPath: io.binPath,
         gh: true,
       });
       io.stdout(options.json ? `${terminalJson(report, undefined, 2)}\n` : renderDoctor(report));
@@ -67,6 +68,7 @@ export function addSetupCommands(
         ...loadOptions(io, command),
         version,
         nodeVersion: io.nodeVersion,
+        binPath: io.binPath,
         gh: true,
       });
       io.stdout(renderDoctor(report));

@@ -17,3 +17,26 @@ export function terminalOptions(
     color: !env.NO_COLOR && !dumb,
   };
 }
+
+/** What `terminalWidth` reads of a stream: a tty.WriteStream has both. */
+export interface SizedStream {
+  columns?: number;
+  on(event: 'resize', listener: () => void): unknown;
+  off(event: 'resize', listener: () => void): unknown;
+}
+
+/**
+ * The width of the terminal live lines are drawn on, read anew at every redraw, and its resizes
+ * (SIGWINCH, which Node turns into the stream's 'resize' event), so a narrowed window is redrawn at once.
+ */
+export function terminalWidth(stream: SizedStream): Pick<CliIo, 'columns' | 'onResize'> {
+  return {
+    columns: () => stream.columns,
+    onResize: (listener) => {
+      stream.on('resize', listener);
+      return () => {
+        stream.off('resize', listener);
+      };
+    },
+  };
+}

@@ -26,13 +26,18 @@ export function addDemoCommand(
     .command('demo')
     .description('try it: a real run against local GitHub and model emulators; no credentials needed')
     .option('--keep', 'keep the temporary repository and print where it is')
-    .option('--json', "print the run's summary as JSON (the demo's story goes to stderr)")
+    .option(
+      '--json',
+      "print its three runs' summaries and ledger paths as one JSON document (the story goes to stderr)",
+    )
     .action(async (flags: { keep?: boolean; json?: boolean }, command: Command) => {
       const { runDemo, demoGlobalFlags } = await import('./commands/demo/demo-command.js');
       const logFlags = demoGlobalFlags(command.optsWithGlobals(), io);
-      const { env, nodeVersion, stdout, interrupt, isTTY, noCursor, color } = io;
+      const { env, nodeVersion, stdout, interrupt, isTTY, noCursor, color, columns, onResize } = io;
       const optional = {
         ...(color === undefined ? {} : { color }),
+        ...(columns ? { columns } : {}),
+        ...(onResize ? { onResize } : {}),
         ...(interrupt ? { interrupt } : {}),
         ...(isTTY ? { isTTY } : {}),
         ...(noCursor ? { noCursor } : {}),
@@ -77,6 +82,8 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
         write: io.terminal,
         log: () => log,
         now: () => systemClock.now(),
+        ...(io.columns ? { columns: io.columns } : {}),
+        ...(io.onResize ? { onResize: io.onResize } : {}),
         ...(flags.tasks
           ? {
               label: (n: number) => labels.get(n) ?? `#${n}`,

@@ -6,6 +6,14 @@
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const PART = /(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)/gy;
 
+/**
+ * The longest wait a Node.js timer can hold (2^31−1 ms, about 24.8 days). Past it Node prints a
+ * TimeoutOverflowWarning and fires the timer at once, so a longer duration would mean "now".
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The longest duration a setting accepts, in whole days and as text for messages. */
+export const MAX_DURATION_TEXT = '24d';
+
 export const DURATION_HELP = 'a duration such as "90s", "30m", "1h30m" or "500ms" (units ms, s, m, h, d)';
 
 /** Milliseconds, or undefined when the text is not a duration. */

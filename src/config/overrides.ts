@@ -49,7 +49,8 @@ export function parseValue(text: string, kind: ValueKind): unknown {
     case 'string':
       return text;
     case 'number':
-      return /^-?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : text;
+      // Exponents too, so `--set run_max_usd=1e308` is refused as too large, not as not a number.
+      return /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(trimmed) ? Number(trimmed) : text;
     case 'boolean':
       return trimmed === 'true' ? true : trimmed === 'false' ? false : text;
     case 'array':

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { globProblem } from '../core/path-glob.js';
-import { DURATION_HELP, formatDuration, parseDuration } from './duration.js';
+import { DURATION_HELP, formatDuration, MAX_DURATION_TEXT, MAX_TIMER_MS, parseDuration } from './duration.js';
 import { DEFAULT_PROTECTED_PATHS, DEFAULTS_ENTRY } from './protected-paths.js';
 import { SandboxSchema } from './sandbox-schema.js';
 
@@ -17,6 +17,14 @@ function duration(bounds: { min: number; max?: number }) {
     const ms = parseDuration(text);
     if (ms === undefined) {
       ctx.addIssue({ code: 'custom', message: `expected ${DURATION_HELP}, got ${JSON.stringify(text)}` });
+      return z.NEVER;
+    }
+    // Fields with their own, smaller, maximum say that range instead.
+    if (bounds.max === undefined && ms > MAX_TIMER_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected a duration of at most ${MAX_DURATION_TEXT} (a timer cannot wait longer than 2^31-1 ms, about 24.8 days), got ${JSON.stringify(text)}`,
+      });
       return z.NEVER;
     }
     if (ms < bounds.min || (bounds.max !== undefined && ms > bounds.max)) {
@@ -44,7 +52,16 @@ const modelId = z
 const login = z
   .string()
   .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, 'expected a GitHub user or organisation login');
-const usd = z.number().positive('expected a positive amount in US dollars');
+/**
+ * The largest dollar cap accepted. A cap is a guard: at today's prices a session at the default
+ * 10M-token cap costs at most a few hundred dollars, so $1,000,000 is far above any budget anyone
+ * means, and anything larger (`1e308`, `.inf`) is a typo or a cap that would never stop anything.
+ */
+export const MAX_USD = 1_000_000;
+const usd = z
+  .number()
+  .positive('expected a positive amount in US dollars')
+  .max(MAX_USD, `expected at most ${MAX_USD} US dollars (a larger cap would never stop anything)`);
 
 export const repoSlug = z
   .string()

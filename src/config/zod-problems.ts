@@ -8,6 +8,8 @@ function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object' && value !== null) return 'a mapping';
+  // JSON has no Infinity or NaN: without this, YAML's `.inf` would be reported as null.
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   const text = JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

@@ -4,6 +4,7 @@ import type { ErrorClass, RecoveryAction } from './classify/policy.js';
 import { CLASS_POLICY } from './classify/policy.js';
 import type { Deps } from './deps.js';
 import { IssueloopError } from './errors.js';
+import { retryNoticeText } from './retry-notice.js';
 
 /** Tries per class (the first try included) when the policy does not say otherwise. */
 export const DEFAULT_ATTEMPTS_BY_ACTION: Readonly<Record<RecoveryAction, number>> = {
@@ -143,7 +144,10 @@ export async function retry<T>(
         failure.retryAfterMs === undefined ? options : { ...options, retryAfterMs: failure.retryAfterMs },
         deps.random,
       );
-      deps.log.warn(
+      // The last try this class can have if it keeps failing: its budget, or the overall limit.
+      const lastAttempt = Math.min(maxAttempts, attempt + allowed - seen);
+      // Info, not debug: a person waiting on a run that cannot reach a service sees why it is quiet.
+      deps.log.info(
         {
           operation: policy.operation,
           attempt,
@@ -151,7 +155,13 @@ export async function retry<T>(
           status: failure.status,
           waitMs,
         },
-        `waiting ${Math.ceil(waitMs / 1000)}s before retry...`,
+        retryNoticeText({
+          operation: policy.operation,
+          message: failure.message,
+          retry: attempt,
+          retries: lastAttempt - 1,
+          waitMs,
+        }),
       );
       policy.onRetry?.({
         operation: policy.operation,

@@ -2,6 +2,7 @@ import { readFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
 import type { Log } from '../core/logger.js';
+import { stateAccessErrorOf } from '../core/state-access.js';
 import { ensureStateDir } from '../core/state-dir.js';
 import { writeFileDurably } from '../core/write-file-durably.js';
 
@@ -20,7 +21,8 @@ export async function readCacheFile<T>(
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
+    // A state directory that is a file, or unreadable, is the user's to fix (exit 2), not a crash.
+    throw (await stateAccessErrorOf(err, { path: file, action: 'read' })) ?? err;
   }
   let problem: string;
   try {

@@ -7,6 +7,7 @@ import type { Log } from '../core/logger.js';
 import type { Redactor } from '../core/redact.js';
 import { type GitHubError, type OperationArea, toGitHubError } from './github-error.js';
 import { countingFetch, createRequestMetrics, type RequestMetrics } from './request-metrics.js';
+import { retryNotices } from './retry-notices.js';
 
 /**
  * The one GitHub client of a process: Octokit with plugin-throttling (pacing writes, waiting out
@@ -74,7 +75,8 @@ export interface GitHubClient {
   call<T>(operation: string, run: () => Promise<T>, area?: OperationArea): Promise<T>;
 }
 
-const IssueloopOctokit = Octokit.plugin(throttling, retry);
+// retryNotices between the two: it sees each failure just before plugin-retry decides on it.
+const IssueloopOctokit = Octokit.plugin(throttling, retryNotices, retry);
 
 function createOctokit(options: GitHubClientOptions, token: string, fetchImpl: typeof fetch): Octokit {
   const unit = options.retryUnitMs ?? 1000;
@@ -97,6 +99,7 @@ function createOctokit(options: GitHubClientOptions, token: string, fetchImpl: t
       error: (message: string) => log.debug({}, options.redact(message)),
     },
     retry: { retryAfterBaseValue: unit, retries: 2 },
+    retryNotice: { log, redact: options.redact },
     throttle: {
       retryAfterBaseValue: unit,
       // Own groups, so the pacing (and its test setting) belongs to this client, not the module.

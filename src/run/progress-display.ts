@@ -2,6 +2,7 @@ import type { AgentEvent } from '../agent/events.js';
 import { humanDuration } from '../core/human-duration.js';
 import type { Log } from '../core/logger.js';
 import { forTerminal } from '../core/terminal-text.js';
+import { displayWidth, fitToWidth } from '../core/terminal-width.js';
 import type { ProgressSink } from '../scheduler/progress.js';
 
 interface Active {
@@ -35,24 +36,40 @@ export function createProgressDisplay(options: {
   label?: (issue: number) => string;
   /** How a log line names it: `{ issue: 12 }` by default, `{ task: 3 }` for a task. */
   fields?: (issue: number) => Record<string, unknown>;
+  /** The terminal's width in columns, read at every redraw (undefined: unknown, lines are not cut). */
+  columns?: () => number | undefined;
+  /** Calls `listener` when the terminal is resized; returns how to stop. */
+  onResize?: (listener: () => void) => () => void;
 }): ProgressDisplay {
   const active = new Map<number, Active>();
-  let drawn = 0;
+  /** The widths of the live lines on screen, to know how many rows they take now. */
+  let drawn: number[] = [];
   const name = options.label ?? ((issue: number) => `#${issue}`);
   const line = (issue: number, a: Active) =>
     forTerminal(
       `${name(issue)}  ${a.phase.padEnd(10)} ${String(a.calls).padStart(3)} model calls  $${a.costUsd.toFixed(2)}  ${humanDuration(options.now() - a.started)}`,
     );
+  const width = () => {
+    const columns = options.columns?.();
+    return columns !== undefined && Number.isFinite(columns) && columns > 0 ? Math.floor(columns) : undefined;
+  };
   const clear = () => {
-    if (drawn > 0) options.write(`${up(drawn)}${ERASE_DOWN}`);
-    drawn = 0;
+    // A terminal made narrower may have rewrapped the lines drawn at the old width onto more rows.
+    const columns = width() ?? Number.POSITIVE_INFINITY;
+    const rows = drawn.reduce((sum, w) => sum + Math.max(1, Math.ceil(w / columns)), 0);
+    if (rows > 0) options.write(`${up(rows)}${ERASE_DOWN}`);
+    drawn = [];
   };
   const draw = () => {
     if (!options.isTTY) return;
     clear();
-    const lines = [...active.entries()].map(([issue, a]) => line(issue, a));
+    const columns = width();
+    const lines = [...active.entries()].map(([issue, a]) => {
+      const text = line(issue, a);
+      return columns === undefined ? text : fitToWidth(text, columns);
+    });
     if (lines.length > 0) options.write(`${lines.join('\n')}\n`);
-    drawn = lines.length;
+    drawn = lines.map(displayWidth);
   };
   const say = (issue: number, text: string) => {
     if (options.isTTY) {
@@ -70,6 +87,7 @@ export function createProgressDisplay(options: {
     options.isTTY ? 500 : (options.heartbeatMs ?? 60_000),
   );
   timer.unref();
+  const stopResize = options.isTTY ? options.onResize?.(draw) : undefined;
 
   return {
     phase(issue, phase) {
@@ -103,6 +121,7 @@ export function createProgressDisplay(options: {
     },
     stop() {
       clearInterval(timer);
+      stopResize?.();
       if (options.isTTY) clear();
     },
   };

@@ -124,6 +124,13 @@ describe('readInputs', () => {
     expect(error.message).toContain(JSON.stringify(text));
   });
 
+  it('newcomer: a time_budget past what a timer can hold is refused naming the input', () => {
+    const error = usageError({ time_budget: '25d' });
+    expect(error.message).toContain('input time_budget: expected a duration between 1m and 24d');
+    expect(error.message).toContain('"25d"');
+    expect(readInputs(inputs({ time_budget: '24d' })).timeBudgetMs).toBe(24 * 86_400_000);
+  });
+
   it('accepts a time budget of exactly one minute and compound durations', () => {
     expect(readInputs(inputs({ time_budget: '1m' })).timeBudgetMs).toBe(60_000);
     expect(readInputs(inputs({ time_budget: '1h30m' })).timeBudgetMs).toBe(5_400_000);

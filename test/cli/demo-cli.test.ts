@@ -98,7 +98,7 @@ describe('issueloop demo (the built CLI, no credentials)', () => {
     expect(await demoDirs()).toEqual([]);
   });
 
-  it("--keep --json: JSON summary on stdout, the story on stderr (JSON log lines under --log-format json, on a terminal too), the repository left in place; the caller's tokens and endpoints are not used", {
+  it("newcomer: demo --json gives all three runs and the ledger's path; --keep --json: the runs' JSON on stdout, the story on stderr (JSON log lines under --log-format json, on a terminal too), the repository left in place; the caller's tokens and endpoints are not used", {
     timeout: 60_000,
   }, async () => {
     // In-process: the demo's logic, with the io main.ts gives a terminal. The caller's endpoints are
@@ -120,18 +120,33 @@ describe('issueloop demo (the built CLI, no credentials)', () => {
     expect(result.stderr.split('\n')[0]).toContain('issueloop demo — against a local GitHub emulator');
     expect(result.stderr).toMatch(/\{"level":30,[^\n]*round 1: 2 claimed/);
     expect(result.stderr).not.toContain(callers);
-    const summary = JSON.parse(result.stdout) as {
-      stop: string;
-      reports: Array<{ issue: number; outcome: string }>;
+    const document = JSON.parse(result.stdout) as {
+      kept: boolean;
+      runs: Array<{
+        name: string;
+        ledger: string | null;
+        summary: { stop: string; ledger: string | null; reports: Array<{ issue: number; outcome: string }> };
+      }>;
     };
-    expect(summary.stop).toBe('empty_backlog');
-    expect(summary.reports.map((r) => [r.issue, r.outcome])).toEqual(
+    expect(document.kept).toBe(true);
+    expect(document.runs.map((run) => run.name)).toEqual(['first_attempt', 'ci_follow_up', 'merge']);
+    const [first, followUp] = document.runs;
+    expect(first?.summary.stop).toBe('empty_backlog');
+    expect(first?.summary.reports.map((r) => [r.issue, r.outcome])).toEqual(
       expect.arrayContaining([
         [1, 'resolved'],
         [2, 'verify_failed'],
       ]),
     );
-    expect(summary.reports).toHaveLength(2);
+    expect(first?.summary.reports).toHaveLength(2);
+    expect(followUp?.summary.reports.map((r) => r.issue)).toEqual([1]);
+    const ledgers = document.runs.map((run) => run.ledger ?? '');
+    expect(new Set(ledgers).size).toBe(3);
+    for (const [index, ledger] of ledgers.entries()) {
+      expect(ledger.startsWith(join(root ?? '/none', 'widgets', '.issueloop', 'runs'))).toBe(true);
+      expect(existsSync(ledger), ledger).toBe(true);
+      expect(document.runs[index]?.summary.ledger).toBe(ledger);
+    }
 
     expect(root).toBeDefined();
     expect(existsSync(join(root ?? '', 'widgets', '.issueloop', 'claims.json'))).toBe(true);

@@ -170,19 +170,23 @@ describe('the demo in-process, with the io main.ts gives it', () => {
     expect(result.stderr).toMatch(/round 1: 2 claimed/);
     expect(result.stderr).not.toContain('\u001b');
     expect(result.stdout).not.toContain('\u001b');
-    const summary = JSON.parse(result.stdout) as {
-      ledger: string | null;
+    const document = JSON.parse(result.stdout) as {
       kept: boolean;
-      costUsd: number;
-      reports: Array<{ costUsd: number }>;
+      runs: Array<{
+        ledger: string | null;
+        summary: { costUsd: number; reports: Array<{ costUsd: number }> };
+      }>;
     };
-    expect(summary.kept).toBe(false);
-    expect(summary.ledger).toBeNull();
-    expect(summary.reports.length).toBeGreaterThan(0);
-    for (const cost of [summary.costUsd, ...summary.reports.map((r) => r.costUsd)]) {
-      expect(Math.round(cost * 1e6) / 1e6).toBe(cost);
-      expect(String(cost).length).toBeLessThan(12);
+    expect(document.kept).toBe(false);
+    expect(document.runs).toHaveLength(3);
+    for (const { ledger, summary } of document.runs) {
+      expect(ledger).toBeNull();
+      for (const cost of [summary.costUsd, ...summary.reports.map((r) => r.costUsd)]) {
+        expect(Math.round(cost * 1e6) / 1e6).toBe(cost);
+        expect(String(cost).length).toBeLessThan(12);
+      }
     }
+    expect(document.runs[0]?.summary.reports.length).toBeGreaterThan(0);
   });
 
   it('--verbose --quiet is refused', async () => {

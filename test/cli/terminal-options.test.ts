@@ -1,5 +1,6 @@
+import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { terminalOptions } from '../../src/cli/terminal-options.js';
+import { terminalOptions, terminalWidth } from '../../src/cli/terminal-options.js';
 
 describe('terminalOptions: what the CLI may draw on stderr', () => {
   it('a terminal gets colours and live lines; a pipe is no terminal', () => {
@@ -20,5 +21,23 @@ describe('terminalOptions: what the CLI may draw on stderr', () => {
       isTTY: true,
       color: true,
     });
+  });
+});
+
+describe('newcomer: live lines fit a narrow terminal (cut to its width)', () => {
+  it("reads the stream's width anew each time and passes on its resize events until stopped", () => {
+    const stream = Object.assign(new EventEmitter(), { columns: 80 });
+    const { columns, onResize } = terminalWidth(stream);
+    expect(columns?.()).toBe(80);
+    let resized = 0;
+    const stop = onResize?.(() => resized++);
+    stream.columns = 20;
+    stream.emit('resize');
+    expect(columns?.()).toBe(20);
+    expect(resized).toBe(1);
+    stop?.();
+    stream.emit('resize');
+    expect(resized).toBe(1);
+    expect(stream.listenerCount('resize')).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { classifyError } from '../../src/core/classify/classify-error.js';
 import { createSeededRandom } from '../../src/core/random.js';
 import { type RetryEvent, RetryExhaustedError, retry } from '../../src/core/retry.js';
+import { retryNoticeText } from '../../src/core/retry-notice.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 
@@ -47,16 +48,52 @@ describe('retry', () => {
     expect(clock.sleeps[0]).toBeLessThan(5000);
     expect(clock.sleeps[1]).toBeGreaterThanOrEqual(4000);
     expect(clock.sleeps[1]).toBeLessThan(7000);
-    const waits = log.entries.filter((e) => e.level === 'warn').map((e) => e.msg);
+    const waits = log.entries.filter((e) => e.level === 'info').map((e) => e.msg);
     expect(waits).toEqual([
-      `waiting ${Math.ceil((clock.sleeps[0] ?? 0) / 1000)}s before retry...`,
-      `waiting ${Math.ceil((clock.sleeps[1] ?? 0) / 1000)}s before retry...`,
+      `messages.create: 500 api_error: api_error; retrying 1/4 in ${Math.ceil((clock.sleeps[0] ?? 0) / 1000)} s…`,
+      `messages.create: 500 api_error: api_error; retrying 2/4 in ${Math.ceil((clock.sleeps[1] ?? 0) / 1000)} s…`,
     ]);
     expect(log.entries[0]?.fields).toMatchObject({
       operation: 'messages.create',
       attempt: 1,
       errorClass: 'server_error',
     });
+  });
+
+  it('newcomer: while a service cannot be reached, the user sees the retries (one info line each: what failed, n/N, the wait)', async () => {
+    const { clock, log, deps } = setup();
+    const secret = 'sk-ant-api03-secretsecretsecret';
+    const refused = () =>
+      Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:9 key=${secret}`), { code: 'ECONNREFUSED' });
+    const fn = failing(refused, refused, refused, refused);
+    await retry(
+      fn,
+      {
+        operation: 'GET /v1/models',
+        attempts: { network: 4 },
+        classify: (err, now) =>
+          classifyError(err, { now, redact: (t) => t.replaceAll(secret, '[REDACTED]') }),
+      },
+      deps,
+    ).catch(() => undefined);
+    const lines = log.entries.filter((e) => e.level === 'info').map((e) => String(e.msg));
+    expect(lines).toHaveLength(3);
+    lines.forEach((line, i) => {
+      const seconds = Math.ceil((clock.sleeps[i] ?? 0) / 1000);
+      expect(line).toMatch(/^GET \/v1\/models: connect ECONNREFUSED 127\.0\.0\.1:9 key=\[REDACTED\]/);
+      expect(line.endsWith(`; retrying ${i + 1}/3 in ${seconds} s…`)).toBe(true);
+    });
+    expect(lines.join('\n')).not.toContain(secret);
+  });
+
+  it('newcomer: a retry notice says the retry of how many and the wait in whole seconds, never "in 0 s"', () => {
+    const notice = { operation: 'GET /x', message: 'refused', retry: 2, retries: 5 };
+    expect(retryNoticeText({ ...notice, waitMs: 4_000 })).toBe('GET /x: refused; retrying 2/5 in 4 s…');
+    expect(retryNoticeText({ ...notice, waitMs: 4_001 })).toBe('GET /x: refused; retrying 2/5 in 5 s…');
+    expect(retryNoticeText({ ...notice, waitMs: 3 })).toBe('GET /x: refused; retrying 2/5 in 1 s…');
+    expect(retryNoticeText({ ...notice, retries: 1, waitMs: 1_000 })).toBe(
+      'GET /x: refused; retrying 2/2 in 1 s…',
+    );
   });
 
   it('doubles the wait for rate limits', async () => {

@@ -3,7 +3,10 @@ import type { CliResult } from './cli.js';
 
 /** What a spawned CLI would get from its process, for the in-process run: a terminal, an interrupt. */
 export type InProcessIo = Partial<
-  Pick<CliIo, 'confirm' | 'interrupt' | 'fetch' | 'isTTY' | 'noCursor' | 'color' | 'githubWriteSpacingMs'>
+  Pick<
+    CliIo,
+    'confirm' | 'interrupt' | 'fetch' | 'isTTY' | 'noCursor' | 'color' | 'githubWriteSpacingMs' | 'binPath'
+  >
 >;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);

@@ -100,3 +100,76 @@ describe('progress display: text from outside', () => {
     expect(out.replaceAll('\u001b[1A\r', '').replaceAll('\u001b[J', '')).not.toMatch(TERMINAL_ACTS);
   });
 });
+
+describe('newcomer: live lines fit a narrow terminal (cut to its width)', () => {
+  /** The live lines of the last redraw: what follows the last erase. */
+  const lastFrame = (out: string) => (out.split('\u001b[J').at(-1) ?? '').split('\n').filter(Boolean);
+
+  function narrowTerminal(columns: number) {
+    const size = { columns };
+    const listeners = new Set<() => void>();
+    let out = '';
+    const display = createProgressDisplay({
+      isTTY: true,
+      write: (t) => (out += t),
+      log: () => undefined,
+      now: () => 185_000,
+      columns: () => size.columns,
+      onResize: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    });
+    return {
+      display,
+      size,
+      listeners,
+      output: () => out,
+      reset: () => {
+        out = '';
+      },
+      resize: (to: number) => {
+        size.columns = to;
+        for (const listener of listeners) listener();
+      },
+    };
+  }
+
+  it.each([40, 20])('cuts each live line to a terminal %i columns wide, with an ellipsis', (columns) => {
+    const term = narrowTerminal(columns);
+    term.display.phase(12, 'working');
+    term.display.phase(13, 'verifying');
+    const frame = lastFrame(term.output());
+    expect(frame).toHaveLength(2);
+    for (const line of frame) {
+      expect([...line].length).toBe(columns);
+      expect(line.endsWith('…')).toBe(true);
+    }
+    expect(frame[0]?.startsWith('#12  working')).toBe(true);
+    // The next redraw moves up one row per live line: none of them wrapped onto a second row.
+    term.reset();
+    term.display.phase(12, 'verifying');
+    expect(term.output().startsWith('\u001b[2A\r\u001b[J')).toBe(true);
+    term.display.stop();
+  });
+
+  it('leaves a live line that fits whole', () => {
+    const term = narrowTerminal(200);
+    term.display.phase(12, 'working');
+    expect(lastFrame(term.output())).toEqual(['#12  working      0 model calls  $0.00  0s']);
+    term.display.stop();
+  });
+
+  it('re-reads the width on resize: redrawn at once at the new width, erasing the rows the old lines took', () => {
+    const term = narrowTerminal(40);
+    term.display.phase(12, 'working');
+    term.display.phase(13, 'working');
+    term.reset();
+    term.resize(20);
+    // Two 40-column lines take two rows each once the terminal rewraps them at 20 columns.
+    expect(term.output().startsWith('\u001b[4A\r\u001b[J')).toBe(true);
+    expect(lastFrame(term.output()).map((line) => [...line].length)).toEqual([20, 20]);
+    term.display.stop();
+    expect(term.listeners.size).toBe(0);
+  });
+});

@@ -19,6 +19,8 @@ export interface DoctorInput extends LoadConfigOptions {
   gh?: boolean;
   /** Injected by tests; the real fetch otherwise. */
   fetch?: typeof fetch;
+  /** How the executable was started (argv[1]), for the on-PATH check. */
+  binPath?: string | undefined;
 }
 
 async function checkConfig(input: LoadConfigOptions): Promise<{ check: Check; loaded?: LoadedConfig }> {
@@ -197,6 +199,8 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     ...(checkout ? [checkout] : []),
     configCheck,
   ];
+  const installed = await (await import('./doctor-install.js')).checkOnPath(input.binPath, input.env);
+  if (installed) checks.splice(1, 0, installed);
   // The repository and token as `run` finds them; the GitHub checks below use the same.
   const target = loaded ? await targetChecks(input, loaded) : undefined;
   checks.push(...(target?.checks ?? []), checkAnthropicKey(input.env), ...checkEndpoints(input.env));

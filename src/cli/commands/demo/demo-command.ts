@@ -26,6 +26,9 @@ export interface DemoInput {
   noCursor?: boolean;
   /** Colours in readable log lines. */
   color?: boolean;
+  /** The terminal's width and its resizes, for the run's live lines. */
+  columns?: () => number | undefined;
+  onResize?: (listener: () => void) => () => void;
   /** The global log flags the demo's run honours (`--verbose`, `--quiet`, `--log-format`). */
   logFlags?: readonly string[];
   /** The real CLI, run against the demo's emulators (handed in: the CLI is what runs this command). */
@@ -96,17 +99,25 @@ function epilogue(scenario: DemoScenario, outcome: DemoOutcome, keep: boolean): 
   return `${lines.join('\n')}\n`;
 }
 
+/** The demo's three runs, in order, as `demo --json` names them. */
+export type DemoRunName = 'first_attempt' | 'ci_follow_up' | 'merge';
+
 /**
- * The run's JSON summary as the demo leaves things: the ledger's path only when the repository it is in
- * was kept (it is removed otherwise), with `kept` saying which.
+ * `demo --json`: one document with every run the demo made, each with its JSON summary and its ledger's
+ * path. The path only when the repository it is in was kept (it is removed otherwise), with `kept`
+ * saying which.
  */
-function demoSummary(text: string, kept: boolean): string {
-  try {
-    const summary = JSON.parse(text) as Record<string, unknown>;
-    return `${terminalJson({ ...summary, ledger: kept ? summary.ledger : null, kept }, undefined, 2)}\n`;
-  } catch {
-    return text;
-  }
+export function demoSummary(runs: ReadonlyArray<{ name: DemoRunName; text: string }>, kept: boolean): string {
+  const entries = runs.map(({ name, text }) => {
+    try {
+      const summary = JSON.parse(text) as Record<string, unknown>;
+      const ledger = kept && typeof summary.ledger === 'string' ? summary.ledger : null;
+      return { name, ledger, summary: { ...summary, ledger } };
+    } catch {
+      return { name, ledger: null, summary: null, output: text };
+    }
+  });
+  return `${terminalJson({ kept, runs: entries }, undefined, 2)}\n`;
 }
 
 /**
@@ -168,6 +179,8 @@ function demoRun(
     ...(input.isTTY ? { isTTY: true } : {}),
     ...(input.noCursor ? { noCursor: true } : {}),
     ...(input.color === undefined ? {} : { color: input.color }),
+    ...(input.columns ? { columns: input.columns } : {}),
+    ...(input.onResize ? { onResize: input.onResize } : {}),
     // The emulator needs no pacing of writes: the demo takes a second, not twelve.
     githubWriteSpacingMs: 0,
   });
@@ -183,17 +196,16 @@ async function followThePull(
   scenario: DemoScenario,
   say: (text: string) => void,
   pr: { number: number; branch: string },
+  stdoutOf: (name: DemoRunName) => (text: string) => void,
 ): Promise<string[] | ExitCode> {
   const { failCi, passCiAndMerge, assessFollowUp, assessMerged, DEMO_MAINTAINER, DEMO_CHECK } = await import(
     './index.js'
   );
-  // With --json stdout carries the first run's summary only; the later runs' tables are not shown.
-  const stdout = input.flags.json === true ? () => undefined : input.stdout;
   failCi(scenario, pr.branch);
   say(
     `\nCI ran on PR #${pr.number} and its \`${DEMO_CHECK}\` check failed. The next run follows the PR:\n\n$ issueloop ${scenario.runArgs.join(' ')}\n\n`,
   );
-  let code = await demoRun(input, scenario, stdout);
+  let code = await demoRun(input, scenario, stdoutOf('ci_follow_up'));
   if (code !== EXIT.ok) return code;
   const followed = await assessFollowUp(scenario, pr.number);
   if (followed.length > 0) return followed;
@@ -201,7 +213,7 @@ async function followThePull(
   say(
     `\nCI passed on the follow-up's commit and ${DEMO_MAINTAINER} merged PR #${pr.number}. The next run books it:\n\n$ issueloop ${scenario.runArgs.join(' ')}\n\n`,
   );
-  code = await demoRun(input, scenario, stdout);
+  code = await demoRun(input, scenario, stdoutOf('merge'));
   if (code !== EXIT.ok) return code;
   return assessMerged(scenario, scenario.project);
 }
@@ -223,8 +235,16 @@ export async function runDemo(input: DemoInput): Promise<ExitCode> {
   const say = json ? input.stderr : input.stdout;
   const scenario = await startDemoScenario({ callerPath: input.env.PATH });
   let keep = input.flags.keep === true;
-  // With --json the run's summary is held back until the demo knows whether its ledger is kept.
-  let summaryJson = '';
+  // With --json every run's summary is held back until the demo knows whether its ledgers are kept.
+  const runs: Array<{ name: DemoRunName; text: string }> = [];
+  const stdoutOf = (name: DemoRunName) => {
+    if (!json) return input.stdout;
+    const run = { name, text: '' };
+    runs.push(run);
+    return (text: string) => {
+      run.text += text;
+    };
+  };
   const ended = (code: ExitCode): ExitCode => {
     if (code === EXIT.interrupted) {
       input.stderr(`issueloop demo: interrupted${keep ? `; kept ${scenario.root}` : ''}\n`);
@@ -245,18 +265,18 @@ export async function runDemo(input: DemoInput): Promise<ExitCode> {
   };
   try {
     say(header(scenario, DEMO_VERIFY_COMMAND));
-    const code = await demoRun(input, scenario, json ? (text) => (summaryJson += text) : input.stdout);
+    const code = await demoRun(input, scenario, stdoutOf('first_attempt'));
     if (code !== EXIT.ok) return ended(code);
     const outcome = await assessDemo(scenario);
     if (outcome.deviations.length > 0) return deviated(outcome.deviations);
     const pr = outcome.pr as NonNullable<typeof outcome.pr>;
-    const followed = await followThePull(input, scenario, say, pr);
+    const followed = await followThePull(input, scenario, say, pr, stdoutOf);
     if (typeof followed === 'number') return ended(followed);
     if (followed.length > 0) return deviated(followed);
     say(epilogue(scenario, outcome, keep));
     return EXIT.ok;
   } finally {
     await scenario.close({ keep });
-    if (summaryJson) input.stdout(demoSummary(summaryJson, keep));
+    if (runs.length > 0) input.stdout(demoSummary(runs, keep));
   }
 }
