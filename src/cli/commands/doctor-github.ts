@@ -3,6 +3,7 @@ import type { Log } from '../../core/logger.js';
 import { createRedactor } from '../../core/redact.js';
 import type { GitHubClient } from '../../github/client.js';
 import { isGitHubError } from '../../github/github-error.js';
+import { gql } from '../../github/gql.js';
 import { buildGitHubClient, githubToken, repoRef } from '../../run/github-deps.js';
 import { type Env, secretsFromEnv } from '../../run/secrets.js';
 import type { Check } from './doctor-report.js';
@@ -98,13 +99,20 @@ async function checkLabel(gh: GitHubClient, label: string): Promise<Check> {
   }
 }
 
+const DOCTOR_OWNER = gql`
+  query DoctorOwner($owner: String!) {
+    repositoryOwner(login: $owner) {
+      __typename
+    }
+  }
+`;
+
 /** Whether the board's owner is a user or an organisation: which tokens reach it depends on that. */
 async function ownerType(gh: GitHubClient, owner: string): Promise<OwnerType | undefined> {
   try {
-    const data = await gh.projectsGraphql<{ repositoryOwner: { __typename: string } | null }>(
-      'query DoctorOwner($owner: String!) { repositoryOwner(login: $owner) { __typename } }',
-      { owner },
-    );
+    const data = await gh.projectsGraphql<{ repositoryOwner: { __typename: string } | null }>(DOCTOR_OWNER, {
+      owner,
+    });
     const type = data.repositoryOwner?.__typename;
     return type === 'User' || type === 'Organization' ? type : undefined;
   } catch {

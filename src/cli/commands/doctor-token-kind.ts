@@ -1,4 +1,5 @@
 import type { GitHubClient } from '../../github/client.js';
+import { VIEWER_LOGIN } from '../../github/review-threads.js';
 import type { Check } from './doctor-report.js';
 
 /**
@@ -141,9 +142,7 @@ function fromHeaders(headers: Record<string, string | number | undefined>): Part
 
 async function viewerLogin(gh: GitHubClient): Promise<string | undefined> {
   try {
-    const data = await gh.graphql<{ viewer: { login: string } | null }>(
-      'query DoctorViewer { viewer { login } }',
-    );
+    const data = await gh.graphql<{ viewer: { login: string } | null }>(VIEWER_LOGIN);
     return data.viewer?.login;
   } catch {
     return undefined;
