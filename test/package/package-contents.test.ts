@@ -22,6 +22,9 @@ describe('the published package (.ci/install-check installs it and runs the demo
     expect(files).toContain('dist/cli/main.js');
     expect(files).toContain('prompts/system.md');
     expect(files).toContain('README.md');
+    // The README links to them.
+    expect(files).toContain('docs/run.md');
+    expect(files).toContain('docs/benchmarks.md');
     expect(files).toContain('LICENSE');
     // What `issueloop init` writes.
     expect(files).toContain('examples/issueloop.config.yaml');
