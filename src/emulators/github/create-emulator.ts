@@ -1,3 +1,4 @@
+import { createAppRegistry } from './app-state.js';
 import { createFaults } from './faults.js';
 import { createHandler } from './handler.js';
 import { createProject, findProject, projectSnapshot } from './projects-state.js';
@@ -111,12 +112,14 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
     now,
   );
   const faults = createFaults();
+  const apps = createAppRegistry(store);
   const log: EmulatorRequest[] = [];
   const handle = createHandler({
     store,
     rate,
     anonymousRate: createRateLimiter({ core: 60, graphql: 0 }, now),
     faults,
+    apps,
     routes: [
       ...accountRoutes,
       ...issueRoutes,
@@ -146,6 +149,12 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
 
     ...seeding(store),
     ...lifecycleSeeding(store, DEFAULT_LOGIN),
+    addApp(seed) {
+      const app = apps.add(seed);
+      const bot = store.ensureUser(app.botLogin, 'Bot');
+      return { botLogin: bot.login, botId: bot.id };
+    },
+    suspendInstallation: (id, suspended = true) => apps.setSuspended(id, suspended),
 
     requests: log,
     chargedCount: () => log.filter((r) => r.charged).length,

@@ -23,9 +23,12 @@ export function nodeNotFound(id: string): GraphqlFailure {
   return new GraphqlFailure(`Could not resolve to a node with the global id of '${id}'.`, 'NOT_FOUND');
 }
 
-/** Installation tokens of the emulated app hold no organization-projects permission. */
+/**
+ * Installation tokens reach a board only with the App's organization-projects permission (the
+ * Actions token and the default emulated app hold none).
+ */
 export function requireProjectAccess(ctx: GraphqlContext): void {
-  if (ctx.token.kind === 'installation') {
+  if (ctx.token.kind === 'installation' && !ctx.token.permissions?.organization_projects) {
     throw new GraphqlFailure('Resource not accessible by integration', 'FORBIDDEN');
   }
 }

@@ -25,6 +25,7 @@ export type {
   RestFault,
   ReviewState,
   SeedAnnotation,
+  SeedApp,
   SeedCheckRun,
   SeedComment,
   SeedIssue,

@@ -86,12 +86,8 @@ export function createRootValue(ctx: GraphqlContext) {
       if (owner) return owner;
       throw new GraphqlFailure(`Could not resolve to a User with the login of '${login}'.`, 'NOT_FOUND');
     },
-    viewer: () => {
-      if (ctx.token.kind === 'installation') {
-        throw new GraphqlFailure('Resource not accessible by integration', 'FORBIDDEN');
-      }
-      return ownerNode(ctx, store.ensureUser(ctx.token.login));
-    },
+    // An installation token's viewer is its App's bot user (`<slug>[bot]`).
+    viewer: () => ownerNode(ctx, store.ensureUser(ctx.token.login)),
 
     addProjectV2ItemById: ({ input }: Input<{ projectId: string; contentId: string }>) => {
       requireProjectAccess(ctx);

@@ -20,6 +20,10 @@ export interface TokenRecord {
   login: string;
   kind: TokenKind;
   scopes: string[];
+  /** Epoch ms after which GitHub answers `Bad credentials` (an App's installation tokens). */
+  expiresAt?: number;
+  /** An App installation token's permissions (`organization_projects: 'write'` reaches org boards). */
+  permissions?: Readonly<Record<string, string>>;
 }
 
 export interface LabelRecord {

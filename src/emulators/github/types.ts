@@ -47,6 +47,21 @@ export interface TokenOptions {
   scopes?: string[];
 }
 
+/** A GitHub App as a test registers it: its public key (the test keeps the private one) and installations. */
+export interface SeedApp {
+  id: number;
+  clientId?: string;
+  slug: string;
+  name?: string;
+  publicKeyPem: string;
+  /** An installation on the emulated repository's owner is the repository's installation. */
+  installations: Array<{ id: number; account: string; suspended?: boolean }>;
+  /** How long a minted installation token lasts (GitHub: one hour). */
+  tokenLifetimeMs?: number;
+  /** The permissions its installation tokens carry (default: what issueloop needs, org Projects included). */
+  permissions?: Record<string, string>;
+}
+
 export interface SeedIssue {
   title: string;
   body?: string;
@@ -193,6 +208,10 @@ export interface GitHubEmulator {
   listen(): Promise<ListeningEmulator>;
 
   addToken(token: string, options: TokenOptions): void;
+  /** Registers a GitHub App; its bot user `<slug>[bot]` has an id of its own (not the App id). */
+  addApp(app: SeedApp): { botLogin: string; botId: number };
+  /** Suspends (or with `false` unsuspends) an App installation, as an organisation owner would. */
+  suspendInstallation(id: number, suspended?: boolean): void;
   addUser(login: string, options?: { type?: 'User' | 'Bot' }): void;
   setPermission(login: string, role: RepoRole): void;
   addLabel(name: string, color?: string): void;
