@@ -1,5 +1,4 @@
 import { IssueloopError } from '../core/errors.js';
-import type { RepoRef } from './client.js';
 
 /**
  * A GitHub App that cannot act for the repository: not installed on it, suspended, or refusing the
@@ -8,12 +7,15 @@ import type { RepoRef } from './client.js';
  */
 export class GitHubAppError extends IssueloopError {
   readonly fix: string;
+  /** What is wrong, without the fix. */
+  readonly reason: string;
   /** GitHub's status for the refusal (404 not installed, 403 suspended, 401 credentials refused). */
   readonly status: number;
 
   constructor(message: string, fix: string, status: number, options?: { cause?: unknown }) {
     super('github_app', `${message}. Fix: ${fix}`, options);
     this.fix = fix;
+    this.reason = message;
     this.status = status;
   }
 }
@@ -31,7 +33,7 @@ function messageOf(err: unknown): string {
 
 export interface AppErrorContext {
   appId: number | string;
-  repo: RepoRef;
+  repo: { owner: string; name: string };
   /** Where the installation id came from, when it was given rather than looked up. */
   installationId?: number;
 }

@@ -21,9 +21,11 @@ export interface RunNeeds {
  */
 export function missingPrerequisites(env: Env, config: Config, needs: RunNeeds): string[] {
   const missing = endpointProblems(env).map((p) => `${p.problem}: ${p.fix}`);
-  if (needs.github && !githubToken(env)) {
+  // A GitHub App (github.app.id or ISSUELOOP_APP_ID, with its key) mints its own tokens.
+  const app = config.github.app !== undefined || Boolean(env.ISSUELOOP_APP_PRIVATE_KEY);
+  if (needs.github && !githubToken(env) && !app) {
     missing.push(
-      'no GitHub token: export GITHUB_TOKEN (or GH_TOKEN); a classic token needs the `repo` scope, plus `project` for a Projects v2 board',
+      'no GitHub token: export GITHUB_TOKEN (or GH_TOKEN); a classic token needs the `repo` scope, plus `project` for a Projects v2 board; or use a GitHub App (ISSUELOOP_APP_ID and ISSUELOOP_APP_PRIVATE_KEY)',
     );
   }
   if (needs.github && !config.repo) {

@@ -4,6 +4,8 @@ export const SECRET_ENV_NAMES: readonly string[] = Object.freeze([
   'GH_TOKEN',
   'ANTHROPIC_API_KEY',
   'ISSUELOOP_PROJECTS_TOKEN',
+  // A GitHub App's private key (PEM text or a path to it): whoever holds it mints tokens.
+  'ISSUELOOP_APP_PRIVATE_KEY',
   // The claim store's URL, which may carry a Redis password.
   'ISSUELOOP_CLAIMS__REDIS_URL',
   'SSH_AUTH_SOCK',
