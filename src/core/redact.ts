@@ -19,6 +19,9 @@ const TOKEN_PATTERNS: readonly RegExp[] = [
   /\bgithub_pat_[A-Za-z0-9_]{22,}\b/g,
   // Anthropic API keys and OAuth tokens (sk-ant-api03-…, sk-ant-oat01-…).
   /\bsk-ant-[A-Za-z0-9_-]{8,}/g,
+  // A PEM private key (a GitHub App's), its lines broken or `\n`-escaped, whole or cut short. By
+  // shape: learnt as values, the lines of a key made the redactor's patterns seconds slow.
+  /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:(?:\\n|\r?\n)[ \t]{0,16}[A-Za-z0-9+/=]{1,100}){0,200}(?:(?:\\n|\r?\n)[ \t]{0,16}-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?/g,
 ];
 
 // Credentials that follow a scheme in an HTTP header or a URL, whatever their shape. Every repeat is

@@ -8,7 +8,7 @@ import { UsageError } from '../core/errors.js';
 import { learnSecret, type Redactor } from '../core/redact.js';
 import { type AppTokenSource, createAppTokenSource } from '../github/app-auth.js';
 import type { RepoRef } from '../github/client.js';
-import { type Env, pemSecrets } from './secrets.js';
+import type { Env } from './secrets.js';
 
 /**
  * The GitHub App of a run, when one is configured: its id (github.app.id, ISSUELOOP_APP_ID) with its
@@ -55,7 +55,7 @@ export interface AppSourceInput {
   userAgent: string;
   fetch: typeof fetch;
   clock: Clock;
-  /** Learns the key and every minted token, so neither reaches a log, the ledger or a comment. */
+  /** Learns every minted token, so none reaches a log, the ledger or a comment (the key goes by its PEM shape). */
   redact: Redactor;
 }
 
@@ -75,7 +75,6 @@ export function tokenSourceFor(input: AppSourceInput): AppTokenSource | undefine
     );
   }
   const privateKey = readAppPrivateKey(keyText, input.cwd);
-  for (const line of pemSecrets(privateKey)) learnSecret(input.redact, line);
   return createAppTokenSource({
     appId: app.id,
     privateKey,

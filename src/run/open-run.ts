@@ -10,6 +10,7 @@ import { UsageError } from '../core/errors.js';
 import type { Redactor } from '../core/redact.js';
 import { createModelRuntime } from '../engines/native/model-runtime.js';
 import { type GitHubAdapter, openGitHubAdapter } from '../github/adapter.js';
+import { commitAuthorFor } from '../github/app-identity.js';
 import type { GitHubClient } from '../github/client.js';
 import type { BacklogIssue } from '../github/issue-shape.js';
 import { createAnthropicModel } from '../model/anthropic-model.js';
@@ -196,12 +197,16 @@ export async function openRunFiles(
 
 /** Everything a run needs; the Anthropic key is required here, not for a dry run. */
 export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<OpenedRun> {
-  const { config, deps, env, redact } = input;
+  const { deps, env, redact } = input;
   const apiKey = requireAnthropicKey(env);
+  const base = opened ?? (await openRunBase(input));
+  // With a GitHub App, its bot user authors the commits unless pr.author names someone. Asked before
+  // the sandbox opens: an App that cannot act for the repository ends the run here, with its fix.
+  const author = await commitAuthorFor(base.client, input.config.pr.author);
+  const config = { ...input.config, pr: { ...input.config.pr, author } };
   const sandbox = await openSandbox(config, env, deps.log);
   const unprotected = protectedPathsWarning(config.protected_paths);
   if (unprotected) deps.log.warn(unprotected);
-  const base = opened ?? (await openRunBase(input));
   const models = await openCheckedModels(input, apiKey, { check: true });
   const { ledger, worktreesDir } = await openRunFiles(input, base.stateDir, base.stateDir);
   const baseBranch = config.pr.base ?? (await base.github.pulls.defaultBranch());

@@ -5,29 +5,14 @@ export type Env = Readonly<Record<string, string | undefined>>;
 /** The credentials issueloop is given, plus the values of any variables the user names as secret. */
 export function secretsFromEnv(env: Env, extraNames: readonly string[] = []): string[] {
   const names = ['GITHUB_TOKEN', 'GH_TOKEN', 'ISSUELOOP_PROJECTS_TOKEN', 'ANTHROPIC_API_KEY', ...extraNames];
-  // A GitHub App's private key, when the variable holds it rather than a path to it (its file's text
-  // and the installation tokens are learnt by the redactor when read and minted: run/app-token.ts).
-  const values = [
-    ...names.map((name) => env[name]),
-    ...pemSecrets(env.ISSUELOOP_APP_PRIVATE_KEY ?? ''),
-  ].filter((value): value is string => typeof value === 'string' && value !== '');
+  // A GitHub App's private key (ISSUELOOP_APP_PRIVATE_KEY) is redacted by its PEM shape (core/redact.ts);
+  // the installation tokens are learnt as they are minted (run/app-token.ts).
+  const values = names
+    .map((name) => env[name])
+    .filter((value): value is string => typeof value === 'string' && value !== '');
   // The Redis claim store's URL names a server that messages do show; only its credentials are secret.
   const redisUrl = env.ISSUELOOP_CLAIMS__REDIS_URL;
   return redisUrl ? [...values, ...urlCredentials(redisUrl)] : values;
-}
-
-/**
- * What to redact of a PEM private key (as text, or as one line with `\n` escapes): each line of its
- * base64 body. The whole key is too long for one pattern (the redactor's forms of a 1.7 KB secret
- * make a regular expression V8 refuses), and line by line a printed part of it goes too.
- */
-export function pemSecrets(text: string): string[] {
-  if (!text.includes('-----BEGIN')) return [];
-  return text
-    .replace(/\\n/g, '\n')
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('-----'));
 }
 
 /**

@@ -54,7 +54,7 @@ describe('the GitHub client with a GitHub App', () => {
     const repo = await client.call('read', () =>
       client.rest.repos.get({ owner: 'octo-org', repo: 'widgets' }),
     );
-    expect(repo.data.permissions?.push).toBe(true);
+    expect(repo.data.full_name).toBe('octo-org/widgets');
     const viewer = await client.call('viewer', () => client.graphql<{ viewer: { login: string } }>(VIEWER));
     expect(viewer.viewer.login).toBe(app.botLogin);
     expect(mints()).toBe(1);

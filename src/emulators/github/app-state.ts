@@ -51,6 +51,7 @@ export interface AppRegistry {
 export function createAppRegistry(store: Store): AppRegistry {
   const apps: AppRecord[] = [];
   let minted = 0;
+  // The bot is no collaborator: its comments carry the association NONE, as on GitHub.
   function installationOnRepo(app: AppRecord): InstallationRecord | undefined {
     const owner = store.owner.login.toLowerCase();
     return [...app.installations.values()].find((i) => i.account.toLowerCase() === owner);
@@ -77,7 +78,6 @@ export function createAppRegistry(store: Store): AppRegistry {
         installations,
       };
       apps.push(app);
-      if (installationOnRepo(app) && app.permissions.contents === 'write') store.setRole(botLogin, 'write');
       return app;
     },
     byIssuer(issuer) {
