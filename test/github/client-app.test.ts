@@ -1,11 +1,17 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/redact.js';
 import { createGitHubEmulator, DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
+import { openGitHubAdapter } from '../../src/github/adapter.js';
 import { createAppTokenSource } from '../../src/github/app-auth.js';
 import { createGitHubClient } from '../../src/github/client.js';
+import { emptyTrackingRecord } from '../../src/github/tracking-comment.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { APP_ID, installedApp } from '../helpers/github-app.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
+import { emulatedConfig } from './emulated.js';
 
 const BASE = 'https://api.github.test';
 
@@ -82,5 +88,35 @@ describe('the GitHub client with a GitHub App', () => {
     const repo = await client.graphql<{ viewer: { login: string } }>(VIEWER);
     expect([board.viewer.login, repo.viewer.login]).toEqual(['issueloop-bot', app.botLogin]);
     expect(emulator.requests.filter((r) => r.path.endsWith('/access_tokens'))).toHaveLength(1);
+  });
+});
+
+describe('the tracking comment written by a GitHub App', () => {
+  it('is found again after a crash though its author is a Bot with the association NONE', async () => {
+    const { client, emulator, app } = appClient();
+    const stateDir = await mkdtemp(join(tmpdir(), 'issueloop-app-tracking-'));
+    try {
+      const n = emulator.addIssue({
+        title: 'Fix it',
+        author: 'm',
+        authorAssociation: 'OWNER',
+        labels: ['issueloop'],
+      });
+      const record = { ...emptyTrackingRecord('2026-11-21T12:00:00.000Z'), attempts: 1 };
+      const view = { phase: 'working' as const, attempt: 1, model: 'claude-sonnet-5-5', costUsd: 0, record };
+      const config = emulatedConfig();
+      const first = await (await openGitHubAdapter(client, config, { stateDir })).tracking.upsert(n, view);
+      const comment = emulator.comments(n)[0];
+      expect(comment).toMatchObject({
+        user: { login: app.botLogin, type: 'Bot' },
+        author_association: 'NONE',
+      });
+      // A new process: nothing in memory, the comment is found by its marker and trusted.
+      const again = await (await openGitHubAdapter(client, config, { stateDir })).tracking.upsert(n, view);
+      expect(again).toEqual({ id: first.id, created: false });
+      expect(emulator.comments(n)).toHaveLength(1);
+    } finally {
+      await rm(stateDir, { recursive: true, force: true });
+    }
   });
 });
