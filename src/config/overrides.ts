@@ -22,8 +22,16 @@ export const ENV_PREFIX = 'ISSUELOOP_';
  * Variables with the prefix that are not settings: the config file's path, and credentials, which
  * are read as credentials by the entrypoints and never become (printable) settings.
  */
-export const ENV_CREDENTIALS: readonly string[] = Object.freeze(['ISSUELOOP_PROJECTS_TOKEN']);
+export const ENV_CREDENTIALS: readonly string[] = Object.freeze([
+  'ISSUELOOP_PROJECTS_TOKEN',
+  'ISSUELOOP_APP_PRIVATE_KEY',
+]);
 const ENV_NOT_SETTINGS = new Set(['ISSUELOOP_CONFIG', ...ENV_CREDENTIALS]);
+/** Short names for settings that people set beside a credential (the App's id next to its key). */
+const ENV_ALIASES: Readonly<Record<string, readonly string[]>> = {
+  ISSUELOOP_APP_ID: ['github', 'app', 'id'],
+  ISSUELOOP_APP_INSTALLATION_ID: ['github', 'app', 'installation_id'],
+};
 
 function emptyLayer(): SourcedLayer {
   return { data: {}, sources: new Map(), problems: [] };
@@ -116,7 +124,7 @@ export function envLayer(env: Readonly<Record<string, string | undefined>>): Sou
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith(ENV_PREFIX) || value === undefined || value === '' || ENV_NOT_SETTINGS.has(name))
       continue;
-    const path = name.slice(ENV_PREFIX.length).toLowerCase().split('__');
+    const path = [...(ENV_ALIASES[name] ?? name.slice(ENV_PREFIX.length).toLowerCase().split('__'))];
     const source = `env ${name}`;
     if (!checkPath(path).ok) {
       const near = suggest(name, allEnvNames());

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { globProblem } from '../core/path-glob.js';
 import { DURATION_HELP, formatDuration, MAX_DURATION_TEXT, MAX_TIMER_MS, parseDuration } from './duration.js';
+import { GitHubSchema } from './github-schema.js';
 import { DEFAULT_PROTECTED_PATHS, DEFAULTS_ENTRY } from './protected-paths.js';
 import { SandboxSchema } from './sandbox-schema.js';
 
@@ -280,6 +281,8 @@ export const ConfigSchema = z.strictObject({
   verify: VerifySchema.prefault({}),
   project: ProjectSchema.optional(),
   pr: PullRequestSchema.prefault({}),
+  /** How issueloop authenticates to GitHub beyond a token: a GitHub App (config/github-schema.ts). */
+  github: GitHubSchema.prefault({}),
 });
 
 /** The validated configuration; durations are milliseconds. */

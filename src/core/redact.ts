@@ -19,6 +19,9 @@ const TOKEN_PATTERNS: readonly RegExp[] = [
   /\bgithub_pat_[A-Za-z0-9_]{22,}\b/g,
   // Anthropic API keys and OAuth tokens (sk-ant-api03-…, sk-ant-oat01-…).
   /\bsk-ant-[A-Za-z0-9_-]{8,}/g,
+  // A PEM private key (a GitHub App's), its lines broken or `\n`-escaped, whole or cut short. By
+  // shape: learnt as values, the lines of a key made the redactor's patterns seconds slow.
+  /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:(?:\\n|\r?\n)[ \t]{0,16}[A-Za-z0-9+/=]{1,100}){0,200}(?:(?:\\n|\r?\n)[ \t]{0,16}-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?/g,
 ];
 
 // Credentials that follow a scheme in an HTTP header or a URL, whatever their shape. Every repeat is
@@ -49,7 +52,18 @@ const DECODED_PATTERNS: readonly RegExp[] = [
  * `{ markdown: true }` for a text GitHub renders as Markdown (a PR body, a comment, a commit
  * message): a secret with emphasis or a backslash escape between its letters is found too.
  */
-export type Redactor = (text: string, options?: ViewOptions) => string;
+export type Redactor = ((text: string, options?: ViewOptions) => string) & {
+  /**
+   * Adds a secret met at run time (a GitHub App's installation token as it is minted, the App's key
+   * as it is read) to what this redactor removes from then on. Absent on plain functions.
+   */
+  learn?(secret: string): void;
+};
+
+/** Teaches `redact` a secret when it can learn (createRedactor's can). */
+export function learnSecret(redact: Redactor, secret: string): void {
+  redact.learn?.(secret);
+}
 
 /**
  * Builds a redactor that also removes the given secret values (empty and very short values are
@@ -61,18 +75,27 @@ export type Redactor = (text: string, options?: ViewOptions) => string;
  */
 export function createRedactor(secrets: Iterable<string | undefined> = []): Redactor {
   const forms: SecretForm[] = [];
-  for (const secret of secrets) {
-    if (secret === undefined || secret.length < MIN_SECRET_LENGTH) continue;
+  const known = new Set<string>();
+  const add = (secret: string | undefined): boolean => {
+    if (secret === undefined || secret.length < MIN_SECRET_LENGTH || known.has(secret)) return false;
+    known.add(secret);
     forms.push(...secretForms(secret));
-  }
-  const literalPattern = secretsPattern(forms, { split: false });
-  // Only texts with a line break need the slower pattern that allows one inside a secret.
-  const splitPattern = secretsPattern(
-    forms.filter((form) => form.text.length >= MIN_DERIVED_LENGTH),
-    { split: true },
-  );
+    return true;
+  };
+  for (const secret of secrets) add(secret);
+  let literalPattern: RegExp | undefined;
+  let splitPattern: RegExp | undefined;
+  const compile = () => {
+    literalPattern = secretsPattern(forms, { split: false });
+    // Only texts with a line break need the slower pattern that allows one inside a secret.
+    splitPattern = secretsPattern(
+      forms.filter((form) => form.text.length >= MIN_DERIVED_LENGTH),
+      { split: true },
+    );
+  };
+  compile();
 
-  return (text: string, options?: ViewOptions): string => {
+  const redactor = (text: string, options?: ViewOptions): string => {
     let out = literalPattern ? text.replace(literalPattern, REDACTED) : text;
     if (splitPattern && out.includes('\n')) out = out.replace(splitPattern, REDACTED);
     for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
@@ -102,10 +125,17 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
       REDACTED,
     );
   };
+  return Object.assign(redactor, {
+    learn: (secret: string) => {
+      if (add(secret)) compile();
+    },
+  });
 }
 
 /** Pattern-only redaction, for places that have no configured secrets at hand. */
-export const redact: Redactor = createRedactor();
+const patternsOnly = createRedactor();
+/** Shared by the whole process, so it learns nothing. */
+export const redact: Redactor = (text, options) => patternsOnly(text, options);
 
 /** `text` with each span (in order, not overlapping) replaced by `replacement`. */
 function replaceSpans(text: string, spans: ReadonlyArray<[number, number]>, replacement: string): string {

@@ -8,6 +8,7 @@ import type { Redactor } from '../core/redact.js';
 import { type GitHubError, type OperationArea, toGitHubError } from './github-error.js';
 import { countingFetch, createRequestMetrics, type RequestMetrics } from './request-metrics.js';
 import { retryNotices } from './retry-notices.js';
+import { fixedToken, type TokenSource } from './token-source.js';
 
 /**
  * The one GitHub client of a process: Octokit with plugin-throttling (pacing writes, waiting out
@@ -40,7 +41,10 @@ export function endpointsFromEnv(env: Readonly<Record<string, string | undefined
 }
 
 export interface GitHubClientOptions extends GitHubEndpoints {
-  token: string;
+  /** One token for the whole run; or else `tokenSource`. */
+  token?: string;
+  /** Asked for the token as each request is sent (an App's tokens are renewed mid-run); wins over `token`. */
+  tokenSource?: TokenSource;
   /** A separate token for Projects v2 (the Actions GITHUB_TOKEN cannot reach boards). */
   projectsToken?: string;
   repo: RepoRef;
@@ -67,6 +71,8 @@ export interface GitHubClient {
   /** GraphQL with the Projects token when one is set. */
   readonly projectsGraphql: GraphqlFn;
   readonly repo: RepoRef;
+  /** Where the repository token comes from (a fixed token, or an App's renewed tokens). */
+  readonly tokenSource: TokenSource;
   readonly metrics: RequestMetrics;
   readonly log: Log;
   readonly clock: Clock;
@@ -78,14 +84,36 @@ export interface GitHubClient {
 // retryNotices between the two: it sees each failure just before plugin-retry decides on it.
 const IssueloopOctokit = Octokit.plugin(throttling, retryNotices, retry);
 
-function createOctokit(options: GitHubClientOptions, token: string, fetchImpl: typeof fetch): Octokit {
+/**
+ * Sets each request's Authorization from `source` as it is sent; on a 401 (GitHub's `Bad
+ * credentials`: the token expired or was revoked meanwhile) asks `source` to renew it and sends the
+ * request once more, so an App token that runs out mid-request never reaches an issue as a failure.
+ */
+function authorizeFrom(octokit: Octokit, source: TokenSource): void {
+  octokit.hook.wrap('request', async (request, options) => {
+    const token = await source.token();
+    // No token, no header: an anonymous request, as Octokit without `auth` sends it.
+    if (token === '') return request(options);
+    options.headers.authorization = `token ${token}`;
+    try {
+      return await request(options);
+    } catch (err) {
+      if ((err as { status?: unknown } | null)?.status !== 401) throw err;
+      const renewed = await source.renew(token);
+      if (renewed === undefined) throw err;
+      options.headers.authorization = `token ${renewed}`;
+      return request(options);
+    }
+  });
+}
+
+function createOctokit(options: GitHubClientOptions, source: TokenSource, fetchImpl: typeof fetch): Octokit {
   const unit = options.retryUnitMs ?? 1000;
   const spacing = options.writeSpacingMs ?? 1000;
   const maxPrimaryWait = options.maxPrimaryWaitSeconds ?? 60;
   const maxSecondary = options.maxSecondaryRetries ?? 2;
   const log = options.log.child({ component: 'github' });
-  return new IssueloopOctokit({
-    auth: token,
+  const octokit = new IssueloopOctokit({
     baseUrl: options.apiUrl,
     userAgent: options.userAgent,
     request: { fetch: fetchImpl },
@@ -127,6 +155,8 @@ function createOctokit(options: GitHubClientOptions, token: string, fetchImpl: t
       },
     },
   });
+  authorizeFrom(octokit, source);
+  return octokit;
 }
 
 /** Whether a GraphQL document is a mutation (a write GitHub asks to be paced), after any comments. */
@@ -150,10 +180,11 @@ function byOperation(paced: GraphqlFn, unpaced: GraphqlFn): GraphqlFn {
 export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   const metrics = createRequestMetrics();
   const fetchImpl = countingFetch(options.fetch, metrics);
-  const rest = createOctokit(options, options.token, fetchImpl);
+  const source = options.tokenSource ?? fixedToken(options.token ?? '');
+  const rest = createOctokit(options, source, fetchImpl);
   // plugin-throttling paces every GraphQL request as a write; only mutations are. Queries go through a
   // client of their own, with the same retries and rate-limit handling and no write spacing.
-  const reads = createOctokit({ ...options, writeSpacingMs: 0 }, options.token, fetchImpl);
+  const reads = createOctokit({ ...options, writeSpacingMs: 0 }, source, fetchImpl);
   const graphql = byOperation(
     rest.graphql.defaults({ url: options.graphqlUrl }),
     reads.graphql.defaults({ url: options.graphqlUrl }),
@@ -161,7 +192,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   const projectsOctokit = (spacing?: number) =>
     createOctokit(
       { ...options, ...(spacing === undefined ? {} : { writeSpacingMs: spacing }) },
-      options.projectsToken as string,
+      fixedToken(options.projectsToken as string),
       fetchImpl,
     ).graphql.defaults({ url: options.graphqlUrl });
   const projectsGraphql =
@@ -174,6 +205,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     graphql,
     projectsGraphql,
     repo: options.repo,
+    tokenSource: source,
     metrics,
     log: options.log,
     clock,

@@ -1,7 +1,8 @@
 import { type ClassifiedError, classifyError } from '../core/classify/classify-error.js';
-import type { ErrorClass } from '../core/classify/policy.js';
+import { CLASS_POLICY, type ErrorClass } from '../core/classify/policy.js';
 import { IssueloopError } from '../core/errors.js';
 import type { Redactor } from '../core/redact.js';
+import { GitHubAppError } from './app-error.js';
 
 /**
  * Every failure of a GitHub call leaves the adapter as a `GitHubError`: classified once, here, with
@@ -58,10 +59,30 @@ export interface ToGitHubErrorContext {
 /** Classifies `err` (once: an existing GitHubError passes through) and names the operation. */
 export function toGitHubError(operation: string, err: unknown, ctx: ToGitHubErrorContext): GitHubError {
   if (err instanceof GitHubError) return err;
+  if (err instanceof GitHubAppError) return appError(operation, err, ctx);
   const classified = classifyError(err, { now: ctx.now, redact: ctx.redact });
   const hint = hintFor(ctx.area ?? 'repository', classified);
   const withHint: ClassifiedError = hint === undefined ? classified : { ...classified, hint };
   return new GitHubError(operation, withHint, { cause: err });
+}
+
+/**
+ * An App that cannot act for the repository (not installed, suspended, its key refused) is the run's
+ * failure whatever GitHub's status said (404, 403, 401): class `auth`, with the App's own fix.
+ */
+function appError(operation: string, err: GitHubAppError, ctx: ToGitHubErrorContext): GitHubError {
+  const policy = CLASS_POLICY.auth;
+  const classified: ClassifiedError = {
+    errorClass: 'auth',
+    action: policy.action,
+    retryable: policy.retryable,
+    failover: policy.failover,
+    source: 'github',
+    status: err.status,
+    message: ctx.redact(err.reason),
+    hint: err.fix,
+  };
+  return new GitHubError(operation, classified, { cause: err });
 }
 
 export function isGitHubError(err: unknown, errorClass?: ErrorClass): err is GitHubError {

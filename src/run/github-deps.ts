@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
 import type { Config } from '../config/schema.js';
-import { systemClock } from '../core/clock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
 import type { Redactor } from '../core/redact.js';
 import { createGitHubClient, endpointsFromEnv, type GitHubClient, type RepoRef } from '../github/client.js';
+import { tokenSourceFor } from './app-token.js';
 import { checkedToken, envToken, TOKEN_NAMES_TEXT } from './env-token.js';
 import type { Env } from './secrets.js';
 
@@ -42,11 +43,19 @@ export interface GithubDepsInput {
   repoFallback?: RepoRef;
   /** Pacing of writes; GitHub's advice (1 s) unless an emulator is on the other end. */
   writeSpacingMs?: number;
+  /** The clock a GitHub App's tokens are renewed by; the system's unless a test injects one. */
+  clock?: Clock;
 }
 
 export function buildGitHubClient(input: GithubDepsInput): GitHubClient {
-  const token = requireGithubToken(input.env);
   const repo = input.config.repo ? repoRef(input.config.repo) : input.repoFallback;
+  const endpoints = endpointsFromEnv(input.env);
+  const userAgent = `issueloop/${input.version}`;
+  const fetch = input.fetch ?? globalThis.fetch;
+  const clock = input.clock ?? systemClock;
+  // With a GitHub App configured, its installation tokens; otherwise the token in the environment.
+  const app = repo && tokenSourceFor({ ...input, repo, apiUrl: endpoints.apiUrl, userAgent, fetch, clock });
+  const auth = app ? { tokenSource: app } : { token: requireGithubToken(input.env) };
   if (!repo) {
     throw new UsageError(
       'no repository: pass --repo owner/name (or -R), set `repo:` in issueloop.config.yaml, GH_REPO or ISSUELOOP_REPO',
@@ -56,14 +65,14 @@ export function buildGitHubClient(input: GithubDepsInput): GitHubClient {
     ? checkedToken('ISSUELOOP_PROJECTS_TOKEN', input.env.ISSUELOOP_PROJECTS_TOKEN)
     : undefined;
   return createGitHubClient({
-    ...endpointsFromEnv(input.env),
-    token,
+    ...endpoints,
+    ...auth,
     ...(projectsToken ? { projectsToken } : {}),
     repo,
-    userAgent: `issueloop/${input.version}`,
-    fetch: input.fetch ?? globalThis.fetch,
+    userAgent,
+    fetch,
     log: input.log,
-    clock: systemClock,
+    clock,
     redact: input.redact,
     ...(input.writeSpacingMs !== undefined ? { writeSpacingMs: input.writeSpacingMs } : {}),
   });

@@ -9,6 +9,7 @@ import { UsageError } from '../core/errors.js';
 import type { Redactor } from '../core/redact.js';
 import { createModelRuntime } from '../engines/native/model-runtime.js';
 import { type GitHubAdapter, openGitHubAdapter } from '../github/adapter.js';
+import { commitAuthorFor } from '../github/app-identity.js';
 import type { GitHubClient } from '../github/client.js';
 import type { BacklogIssue } from '../github/issue-shape.js';
 import { createAnthropicModel } from '../model/anthropic-model.js';
@@ -182,12 +183,16 @@ export async function openRunFiles(
 export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<OpenedRun> {
   const { deps, env, redact } = input;
   // Named issues: the run ends at the first round with nothing to claim, not after empty_rounds.
-  const config = input.issues ? { ...input.config, empty_rounds: 1 } : input.config;
+  const named = input.issues ? { ...input.config, empty_rounds: 1 } : input.config;
   const apiKey = requireAnthropicKey(env);
+  const base = opened ?? (await openRunBase(input));
+  // With a GitHub App, its bot user authors the commits unless pr.author names someone. Asked before
+  // the sandbox opens: an App that cannot act for the repository ends the run here, with its fix.
+  const author = await commitAuthorFor(base.client, named.pr.author);
+  const config = { ...named, pr: { ...named.pr, author } };
   const sandbox = await openSandbox(config, env, deps.log);
   const unprotected = protectedPathsWarning(config.protected_paths);
   if (unprotected) deps.log.warn(unprotected);
-  const base = opened ?? (await openRunBase(input));
   const models = await openCheckedModels(input, apiKey, { check: true });
   const { ledger, worktreesDir } = await openRunFiles(input, base.stateDir, base.stateDir);
   const baseBranch = config.pr.base ?? (await base.github.pulls.defaultBranch());
@@ -198,7 +203,8 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
       config,
       redact,
       checkout: base.checkout,
-      remote: await resolveOrigin(base.checkout, env, redact),
+      // git asks the client's own source at each fetch and push: an App's token current at that moment.
+      remote: await resolveOrigin(base.checkout, env, redact, base.client.tokenSource),
       baseBranch,
       log: deps.log,
       clock: deps.clock,

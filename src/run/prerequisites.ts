@@ -21,8 +21,10 @@ export interface RunNeeds {
  */
 export function missingPrerequisites(env: Env, config: Config, needs: RunNeeds): string[] {
   const missing = endpointProblems(env).map((p) => `${p.problem}: ${p.fix}`);
-  if (needs.github && !githubToken(env)) {
-    missing.push(NO_GITHUB_TOKEN);
+  // A GitHub App (github.app.id or ISSUELOOP_APP_ID, with its key) mints its own tokens.
+  const app = config.github.app !== undefined || Boolean(env.ISSUELOOP_APP_PRIVATE_KEY);
+  if (needs.github && !githubToken(env) && !app) {
+    missing.push(`${NO_GITHUB_TOKEN}; or use a GitHub App (ISSUELOOP_APP_ID and ISSUELOOP_APP_PRIVATE_KEY)`);
   }
   if (needs.github && !config.repo) {
     missing.push(

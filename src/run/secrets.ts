@@ -5,6 +5,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
 /** The credentials issueloop is given, plus the values of any variables the user names as secret. */
 export function secretsFromEnv(env: Env, extraNames: readonly string[] = []): string[] {
   const names = ['GITHUB_TOKEN', 'GH_TOKEN', 'ISSUELOOP_PROJECTS_TOKEN', 'ANTHROPIC_API_KEY', ...extraNames];
+  // A GitHub App's private key (ISSUELOOP_APP_PRIVATE_KEY) is redacted by its PEM shape (core/redact.ts);
+  // the installation tokens are learnt as they are minted (run/app-token.ts).
   const values = names
     .map((name) => env[name])
     .filter((value): value is string => typeof value === 'string' && value !== '');

@@ -61,6 +61,9 @@ function fixFor(errorClass: RunClass, report: SessionReport): string {
         return 'give the token (GH_TOKEN, GITHUB_TOKEN, or that of `gh auth login`) contents, issues and pull-requests write access to the repository';
       return `use a model credential whose workspace may use ${report.model} (ANTHROPIC_API_KEY), or set model.primary to a model it may use`;
     case 'auth':
+      // A GitHub App that is not installed, suspended or refused carries its own fix in the message.
+      if (/GitHub App/.test(report.reason))
+        return 'the GitHub App, as the message says: install it on the repository, unsuspend it, or check ISSUELOOP_APP_ID and ISSUELOOP_APP_PRIVATE_KEY';
       if (github)
         return 'set GH_TOKEN or GITHUB_TOKEN (GH_TOKEN wins) to a token GitHub accepts, with access to the repository';
       return report.model.startsWith('claude-code')

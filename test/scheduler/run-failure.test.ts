@@ -51,4 +51,17 @@ describe("the run's judge of failures that are not the issue's", () => {
     expect(() => monitor.holdMs()).toThrow(IssueloopError);
     expect(() => monitor.holdMs()).toThrow(/3 sessions in a row stopped by a refused credential/);
   });
+
+  it("a suspended GitHub App is the run's at once, and the fix names the App, not GITHUB_TOKEN", () => {
+    const monitor = createRunFailureMonitor(createSeededRandom(1));
+    const cause = monitor.judge(
+      ended(
+        'error:auth',
+        "list issues failed: the GitHub App 4242's installation on octo-org is suspended: unsuspend it in the settings of octo-org",
+      ),
+    );
+    expect(cause?.errorClass).toBe('auth');
+    expect(cause?.fix).toContain('unsuspend it');
+    expect(cause?.fix).not.toContain('GITHUB_TOKEN');
+  });
 });

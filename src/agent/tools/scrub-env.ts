@@ -4,6 +4,8 @@ export const SECRET_ENV_NAMES: readonly string[] = Object.freeze([
   'GH_TOKEN',
   'ANTHROPIC_API_KEY',
   'ISSUELOOP_PROJECTS_TOKEN',
+  // A GitHub App's private key (PEM text or a path to it): whoever holds it mints tokens.
+  'ISSUELOOP_APP_PRIVATE_KEY',
   // The claim store's URL, which may carry a Redis password.
   'ISSUELOOP_CLAIMS__REDIS_URL',
   'SSH_AUTH_SOCK',
@@ -67,8 +69,18 @@ export function scrubEnv(
   return { ...Object.fromEntries(kept), GIT_TERMINAL_PROMPT: '0' };
 }
 
-/** Variables scrubEnv drops that hold no credential: sockets and helper programs. */
-const NOT_VALUES = new Set(['SSH_AUTH_SOCK', 'GIT_ASKPASS', 'SSH_ASKPASS', 'VSCODE_GIT_IPC_HANDLE']);
+/**
+ * Variables scrubEnv drops whose values are not looked for in a diff: sockets and helper programs,
+ * and a GitHub App's key (a path, or PEM text the diff scan finds by its shape; as a 1.7 KB value its
+ * patterns took the scan 11 s).
+ */
+const NOT_VALUES = new Set([
+  'SSH_AUTH_SOCK',
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'VSCODE_GIT_IPC_HANDLE',
+  'ISSUELOOP_APP_PRIVATE_KEY',
+]);
 
 /**
  * The values scrubEnv keeps from the agent because they are secrets (the credentials, `extraNames`,

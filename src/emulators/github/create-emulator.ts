@@ -1,3 +1,4 @@
+import { createAppRegistry } from './app-state.js';
 import { createFaults } from './faults.js';
 import { serveGitOverHttp } from './git-http.js';
 import { createHandler } from './handler.js';
@@ -55,7 +56,7 @@ function seeding(store: Store): Seeding {
         kind,
         scopes: hasScopes({ kind }) ? [...scopes] : [],
         ...(clientId !== undefined ? { clientId } : {}),
-        ...(expiresAt !== undefined ? { expiresAt } : {}),
+        ...(expiresAt !== undefined ? { expiresAt: Date.parse(expiresAt) } : {}),
       });
     },
     revokeToken: (token) => void store.tokens.delete(token),
@@ -120,6 +121,7 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
     now,
   );
   const faults = createFaults();
+  const apps = createAppRegistry(store);
   const log: EmulatorRequest[] = [];
   const gitLog: GitRequest[] = [];
   const handle = createHandler({
@@ -127,6 +129,7 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
     rate,
     anonymousRate: createRateLimiter({ core: 60, graphql: 0 }, now),
     faults,
+    apps,
     routes: [
       ...accountRoutes,
       ...issueRoutes,
@@ -158,6 +161,12 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
 
     ...seeding(store),
     ...lifecycleSeeding(store, DEFAULT_LOGIN),
+    addApp(seed) {
+      const app = apps.add(seed);
+      const bot = store.ensureUser(app.botLogin, 'Bot');
+      return { botLogin: bot.login, botId: bot.id };
+    },
+    suspendInstallation: (id, suspended = true) => apps.setSuspended(id, suspended),
 
     requests: log,
     chargedCount: () => log.filter((r) => r.charged).length,

@@ -12,12 +12,9 @@ type Service = NonNullable<GitRequest['service']>;
 const SERVICES = new Set<string>(['git-upload-pack', 'git-receive-pack']);
 const WRITERS = new Set(['admin', 'maintain', 'write']);
 
-/**
- * The record of a token the emulator takes now. One place, so expiring tokens change only this.
- * TODO(merge): `store.liveToken(token)` once the store has it (unknown or expired → undefined).
- */
+/** The record of a token the emulator takes now: unknown, revoked or expired → undefined, as REST's. */
 export function liveTokenOf(store: Store, token: string): TokenRecord | undefined {
-  return store.tokens.get(token);
+  return store.liveToken(token);
 }
 
 /** The token of `Authorization: Basic base64(user:token)`, as GitHub takes it (any user, the token as password). */

@@ -24,11 +24,12 @@ export function nodeNotFound(id: string): GraphqlFailure {
 }
 
 /**
- * Installation tokens of the emulated app hold no organization-projects permission; a fine-grained
- * token reaches no user-owned project (only a classic one with `project` does).
+ * Installation tokens reach a board only with the App's organization-projects permission (the
+ * Actions token and the default emulated app hold none); a fine-grained token reaches no user-owned
+ * project (only a classic one with `project` does).
  */
 export function requireProjectAccess(ctx: GraphqlContext, owner?: UserRecord): void {
-  if (ctx.token.kind === 'installation') {
+  if (ctx.token.kind === 'installation' && !ctx.token.permissions?.organization_projects) {
     throw new GraphqlFailure('Resource not accessible by integration', 'FORBIDDEN');
   }
   if (ctx.token.kind === 'fine-grained' && owner?.type === 'User') {

@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { AppRegistry } from './app-state.js';
 import type { Faults } from './faults.js';
 import { graphqlQueryText, operationNameOf, runGraphql } from './graphql-endpoint.js';
 import { sha1 } from './ids.js';
@@ -7,6 +8,7 @@ import { hasScopes, type TokenRecord } from './records.js';
 import { errorReply, notFound, REST_DOCS, type Reply } from './replies.js';
 import { type EmulatorRequest, loggedHeaders, parseBody } from './request-log.js';
 import { dispatch, type Route } from './router.js';
+import { appEndpoint } from './routes-apps.js';
 import { emulatorFile } from './routes-checks.js';
 import { htmlBaseFor } from './serialize.js';
 import type { Store } from './store.js';
@@ -32,6 +34,8 @@ export interface HandlerDeps {
   /** Unauthenticated callers get their own small budget, as on GitHub. */
   anonymousRate: RateLimiter;
   faults: Faults;
+  /** The Apps a test registered: their endpoints take a JWT, not a token. */
+  apps: AppRegistry;
   routes: readonly Route[];
   log: EmulatorRequest[];
   /** The base URL's path, without a trailing slash: '' or e.g. '/api/v3'. */
@@ -52,7 +56,7 @@ function relativePath(pathname: string, basePath: string): string | undefined {
 
 function tokenOf(headers: Headers, store: Store): TokenRecord | undefined {
   const match = /^(?:token|bearer)\s+(\S+)$/i.exec(headers.get('authorization')?.trim() ?? '');
-  return match?.[1] ? store.tokens.get(match[1]) : undefined;
+  return match?.[1] ? store.liveToken(match[1]) : undefined;
 }
 
 function matchesEtag(header: string | null, etag: string): boolean {
@@ -75,7 +79,8 @@ function tokenHeaders(token: TokenRecord): Record<string, string> {
   const headers: Record<string, string> = {};
   if (hasScopes(token)) headers['x-oauth-scopes'] = token.scopes.join(', ');
   if (token.clientId !== undefined) headers['x-oauth-client-id'] = token.clientId;
-  if (token.expiresAt !== undefined) {
+  // A PAT's expiry; an App's installation token says when it expires in the answer that minted it.
+  if (token.expiresAt !== undefined && token.kind !== 'installation') {
     // GitHub's format: `2026-12-31 23:59:59 UTC`.
     const at = new Date(token.expiresAt).toISOString();
     headers['github-authentication-token-expiration'] = `${at.slice(0, 10)} ${at.slice(11, 19)} UTC`;
@@ -169,6 +174,14 @@ export function createHandler(deps: HandlerDeps): Handler {
       return { status: file.status, headers, body: String(file.body ?? '') };
     }
 
+    const urls = { api: `${request.url.origin}${deps.basePath}`, html: htmlBaseFor(request.url.origin) };
+    // An App's own requests are not charged to the installation's rate limit.
+    const authorization = request.headers.get('authorization');
+    const app = inside
+      ? appEndpoint({ apps: deps.apps, store, method, rel, authorization, urls })
+      : undefined;
+    if (app) return finish(app, false);
+
     if (!token) {
       deps.anonymousRate.charge('core');
       const docs = isGraphql ? 'https://docs.github.com/graphql' : REST_DOCS;
@@ -181,7 +194,6 @@ export function createHandler(deps: HandlerDeps): Handler {
 
     const user = store.ensureUser(token.login);
     const limited = `API rate limit exceeded for user ID ${user.id}.`;
-    const urls = { api: `${request.url.origin}${deps.basePath}`, html: htmlBaseFor(request.url.origin) };
 
     if (isGraphql) {
       if (method !== 'POST') return finish(notFound(), rate.charge(resource));

@@ -26,6 +26,7 @@ export type {
   RestFault,
   ReviewState,
   SeedAnnotation,
+  SeedApp,
   SeedCheckRun,
   SeedComment,
   SeedIssue,

@@ -21,7 +21,13 @@ export interface TokenRecord {
   kind: TokenKind;
   scopes: string[];
   clientId?: string;
-  expiresAt?: string;
+  /**
+   * Epoch ms after which GitHub answers `Bad credentials` (an App's installation tokens, a PAT with an
+   * expiry); a PAT's is also sent in `github-authentication-token-expiration`.
+   */
+  expiresAt?: number;
+  /** An App installation token's permissions (`organization_projects: 'write'` reaches org boards). */
+  permissions?: Readonly<Record<string, string>>;
 }
 
 /** Classic PATs and OAuth tokens carry scopes; fine-grained and installation tokens permissions. */

@@ -35,6 +35,14 @@ export const accountRoutes: readonly Route[] = [
   },
   {
     method: 'GET',
+    pattern: '/users/:login',
+    handle: ({ params, store, urls }) => {
+      const user = store.findUser(params.login ?? '');
+      return user ? ok(userJson(user, urls)) : notFound();
+    },
+  },
+  {
+    method: 'GET',
     pattern: '/repos/:owner/:repo',
     handle: ({ token, store, urls }) => {
       // GitHub reports no permissions to an installation token here: all false, even with write access.

@@ -1,4 +1,5 @@
 import { createIdSource, type IdSource, isoSeconds } from './ids.js';
+import { labelRegistry } from './labels-state.js';
 import { createLifecycle, type Lifecycle } from './lifecycle-state.js';
 import type {
   CommentRecord,
@@ -28,6 +29,8 @@ export interface Store {
   readonly repo: { id: number; nodeId: string; name: string; private: boolean };
   readonly ids: IdSource;
   readonly tokens: Map<string, TokenRecord>;
+  /** The token's record while GitHub accepts it; an expired token is as unknown as a made-up one. */
+  liveToken(token: string): TokenRecord | undefined;
   readonly issues: Map<number, IssueRecord>;
   readonly comments: CommentRecord[];
   readonly events: EventRecord[];
@@ -67,7 +70,7 @@ export interface NewIssue {
   pull?: Omit<PullRecord, 'id'>;
 }
 
-export const DEFAULT_LABEL_COLOR = 'ededed';
+export { DEFAULT_LABEL_COLOR } from './labels-state.js';
 
 export function createStore(options: StoreOptions): Store {
   const ids = createIdSource();
@@ -75,6 +78,7 @@ export function createStore(options: StoreOptions): Store {
   const roles = new Map<string, RepoRole>();
   const issues = new Map<number, IssueRecord>();
   const events: EventRecord[] = [];
+  const tokens = new Map<string, TokenRecord>();
 
   const timestamp = () => isoSeconds(options.now());
 
@@ -126,7 +130,12 @@ export function createStore(options: StoreOptions): Store {
       private: options.private,
     },
     ids,
-    tokens: new Map(),
+    tokens,
+    liveToken(token) {
+      const record = tokens.get(token);
+      if (!record) return undefined;
+      return record.expiresAt !== undefined && options.now() >= record.expiresAt ? undefined : record;
+    },
     issues,
     comments: [],
     events,
@@ -274,22 +283,4 @@ function accessRules(
     return 'NONE';
   }
   return { roleOf, association };
-}
-
-/** The repository's labels, found by name whatever its case. */
-function labelRegistry(ids: ReturnType<typeof createIdSource>) {
-  const labels = new Map<string, LabelRecord>();
-  function findLabel(name: string): LabelRecord | undefined {
-    return labels.get(name.toLowerCase());
-  }
-
-  function ensureLabel(name: string, color = DEFAULT_LABEL_COLOR, description: string | null = null) {
-    const existing = findLabel(name);
-    if (existing) return existing;
-    const id = ids.next('label');
-    const label: LabelRecord = { id, nodeId: ids.node('LA', `label:${id}`), name, color, description };
-    labels.set(name.toLowerCase(), label);
-    return label;
-  }
-  return { findLabel, ensureLabel, allLabels: () => [...labels.values()] };
 }

@@ -52,6 +52,21 @@ export interface TokenOptions {
   expiresAt?: string;
 }
 
+/** A GitHub App as a test registers it: its public key (the test keeps the private one) and installations. */
+export interface SeedApp {
+  id: number;
+  clientId?: string;
+  slug: string;
+  name?: string;
+  publicKeyPem: string;
+  /** An installation on the emulated repository's owner is the repository's installation. */
+  installations: Array<{ id: number; account: string; suspended?: boolean }>;
+  /** How long a minted installation token lasts (GitHub: one hour). */
+  tokenLifetimeMs?: number;
+  /** The permissions its installation tokens carry (default: what issueloop needs, org Projects included). */
+  permissions?: Record<string, string>;
+}
+
 export interface SeedIssue {
   title: string;
   body?: string;
@@ -207,6 +222,10 @@ export interface GitHubEmulator {
   addToken(token: string, options: TokenOptions): void;
   /** GitHub forgets the token (revoked, or an App's that expired): REST, GraphQL and git refuse it. */
   revokeToken(token: string): void;
+  /** Registers a GitHub App; its bot user `<slug>[bot]` has an id of its own (not the App id). */
+  addApp(app: SeedApp): { botLogin: string; botId: number };
+  /** Suspends (or with `false` unsuspends) an App installation, as an organisation owner would. */
+  suspendInstallation(id: number, suspended?: boolean): void;
   addUser(login: string, options?: { type?: 'User' | 'Bot' }): void;
   setPermission(login: string, role: RepoRole): void;
   addLabel(name: string, color?: string): void;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { SECRET_ENV_NAMES, SECRET_NAME_PATTERNS, scrubEnv } from '../../../src/agent/tools/scrub-env.js';
+import {
+  SECRET_ENV_NAMES,
+  SECRET_NAME_PATTERNS,
+  scrubEnv,
+  secretValues,
+} from '../../../src/agent/tools/scrub-env.js';
+import { findSecrets } from '../../../src/session/secret-scan.js';
 
 describe('scrubEnv', () => {
   it('drops the named credentials and the ssh agent socket', () => {
@@ -72,5 +78,29 @@ describe('scrubEnv', () => {
     const scrubbed = scrubEnv(env);
     expect(scrubbed).not.toBe(env);
     expect(env).toEqual({ GITHUB_TOKEN: 'ghp_x', PATH: '/bin' });
+  });
+});
+
+describe("a GitHub App's private key", () => {
+  const pem =
+    '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----';
+
+  it('never reaches the agent, and a diff adding it is found by its shape, not its 1.7 KB value', () => {
+    const env = {
+      ISSUELOOP_APP_PRIVATE_KEY: pem,
+      GITHUB_TOKEN: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+      PATH: '/bin',
+    };
+    expect(scrubEnv(env)).toEqual({ PATH: '/bin', GIT_TERMINAL_PROMPT: '0' });
+    expect(secretValues(env)).toEqual([env.GITHUB_TOKEN]);
+    const diff = `+++ b/leak.txt\n@@ -0,0 +1,3 @@\n${pem
+      .split('\n')
+      .map((line) => `+${line}`)
+      .join('\n')}\n`;
+    expect(findSecrets(diff, secretValues(env))).toContainEqual({
+      file: 'leak.txt',
+      line: 1,
+      kind: 'private key',
+    });
   });
 });

@@ -1,0 +1,149 @@
+import { createAppAuth } from '@octokit/auth-app';
+import { Octokit } from '@octokit/rest';
+import githubAppJwt from 'universal-github-app-jwt';
+import type { Clock } from '../core/clock.js';
+import { appFailure } from './app-error.js';
+import type { RepoRef } from './client.js';
+import type { TokenSource } from './token-source.js';
+
+/**
+ * A GitHub App's installation tokens as a `TokenSource`, minted with `@octokit/auth-app`. Its own
+ * cache keeps a token 59 minutes by `Date.now`, whatever `expires_at` says; ours keeps one until
+ * `expires_at` minus a margin on the injected clock, so a token is renewed before GitHub refuses it
+ * and a short-lived one (an emulator's) renews too. The JWT is signed on the same clock.
+ */
+
+export interface AppAuthOptions {
+  /** The App id, or its client id (`Iv…`). */
+  appId: number | string;
+  /** PEM text. */
+  privateKey: string;
+  /** Looked up for `repo` (`GET /repos/{owner}/{repo}/installation`) when not given. */
+  installationId?: number;
+  repo: RepoRef;
+  apiUrl: string;
+  userAgent: string;
+  fetch: typeof fetch;
+  clock: Clock;
+  /** Told every token as it is minted, before anyone sends it (the redactor learns it). */
+  onToken?: (token: string) => void;
+}
+
+export interface AppTokenSource extends TokenSource {
+  readonly kind: 'app';
+  /** The installation the tokens are for (looked up once when not configured). */
+  installationId(): Promise<number>;
+  /** Requests as the App itself (JWT): `GET /app` and the like. */
+  appRequest<T>(route: string, parameters?: Record<string, unknown>): Promise<T>;
+}
+
+/** Renew this long before `expires_at`: five minutes, or a quarter of a shorter token's life. */
+export function renewalMarginMs(lifetimeMs: number): number {
+  return Math.min(5 * 60_000, Math.max(0, Math.floor(lifetimeMs / 4)));
+}
+
+interface Cached {
+  token: string;
+  mintedAt: number;
+  expiresAt: number;
+}
+
+/** auth-app's cache value: `token|createdAt|expiresAt|…`. */
+function parseCached(value: string, mintedAt: number): Cached | undefined {
+  const [token, , expiresAt] = value.split('|');
+  const expires = Date.parse(expiresAt ?? '');
+  return token && Number.isFinite(expires) ? { token, mintedAt, expiresAt: expires } : undefined;
+}
+
+export function createAppTokenSource(options: AppAuthOptions): AppTokenSource {
+  const { clock, repo } = options;
+  const values = new Map<string, { value: string; mintedAt: number }>();
+  let current: Cached | undefined;
+  const fresh = (entry: Cached | undefined): entry is Cached =>
+    entry !== undefined && clock.now() < entry.expiresAt - renewalMarginMs(entry.expiresAt - entry.mintedAt);
+  const cache = {
+    // auth-app mints when this is empty.
+    get: (key: string): string => {
+      const entry = values.get(key);
+      return entry && fresh(parseCached(entry.value, entry.mintedAt)) ? entry.value : '';
+    },
+    set: (key: string, value: string): void => {
+      const mintedAt = clock.now();
+      values.set(key, { value, mintedAt });
+      current = parseCached(value, mintedAt);
+      if (current) options.onToken?.(current.token);
+    },
+  };
+  const request = new Octokit({
+    baseUrl: options.apiUrl,
+    userAgent: options.userAgent,
+    request: { fetch: options.fetch },
+    // A refusal reaches the user once, as a GitHubAppError naming the fix; not as Octokit's log line.
+    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+  }).request;
+  const auth = createAppAuth({
+    appId: options.appId,
+    createJwt: async (appId) => {
+      const jwt = await githubAppJwt({
+        id: appId,
+        privateKey: options.privateKey,
+        now: Math.floor(clock.now() / 1000),
+      });
+      return { jwt: jwt.token, expiresAt: new Date(jwt.expiration * 1000).toISOString() };
+    },
+    request,
+    cache,
+    log: { warn: () => {} },
+  });
+  const context = { appId: options.appId, repo };
+
+  async function appRequest<T>(route: string, parameters: Record<string, unknown> = {}): Promise<T> {
+    const { token } = await auth({ type: 'app' });
+    const response = await request(route, { ...parameters, headers: { authorization: `bearer ${token}` } });
+    return response.data as T;
+  }
+
+  let installation: Promise<number> | undefined;
+  function installationId(): Promise<number> {
+    if (options.installationId !== undefined) return Promise.resolve(options.installationId);
+    installation ??= appRequest<{ id: number }>('GET /repos/{owner}/{repo}/installation', {
+      owner: repo.owner,
+      repo: repo.name,
+    }).then(
+      (answer) => answer.id,
+      (err: unknown) => {
+        installation = undefined;
+        throw appFailure('lookup', err, context);
+      },
+    );
+    return installation;
+  }
+
+  let minting: Promise<string> | undefined;
+  /** One mint at a time: concurrent callers share it. */
+  function mint(refresh: boolean): Promise<string> {
+    minting ??= (async () => {
+      const id = await installationId();
+      try {
+        const answer = await auth({ type: 'installation', installationId: id, refresh });
+        return answer.token;
+      } catch (err) {
+        throw appFailure('mint', err, { ...context, installationId: id });
+      }
+    })().finally(() => {
+      minting = undefined;
+    });
+    return minting;
+  }
+
+  return {
+    kind: 'app',
+    installationId,
+    appRequest,
+    token: async () => (fresh(current) && !minting ? current.token : mint(false)),
+    renew: async (rejected) => {
+      if (fresh(current) && current.token !== rejected) return current.token;
+      return mint(true);
+    },
+  };
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { createGitHubEmulator } from '../../src/emulators/github/index.js';
+import { createAppTokenSource, renewalMarginMs } from '../../src/github/app-auth.js';
+import { GitHubAppError } from '../../src/github/app-error.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { APP_ID, appKeys, INSTALLATION_ID, installedApp } from '../helpers/github-app.js';
+
+const BASE = 'https://api.github.test';
+const LIFETIME = 120_000;
+
+function world(more: Parameters<typeof installedApp>[1] = {}, source: { installationId?: number } = {}) {
+  const clock = new FakeClock();
+  const emulator = createGitHubEmulator({ baseUrl: BASE, now: () => clock.now() });
+  const app = installedApp(emulator, { tokenLifetimeMs: LIFETIME, ...more });
+  const learned: string[] = [];
+  const tokens = createAppTokenSource({
+    appId: APP_ID,
+    privateKey: app.privateKeyPem,
+    repo: { owner: 'octo-org', name: 'widgets' },
+    apiUrl: BASE,
+    userAgent: 'issueloop/test',
+    fetch: emulator.fetch,
+    clock,
+    onToken: (token) => learned.push(token),
+    ...source,
+  });
+  const mints = () => emulator.requests.filter((r) => r.path.endsWith('/access_tokens')).length;
+  const lookups = () => emulator.requests.filter((r) => r.path.endsWith('/installation')).length;
+  return { clock, emulator, app, tokens, learned, mints, lookups };
+}
+
+describe('renewalMarginMs', () => {
+  it('renews an hour-long token five minutes early and a two-minute one a quarter early', () => {
+    expect(renewalMarginMs(3_600_000)).toBe(300_000);
+    expect(renewalMarginMs(120_000)).toBe(30_000);
+  });
+});
+
+describe('the GitHub App token source', () => {
+  it('mints one token for many calls while it is fresh, after looking the installation up once', async () => {
+    const { tokens, mints, lookups, learned, clock } = world();
+    const first = await tokens.token();
+    clock.advance(LIFETIME - renewalMarginMs(LIFETIME) - 1_000);
+    for (let i = 0; i < 5; i++) expect(await tokens.token()).toBe(first);
+    expect(first).toMatch(/^ghs_/);
+    expect([mints(), lookups()]).toEqual([1, 1]);
+    expect(learned).toEqual([first]);
+    expect(await tokens.installationId()).toBe(INSTALLATION_ID);
+  });
+
+  it('mints a new token once the renewal margin before expires_at is reached', async () => {
+    const { tokens, mints, clock, learned } = world();
+    const first = await tokens.token();
+    clock.advance(LIFETIME - renewalMarginMs(LIFETIME));
+    const second = await tokens.token();
+    expect(second).not.toBe(first);
+    expect(second).toMatch(/^ghs_/);
+    expect(mints()).toBe(2);
+    expect(learned).toEqual([first, second]);
+  });
+
+  it('lets concurrent callers share one mint', async () => {
+    const { tokens, mints } = world();
+    const all = await Promise.all(Array.from({ length: 6 }, () => tokens.token()));
+    expect(new Set(all).size).toBe(1);
+    expect(mints()).toBe(1);
+  });
+
+  it('renews a rejected token, but hands out a newer cached one without minting', async () => {
+    const { tokens, mints } = world();
+    const first = await tokens.token();
+    const second = await tokens.renew(first);
+    expect(second).toMatch(/^ghs_/);
+    expect(second).not.toBe(first);
+    expect(mints()).toBe(2);
+    expect(await tokens.renew(first)).toBe(second);
+    expect(mints()).toBe(2);
+  });
+
+  it('uses a configured installation id without looking it up', async () => {
+    const { tokens, lookups, mints } = world({}, { installationId: INSTALLATION_ID });
+    await tokens.token();
+    expect([lookups(), mints()]).toEqual([0, 1]);
+  });
+});
+
+describe('the GitHub App token source, refused', () => {
+  it('names the fix when the App is not installed on the repository', async () => {
+    const { tokens } = world({ installations: [{ id: 5, account: 'elsewhere' }] });
+    const error = await tokens.token().catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(GitHubAppError);
+    expect((error as Error).message).toMatch(
+      /not installed on octo-org\/widgets.*Fix: install the App on octo-org\/widgets/,
+    );
+  });
+
+  it('names the fix when the installation is suspended', async () => {
+    const { tokens, emulator } = world();
+    emulator.suspendInstallation(INSTALLATION_ID);
+    const error = await tokens.token().catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(GitHubAppError);
+    expect((error as Error).message).toMatch(/is suspended.*Fix: unsuspend it in the settings of octo-org/);
+  });
+
+  it('names the id and the key when GitHub refuses the JWT', async () => {
+    const clock = new FakeClock();
+    const emulator = createGitHubEmulator({ baseUrl: BASE, now: () => clock.now() });
+    installedApp(emulator);
+    const tokens = createAppTokenSource({
+      appId: APP_ID,
+      privateKey: appKeys().privateKeyPem,
+      repo: { owner: 'octo-org', name: 'widgets' },
+      apiUrl: BASE,
+      userAgent: 'issueloop/test',
+      fetch: emulator.fetch,
+      clock,
+    });
+    const error = await tokens.token().catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(GitHubAppError);
+    expect((error as Error).message).toMatch(
+      /A JSON web token could not be decoded.*Fix: check ISSUELOOP_APP_ID \(now 4242\) and that ISSUELOOP_APP_PRIVATE_KEY/,
+    );
+  });
+});
