@@ -1,0 +1,312 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkApp } from '../../src/cli/commands/doctor-app.js';
+import { githubChecks } from '../../src/cli/commands/doctor-github.js';
+import type { Check } from '../../src/cli/commands/doctor-report.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { createRedactor } from '../../src/core/redact.js';
+import { createGitHubEmulator, type GitHubEmulator } from '../../src/emulators/github/index.js';
+import { isAppTokenSource } from '../../src/github/app-identity.js';
+import { buildGitHubClient } from '../../src/run/github-deps.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
+import { APP_ID, appKeys, INSTALLATION_ID, installedApp } from '../helpers/github-app.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
+
+/**
+ * `doctor` and `init` with a GitHub App alone (no token in the environment), against the emulator's
+ * App endpoints in-process; the App's key is generated in the test.
+ */
+const STATUSES = ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'];
+const ORG_BOARD = ['project.owner=octo-org', 'project.number=3'];
+const WORKFLOWS_OPEN = ['protected_paths=["docs/**"]'];
+/** What issueloop needs of an App, as the emulator grants it by default (org Projects included). */
+const NEEDED = {
+  contents: 'write',
+  issues: 'write',
+  pull_requests: 'write',
+  checks: 'read',
+  metadata: 'read',
+};
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'issueloop-doctor-app-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A fresh emulator of octo-org/widgets (an organisation, with a board) and the App, set up as `more` says. */
+function world(more: Parameters<typeof installedApp>[1] = {}) {
+  const emulator = createGitHubEmulator({ owner: 'octo-org', repo: 'widgets' });
+  const app = installedApp(emulator, more);
+  emulator.addLabel('issueloop');
+  emulator.addProject({ title: 'Board', number: 3, statusOptions: STATUSES });
+  const env: Record<string, string> = {
+    ISSUELOOP_APP_ID: String(APP_ID),
+    ISSUELOOP_APP_PRIVATE_KEY: app.privateKeyPem,
+    GITHUB_API_URL: emulator.baseUrl,
+  };
+  return { emulator, app, env };
+}
+
+async function doctor(
+  setup: { emulator: GitHubEmulator; env: Record<string, string> },
+  sets: string[] = [],
+): Promise<Map<string, Check>> {
+  const loaded = await loadConfig({ cwd: dir, env: setup.env, sets: ['repo=octo-org/widgets', ...sets] });
+  const checks = await githubChecks({
+    env: setup.env,
+    cwd: dir,
+    version: '0',
+    loaded,
+    fetch: setup.emulator.fetch,
+  });
+  return new Map(checks.map((c) => [c.name, c]));
+}
+
+describe('doctor with a GitHub App', () => {
+  it('all good: the App mints a token; its kind, write access, CI, workflows and the org board pass', async () => {
+    const checks = await doctor(world(), ORG_BOARD);
+    expect(checks.get('github app')).toEqual({
+      name: 'github app',
+      status: 'ok',
+      detail: `GitHub App issueloop-test (id ${APP_ID}), installation ${INSTALLATION_ID} on octo-org/widgets, token renewed by issueloop`,
+    });
+    expect(checks.get('token kind')).toMatchObject({
+      status: 'ok',
+      detail: 'GitHub App installation (minted by issueloop), acting as issueloop-test[bot]',
+    });
+    expect(checks.get('github api')).toMatchObject({
+      status: 'ok',
+      detail: expect.stringMatching(/^token accepted/),
+    });
+    expect(checks.get('write access')).toMatchObject({
+      status: 'ok',
+      detail: 'contents, issues and pull requests: write on octo-org/widgets',
+    });
+    expect(checks.get('ci on its PRs')).toEqual({
+      name: 'ci on its PRs',
+      status: 'ok',
+      detail: 'yes (events by a GitHub App start workflows)',
+    });
+    expect(checks.get('workflows')?.status).toBe('ok');
+    expect(checks.get('project')).toMatchObject({
+      status: 'ok',
+      detail: expect.stringContaining('"Board" (#3, organisation project)') as unknown,
+    });
+    expect([...checks.values()].filter((c) => c.status !== 'ok')).toEqual([]);
+  });
+
+  it('an App not installed on the repository fails its line with the fix, and no other GitHub check runs', async () => {
+    const checks = await doctor(world({ installations: [{ id: 5, account: 'someone-else' }] }));
+    expect(checks.get('github app')).toMatchObject({
+      status: 'fail',
+      detail: `the GitHub App ${APP_ID} is not installed on octo-org/widgets`,
+      fix: expect.stringContaining('install the App on octo-org/widgets') as unknown,
+    });
+    expect([...checks.keys()]).toEqual(['github app']);
+  });
+
+  it('a suspended installation fails its line with the fix', async () => {
+    const checks = await doctor(
+      world({ installations: [{ id: INSTALLATION_ID, account: 'octo-org', suspended: true }] }),
+    );
+    expect(checks.get('github app')).toMatchObject({
+      status: 'fail',
+      detail: `the GitHub App ${APP_ID}'s installation on octo-org is suspended`,
+      fix: expect.stringContaining('unsuspend it in the settings of octo-org') as unknown,
+    });
+  });
+
+  it("a key that is not the App's is refused by GitHub: the fix names the id and key variables", async () => {
+    const setup = world();
+    const checks = await doctor({
+      ...setup,
+      env: { ...setup.env, ISSUELOOP_APP_PRIVATE_KEY: appKeys().privateKeyPem },
+    });
+    expect(checks.get('github app')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/^GitHub refused the GitHub App's JWT/) as unknown,
+      fix: expect.stringContaining('ISSUELOOP_APP_PRIVATE_KEY holds a private key of that App') as unknown,
+    });
+  });
+
+  it('GitHub out of reach while minting: a failed line that says so and where to look, not a crash', async () => {
+    const { env } = world();
+    const loaded = await loadConfig({ cwd: dir, env, sets: ['repo=octo-org/widgets'] });
+    const gh = buildGitHubClient({
+      env,
+      config: loaded.config,
+      cwd: dir,
+      log: createMemoryLog(),
+      redact: createRedactor([]),
+      version: '0',
+      fetch: async () => {
+        throw new TypeError('fetch failed: connect ECONNREFUSED');
+      },
+    });
+    const source = gh.tokenSource;
+    if (!isAppTokenSource(source)) throw new Error('expected the App token source');
+    const { check, kind } = await checkApp(gh, source, APP_ID);
+    expect(check).toMatchObject({
+      name: 'github app',
+      status: 'fail',
+      detail: expect.stringMatching(
+        /^could not mint a token for the GitHub App 4242 on octo-org\/widgets: .*ECONNREFUSED/,
+      ) as unknown,
+      fix: 'check GITHUB_API_URL and the network, then run doctor again',
+    });
+    expect(kind).toBeUndefined();
+  });
+
+  it('an App without `issues: write` fails write access, the fix naming Issues and accepting the new permissions', async () => {
+    const checks = await doctor(
+      world({ permissions: { ...NEEDED, issues: 'read', organization_projects: 'write' } }),
+    );
+    expect(checks.get('github app')?.status).toBe('ok');
+    expect(checks.get('write access')).toMatchObject({
+      status: 'fail',
+      detail: "the App's token lacks write on issues (issues: read)",
+    });
+    const fix = checks.get('write access')?.fix ?? '';
+    expect(fix).toMatch(/^give the App Issues: Read and write in its settings/);
+    expect(fix).not.toContain('Contents');
+    expect(fix).toContain('accept the new permissions on the installation');
+  });
+
+  it('workflows open to the agent: the Workflows permission judged from what GitHub granted', async () => {
+    const without = await doctor(world(), WORKFLOWS_OPEN);
+    expect(without.get('workflows')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('the token lacks the Workflows permission') as unknown,
+      fix: expect.stringMatching(
+        /^give the App Workflows: Read and write in its settings.*accept the new permissions.*; or keep '\.github\/workflows\/\*\*' in protected_paths$/,
+      ) as unknown,
+    });
+    const granted = { ...NEEDED, organization_projects: 'write', workflows: 'write' };
+    const withIt = await doctor(world({ permissions: granted }), WORKFLOWS_OPEN);
+    expect(withIt.get('workflows')).toMatchObject({
+      status: 'ok',
+      detail: 'the agent may change .github/workflows/, and the token has the Workflows permission',
+    });
+  });
+
+  it('an org board without `organization_projects` fails with the fix naming the Projects permission', async () => {
+    const checks = await doctor(world({ permissions: NEEDED }), ORG_BOARD);
+    expect(checks.get('write access')?.status).toBe('ok');
+    expect(checks.get('project')).toMatchObject({
+      status: 'fail',
+      detail:
+        "the App's token lacks the organisation permission Projects: write (organization_projects: none), which octo-org's board needs",
+      fix: expect.stringMatching(
+        /^give the App the organisation permission Projects: Read and write in its settings \(Permissions → Organization permissions → Projects\), then accept the new permissions/,
+      ) as unknown,
+    });
+  });
+});
+
+describe('the doctor and init commands with a GitHub App alone', () => {
+  let checkout: string;
+  beforeAll(() => {
+    checkout = join(dir, 'widgets');
+    execFileSync('git', ['init', '-q', '-b', 'main', checkout]);
+    execFileSync('git', ['remote', 'add', 'origin', 'https://github.com/octo-org/widgets.git'], {
+      cwd: checkout,
+    });
+  });
+
+  /** The emulator's fetch, keeping every token it minted (to show none is printed). */
+  function recording(emulator: GitHubEmulator) {
+    const minted: string[] = [];
+    const fetch: typeof globalThis.fetch = async (resource, init) => {
+      const response = await emulator.fetch(resource, init);
+      const url = resource instanceof Request ? resource.url : String(resource);
+      if (url.endsWith('/access_tokens') && response.ok) {
+        minted.push(((await response.clone().json()) as { token: string }).token);
+      }
+      return response;
+    };
+    return { fetch, minted };
+  }
+
+  it('doctor (text and --json) says where the credential comes from and never prints the key or a minted token', async () => {
+    const { emulator, app, env } = world();
+    const { fetch, minted } = recording(emulator);
+    const args = ['doctor', '--set', 'sandbox.mode=none'];
+    const text = await runInProcess(args, { cwd: checkout, env, io: { fetch } });
+    const json = await runInProcess([...args, '--json'], { cwd: checkout, env, io: { fetch } });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(
+      /ok\s+github token\s+GitHub App id 4242, its private key from ISSUELOOP_APP_PRIVATE_KEY\n/,
+    );
+    expect(text.stdout).toMatch(/ok\s+github app\s+GitHub App issueloop-test \(id 4242\), installation 777/);
+    expect(text.stdout).toMatch(/ok\s+token kind\s+GitHub App installation \(minted by issueloop\)/);
+    const report = JSON.parse(json.stdout) as { checks: Check[] };
+    expect(report.checks.find((c) => c.name === 'github app')?.status).toBe('ok');
+    expect(minted.length).toBeGreaterThanOrEqual(2);
+    const keyLines = app.privateKeyPem.split('\n').filter((line) => line.length > 40);
+    expect(keyLines.length).toBeGreaterThan(5);
+    for (const output of [text.stdout, text.stderr, json.stdout, json.stderr]) {
+      for (const token of minted) expect(output).not.toContain(token);
+      for (const line of keyLines) expect(output).not.toContain(line);
+    }
+  });
+
+  it('doctor with an App not installed exits 1 (a failed check); an App id without its key exits 2', async () => {
+    const { emulator, env } = world({ installations: [{ id: 5, account: 'someone-else' }] });
+    const args = ['doctor', '--set', 'sandbox.mode=none'];
+    const refused = await runInProcess(args, { cwd: checkout, env, io: { fetch: emulator.fetch } });
+    expect(refused.stdout).toMatch(
+      /fail\s+github app\s+the GitHub App 4242 is not installed on octo-org\/widgets/,
+    );
+    expect(refused.code).toBe(1);
+    const { ISSUELOOP_APP_PRIVATE_KEY: _key, ...withoutKey } = env;
+    const keyless = await runInProcess(args, {
+      cwd: checkout,
+      env: withoutKey,
+      io: { fetch: emulator.fetch },
+    });
+    expect(keyless.stdout).toMatch(
+      /fail\s+github token\s+a GitHub App is configured \(github\.app\.id 4242\) but ISSUELOOP_APP_PRIVATE_KEY is not set\n\s+fix: export the App's private key/,
+    );
+    expect(keyless.code).toBe(2);
+  });
+
+  it('a token variable set beside the App is named as unused: the App is the one credential', async () => {
+    const { emulator, env } = world();
+    const result = await runInProcess(['doctor', '--set', 'sandbox.mode=none'], {
+      cwd: checkout,
+      env: { ...env, GITHUB_TOKEN: `ghp_${'u'.repeat(36)}` },
+      io: { fetch: emulator.fetch },
+    });
+    expect(result.stdout).toMatch(
+      /ok\s+github token\s+GitHub App id 4242, its private key from ISSUELOOP_APP_PRIVATE_KEY; GITHUB_TOKEN is set too, unused \(the App's tokens win\)\n/,
+    );
+    // The emulator does not know that token: the GitHub checks passed with the App's.
+    expect(result.stdout).toMatch(/ok\s+token kind\s+GitHub App installation \(minted by issueloop\)/);
+    expect(result.code).toBe(0);
+  });
+
+  it('init with only an App creates the labels with its token', async () => {
+    const { emulator, env } = world();
+    expect(emulator.repoLabels().map((l) => l.name)).toEqual(['issueloop']);
+    const result = await runInProcess(['init', '--set', 'sandbox.mode=none'], {
+      cwd: checkout,
+      env,
+      io: { fetch: emulator.fetch },
+    });
+    expect(result.stdout).toContain(
+      'labels: issueloop, issueloop:in-progress, issueloop:needs-human exist on octo-org/widgets',
+    );
+    expect(emulator.repoLabels().map((l) => l.name)).toEqual(
+      expect.arrayContaining(['issueloop', 'issueloop:in-progress', 'issueloop:needs-human']),
+    );
+    const created = emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/labels'));
+    expect(created).toHaveLength(2);
+    expect(emulator.requests.some((r) => r.path.endsWith('/access_tokens'))).toBe(true);
+  });
+});
