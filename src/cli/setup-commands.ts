@@ -28,6 +28,7 @@ export function addSetupCommands(
         nodeVersion: io.nodeVersion,
         binPath: io.binPath,
         gh: true,
+        ...(io.fetch ? { fetch: io.fetch } : {}),
       });
       io.stdout(options.json ? `${terminalJson(report, undefined, 2)}\n` : renderDoctor(report));
       setExit(doctorExitCode(report));
@@ -61,6 +62,7 @@ export function addSetupCommands(
           redact,
           version,
           ...(spacing !== undefined ? { writeSpacingMs: spacing } : {}),
+          ...(io.fetch ? { fetch: io.fetch } : {}),
         });
         io.stdout(`${labels}\n`);
       }
@@ -70,6 +72,7 @@ export function addSetupCommands(
         nodeVersion: io.nodeVersion,
         binPath: io.binPath,
         gh: true,
+        ...(io.fetch ? { fetch: io.fetch } : {}),
       });
       io.stdout(renderDoctor(report));
       setExit(doctorExitCode(report));

@@ -35,6 +35,11 @@ export interface AppTokenSource extends TokenSource {
   installationId(): Promise<number>;
   /** Requests as the App itself (JWT): `GET /app` and the like. */
   appRequest<T>(route: string, parameters?: Record<string, unknown>): Promise<T>;
+  /**
+   * What GitHub granted the latest token (the access_tokens answer's `permissions`, e.g.
+   * `issues: 'write'`); undefined until one is minted. Doctor judges the App's access by it.
+   */
+  permissions(): Readonly<Record<string, string>> | undefined;
 }
 
 /** Renew this long before `expires_at`: five minutes, or a quarter of a shorter token's life. */
@@ -119,6 +124,7 @@ export function createAppTokenSource(options: AppAuthOptions): AppTokenSource {
     return installation;
   }
 
+  let granted: Readonly<Record<string, string>> | undefined;
   let minting: Promise<string> | undefined;
   /** One mint at a time: concurrent callers share it. */
   function mint(refresh: boolean): Promise<string> {
@@ -126,6 +132,7 @@ export function createAppTokenSource(options: AppAuthOptions): AppTokenSource {
       const id = await installationId();
       try {
         const answer = await auth({ type: 'installation', installationId: id, refresh });
+        granted = { ...answer.permissions } as Record<string, string>;
         return answer.token;
       } catch (err) {
         throw appFailure('mint', err, { ...context, installationId: id });
@@ -140,6 +147,7 @@ export function createAppTokenSource(options: AppAuthOptions): AppTokenSource {
     kind: 'app',
     installationId,
     appRequest,
+    permissions: () => granted,
     token: async () => (fresh(current) && !minting ? current.token : mint(false)),
     renew: async (rejected) => {
       if (fresh(current) && current.token !== rejected) return current.token;

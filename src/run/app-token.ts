@@ -59,8 +59,23 @@ export interface AppSourceInput {
   redact: Redactor;
 }
 
-/** The App's token source when an App is configured; undefined for a run on a fixed token. */
-export function tokenSourceFor(input: AppSourceInput): AppTokenSource | undefined {
+/** Whether the command works as a GitHub App (an id or a key set: either alone is refused by `appCredentials`). */
+export function appConfigured(env: Env, config: Config): boolean {
+  return config.github.app !== undefined || Boolean(env[APP_KEY_ENV]);
+}
+
+export interface AppCredentials {
+  id: number | string;
+  installationId?: number;
+  /** PEM text, checked to be a private key. */
+  privateKey: string;
+}
+
+/**
+ * The App's id, installation and key when an App is configured, undefined otherwise; an id without
+ * a key, a key without an id, or a key that is none is a usage error naming the fix.
+ */
+export function appCredentials(input: { env: Env; config: Config; cwd: string }): AppCredentials | undefined {
   const app = input.config.github.app;
   const keyText = input.env[APP_KEY_ENV] || undefined;
   if (!app && !keyText) return undefined;
@@ -75,10 +90,21 @@ export function tokenSourceFor(input: AppSourceInput): AppTokenSource | undefine
     );
   }
   const privateKey = readAppPrivateKey(keyText, input.cwd);
+  return {
+    id: app.id,
+    ...(app.installation_id === undefined ? {} : { installationId: app.installation_id }),
+    privateKey,
+  };
+}
+
+/** The App's token source when an App is configured; undefined for a run on a fixed token. */
+export function tokenSourceFor(input: AppSourceInput): AppTokenSource | undefined {
+  const app = appCredentials(input);
+  if (!app) return undefined;
   return createAppTokenSource({
     appId: app.id,
-    privateKey,
-    ...(app.installation_id === undefined ? {} : { installationId: app.installation_id }),
+    privateKey: app.privateKey,
+    ...(app.installationId === undefined ? {} : { installationId: app.installationId }),
     repo: input.repo,
     apiUrl: input.apiUrl,
     userAgent: input.userAgent,

@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { Redactor } from '../core/redact.js';
+import { appConfigured } from './app-token.js';
 import { checkedToken, envToken, type TokenOrigin, tokenConflict } from './env-token.js';
 import { ghAuthToken, ghHost } from './gh-auth-token.js';
 import { withRepoFromOrigin } from './prerequisites.js';
@@ -14,7 +15,8 @@ import type { Env } from './secrets.js';
  *   all but the last);
  * - the token: GH_TOKEN > GITHUB_TOKEN (gh's order) > `gh auth token` for the API's host, on the
  *   command line only (never in GitHub Actions, where a job's gh login is not the user's).
- * A GitHub App, when configured, wins over any token (github-deps.ts).
+ * A GitHub App, when configured, wins over any token (github-deps.ts): no token is looked for then,
+ * so `gh auth token` is not asked for one that would go unused.
  */
 export interface GitHubTarget {
   repo?: string;
@@ -73,7 +75,7 @@ export async function resolveGitHubTarget(input: GitHubTargetInput): Promise<Git
       target.repoSource = ORIGIN_SOURCE;
     }
   }
-  if (input.token === false) return target;
+  if (input.token === false || appConfigured(input.env, input.config)) return target;
   Object.assign(target, await findToken(input));
   const conflict = tokenConflict(input.env);
   if (conflict) target.warnings.push(conflict);

@@ -4,6 +4,7 @@ import type { Config } from '../config/schema.js';
 import { UsageError } from '../core/errors.js';
 import type { Redactor } from '../core/redact.js';
 import { remoteUrl } from '../session/git/remote.js';
+import { appConfigured } from './app-token.js';
 import { githubHosts, githubToken, NO_GITHUB_TOKEN } from './github-deps.js';
 import type { Env } from './secrets.js';
 
@@ -22,8 +23,7 @@ export interface RunNeeds {
 export function missingPrerequisites(env: Env, config: Config, needs: RunNeeds): string[] {
   const missing = endpointProblems(env).map((p) => `${p.problem}: ${p.fix}`);
   // A GitHub App (github.app.id or ISSUELOOP_APP_ID, with its key) mints its own tokens.
-  const app = config.github.app !== undefined || Boolean(env.ISSUELOOP_APP_PRIVATE_KEY);
-  if (needs.github && !githubToken(env) && !app) {
+  if (needs.github && !githubToken(env) && !appConfigured(env, config)) {
     missing.push(`${NO_GITHUB_TOKEN}; or use a GitHub App (ISSUELOOP_APP_ID and ISSUELOOP_APP_PRIVATE_KEY)`);
   }
   if (needs.github && !config.repo) {

@@ -111,7 +111,8 @@ describe('the built issueloop binary, and its commands in-process', () => {
       /ok\s+github api\s+token accepted; \d+ of 5000 requests left this hour; scopes: repo, project/,
     );
     expect(result.stdout).toMatch(/ok\s+trigger label\s+label "issueloop" exists/);
-    expect(result.stdout).toContain('GITHUB_TOKEN is set (classic personal access token)');
+    // Where the token comes from; its kind is the token kind line's, from GitHub's answers.
+    expect(result.stdout).toMatch(/ok\s+github token\s+GITHUB_TOKEN is set\n/);
     expect(result.stdout).toContain('ANTHROPIC_API_KEY is set (API key)');
     expect(result.stdout).toMatch(/ok\s+anthropic api\s+http:\/\/127\.0\.0\.1:\d+ accepted the key/);
     expect(result.stdout + result.stderr).not.toContain(GITHUB_TOKEN);
@@ -190,7 +191,8 @@ describe('the built issueloop binary, and its commands in-process', () => {
       status: 'fail',
       fix: expect.stringMatching(/repository slug/),
     });
-    expect(byName['github token'].detail).toBe('GH_TOKEN is set (classic personal access token)');
+    expect(byName['github token'].detail).toBe('GH_TOKEN is set');
+    expect(byName['token kind'].detail).toMatch(/^a classic personal access token/);
     expect(byName['anthropic key'].status).toBe('warn');
     expect(result.stdout).not.toContain(GITHUB_TOKEN);
     expect(report.config).toMatchObject({ repo: 'acme/other', workers: 2, claims: { ttl: 1_800_000 } });
@@ -213,7 +215,7 @@ describe('the built issueloop binary, and its commands in-process', () => {
     expect(result.stdout).toMatch(
       /fail\s+project\s+GraphQL FORBIDDEN: Resource not accessible by integration/,
     );
-    expect(result.stdout).toContain('the Actions GITHUB_TOKEN cannot access Projects v2');
+    expect(result.stdout).toMatch(/fix: the Actions token cannot reach Projects v2: use a GitHub App/);
     // Named from GitHub's answers, with the consequence for CI and its fix on the next line.
     expect(result.stdout).toMatch(/ok\s+token kind\s+the GitHub Actions token \(github-actions\[bot\]/);
     expect(result.stdout).toMatch(

@@ -209,7 +209,9 @@ describe('doctor tells the token apart', () => {
     expect(checks.get('ci on its PRs')?.status).toBe('ok');
     expect(checks.get('project')).toMatchObject({
       status: 'fail',
-      fix: 'give the App the organisation permission Projects: Read and write on acme',
+      fix: expect.stringMatching(
+        /^give the App the organisation permission Projects: Read and write in its settings .*accept the new permissions.* on acme$/,
+      ) as unknown,
     });
     const minted = await doctor(APP, WORKFLOWS_OPEN, {
       contents: 'write',

@@ -97,7 +97,7 @@ describe("gh's conventions: the repository and the token, the same for every com
     expect(byName['github api']?.status).toBe('ok');
     expect(byName['github token']).toMatchObject({
       status: 'warn',
-      detail: 'GH_TOKEN is set (classic personal access token)',
+      detail: 'GH_TOKEN is set',
       fix: expect.stringMatching(/both set, to different tokens: using GH_TOKEN/),
     });
     expect(result.stdout).not.toContain(PAT);
@@ -116,7 +116,7 @@ describe("gh's conventions: the repository and the token, the same for every com
     const checked = await doctor(clone, env);
     expect(checked.byName['github token']).toMatchObject({
       status: 'ok',
-      detail: 'from `gh auth token` (OAuth token)',
+      detail: 'from `gh auth token`',
     });
     expect(checked.byName['github api']?.status).toBe('ok');
     const init = await runInProcess(['init'], { cwd: clone, env });

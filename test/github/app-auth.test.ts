@@ -59,6 +59,14 @@ describe('the GitHub App token source', () => {
     expect(learned).toEqual([first, second]);
   });
 
+  it('tells what GitHub granted the latest token (the access_tokens answer), nothing before a mint', async () => {
+    const granted = { contents: 'write', issues: 'read', pull_requests: 'write', metadata: 'read' };
+    const { tokens } = world({ permissions: granted });
+    expect(tokens.permissions()).toBeUndefined();
+    await tokens.token();
+    expect(tokens.permissions()).toEqual(granted);
+  });
+
   it('lets concurrent callers share one mint', async () => {
     const { tokens, mints } = world();
     const all = await Promise.all(Array.from({ length: 6 }, () => tokens.token()));

@@ -6,7 +6,7 @@ import { ConfigSchema } from '../../src/config/schema.js';
 import { UsageError } from '../../src/core/errors.js';
 import { createRedactor } from '../../src/core/redact.js';
 import { createGitHubEmulator } from '../../src/emulators/github/index.js';
-import { readAppPrivateKey, tokenSourceFor } from '../../src/run/app-token.js';
+import { appConfigured, appCredentials, readAppPrivateKey, tokenSourceFor } from '../../src/run/app-token.js';
 import { secretsFromEnv } from '../../src/run/secrets.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { APP_ID, installedApp } from '../helpers/github-app.js';
@@ -115,5 +115,26 @@ describe('tokenSourceFor', () => {
     expect(redacted).toContain('[REDACTED]');
     expect(redacted).not.toContain(encoded);
     for (const line of privateKeyPem.split('\n').slice(1, -2)) expect(redacted).not.toContain(line);
+  });
+});
+
+describe('appCredentials and appConfigured (doctor and init find the App as run does)', () => {
+  it('an App is configured by its id or its key; its credentials carry the id, the installation and the checked key', () => {
+    const { privateKeyPem } = installedApp(createGitHubEmulator());
+    const env = { ISSUELOOP_APP_PRIVATE_KEY: privateKeyPem };
+    const withApp = input(env, { id: APP_ID, installation_id: 777 }).source;
+    expect(appConfigured(env, withApp.config)).toBe(true);
+    expect(appCredentials(withApp)).toEqual({
+      id: APP_ID,
+      installationId: 777,
+      privateKey: privateKeyPem.trim(),
+    });
+    const plain = input({ GITHUB_TOKEN: 'ghp_x' }).source;
+    expect(appConfigured(plain.env, plain.config)).toBe(false);
+    expect(appCredentials(plain)).toBeUndefined();
+    // A key alone counts as configured, so its missing id is reported rather than the key ignored.
+    const keyOnly = input({ ISSUELOOP_APP_PRIVATE_KEY: 'app.pem' }).source;
+    expect(appConfigured(keyOnly.env, keyOnly.config)).toBe(true);
+    expect(() => appCredentials(keyOnly)).toThrow(/set but no App id/);
   });
 });

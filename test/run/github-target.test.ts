@@ -136,6 +136,27 @@ describe('gh auth token, from a scripted gh on PATH', () => {
     expect((await gh.calls()).length).toBe(before + 1);
   });
 
+  it('with a GitHub App configured, no token is looked for: gh is not asked, the App is the one credential', async () => {
+    const env = { PATH: gh.path, ISSUELOOP_APP_ID: '4242' };
+    const { config } = await loadConfig({ cwd: root, env });
+    const before = (await gh.calls()).length;
+    const target = await resolveGitHubTarget({ env, config, cwd: root, redact, gh: true });
+    expect(target.token).toBeUndefined();
+    expect(target.tokenSource).toBeUndefined();
+    expect((await gh.calls()).length).toBe(before);
+    // Without the App, the same lookup asks gh (the anchor: gh would have answered).
+    const { config: plain } = await loadConfig({ cwd: root, env: {} });
+    const asked = await resolveGitHubTarget({
+      env: { PATH: gh.path },
+      config: plain,
+      cwd: root,
+      redact,
+      gh: true,
+    });
+    expect(asked).toMatchObject({ token: GH, tokenSource: 'gh auth token' });
+    expect((await gh.calls()).length).toBe(before + 1);
+  });
+
   it('a gh token with a newline inside is named as coming from gh', async () => {
     const broken = await scriptedGh(`gho_abc\ndef\n`);
     try {

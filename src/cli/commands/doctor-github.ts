@@ -1,14 +1,19 @@
 import type { LoadedConfig } from '../../config/load-config.js';
+import type { Config } from '../../config/schema.js';
 import type { Log } from '../../core/logger.js';
 import { createRedactor } from '../../core/redact.js';
+import { isAppTokenSource } from '../../github/app-identity.js';
 import type { GitHubClient } from '../../github/client.js';
 import { isGitHubError } from '../../github/github-error.js';
 import { gql } from '../../github/gql.js';
+import { appConfigured } from '../../run/app-token.js';
 import { buildGitHubClient, githubToken, repoRef } from '../../run/github-deps.js';
 import { type Env, secretsFromEnv } from '../../run/secrets.js';
+import type { MintedApp } from './doctor-app.js';
 import type { Check } from './doctor-report.js';
 import { probeTokenKind, type TokenKind, tokenKindCheck, tokenPrefix } from './doctor-token-kind.js';
 import {
+  appBoardCheck,
   boardFix,
   ciCheck,
   type OwnerType,
@@ -124,12 +129,16 @@ async function checkProject(
   gh: GitHubClient,
   loaded: LoadedConfig,
   token: TokenKind | undefined,
+  permissions: TokenPermissions | undefined,
 ): Promise<Check | undefined> {
   const project = loaded.config.project;
   if (!project) return undefined;
   const name = 'project';
   const { resolveProject, missingStatuses } = await import('../../github/board/resolve-project.js');
   const type = await ownerType(gh, project.owner);
+  // A minted App token: what GitHub granted says whether it reaches an organisation's board.
+  const refused = permissions && token?.kind === 'app' && appBoardCheck(permissions, project.owner, type);
+  if (refused) return refused;
   const whose = type === 'User' ? 'user' : type === 'Organization' ? 'organisation' : undefined;
   try {
     const resolved = await resolveProject(gh, project);
@@ -173,10 +182,22 @@ async function tokenChecks(gh: GitHubClient, token: string): Promise<{ checks: C
   }
 }
 
+/** With an App, its own line first; a failure there ends the GitHub checks (every request would fail alike). */
+async function appChecks(
+  gh: GitHubClient,
+  config: Config,
+): Promise<{ checks: Check[]; minted?: MintedApp } | undefined> {
+  const source = gh.tokenSource;
+  if (!isAppTokenSource(source) || !config.github.app) return undefined;
+  const { checkApp } = await import('./doctor-app.js');
+  const minted = await checkApp(gh, source, config.github.app.id);
+  return { checks: [minted.check], minted };
+}
+
 export async function githubChecks(input: GithubDoctorInput): Promise<Check[]> {
-  const token = githubToken(input.env);
-  if (!token) return [];
   const config = input.loaded.config;
+  const token = githubToken(input.env);
+  if (!token && !appConfigured(input.env, config)) return [];
   const redact = createRedactor(secretsFromEnv(input.env, config.redact_env));
   const inner = input.fetch ?? globalThis.fetch;
   const gh = buildGitHubClient({
@@ -190,20 +211,27 @@ export async function githubChecks(input: GithubDoctorInput): Promise<Check[]> {
       inner(resource, { ...init, signal: init?.signal ?? AbortSignal.timeout(TIMEOUT_MS) }),
     repoFallback: repoRef(config.project ? `${config.project.owner}/-` : '-/-'),
   });
-  const checks: Check[] = [await checkToken(gh, config.project !== undefined)];
-  if (checks[0]?.status === 'fail') return checks;
-  const { checks: kindChecks, kind } = await tokenChecks(gh, token);
+  const app = await appChecks(gh, config);
+  if (app?.checks.some((c) => c.status === 'fail')) return app.checks;
+  const checks: Check[] = [...(app?.checks ?? [])];
+  const api = await checkToken(gh, config.project !== undefined);
+  checks.push(api);
+  if (api.status === 'fail') return checks;
+  const { checks: kindChecks, kind } = app?.minted?.kind
+    ? { checks: [tokenKindCheck(app.minted.kind)], kind: app.minted.kind }
+    : await tokenChecks(gh, token ?? '');
   checks.push(...kindChecks);
+  const permissions = input.permissions ?? app?.minted?.permissions;
   if (config.repo) {
     const { check, access } = await checkRepository(gh);
     checks.push(check);
-    if (kind && access) checks.push(writeAccessCheck(kind, access, input.permissions));
+    if (kind && access) checks.push(writeAccessCheck(kind, access, permissions));
     checks.push(await checkLabel(gh, config.label));
   }
-  if (kind) checks.push(ciCheck(kind), workflowCheck(kind, config, input.permissions));
+  if (kind) checks.push(ciCheck(kind), workflowCheck(kind, config, permissions));
   // A separate Projects token reaches the board: the main token's kind says nothing about it.
   const boardToken = input.env.ISSUELOOP_PROJECTS_TOKEN ? undefined : kind;
-  const project = await checkProject(gh, input.loaded, boardToken);
+  const project = await checkProject(gh, input.loaded, boardToken, boardToken && permissions);
   if (project) checks.push(project);
   return checks;
 }

@@ -1,6 +1,9 @@
+import { APP_KEY_ENV } from '../../config/github-schema.js';
 import type { LoadedConfig } from '../../config/load-config.js';
 import { UsageError } from '../../core/errors.js';
 import { createRedactor } from '../../core/redact.js';
+import { appConfigured, appCredentials } from '../../run/app-token.js';
+import { envToken } from '../../run/env-token.js';
 import {
   describeRepo,
   type GitHubTarget,
@@ -13,18 +16,9 @@ import type { Check } from './doctor-report.js';
 
 /**
  * The doctor's repository and token lines, found as `run` finds them (run/github-target.ts): the
- * origin of the checkout, GH_REPO, `gh auth token`. What doctor then asks of GitHub uses the same.
+ * origin of the checkout, GH_REPO, `gh auth token`, or a GitHub App. What doctor then asks of
+ * GitHub uses the same.
  */
-
-/** What kind of GitHub token this is, from its documented prefix; never its value. */
-export function describeGithubToken(token: string): string {
-  if (token.startsWith('ghp_')) return 'classic personal access token';
-  if (token.startsWith('github_pat_')) return 'fine-grained personal access token';
-  if (token.startsWith('ghs_')) return 'GitHub App installation or Actions token';
-  if (token.startsWith('gho_')) return 'OAuth token';
-  if (token.startsWith('ghu_')) return 'GitHub App user token';
-  return 'token of an unrecognised format';
-}
 
 function repoCheck(target: GitHubTarget): Check {
   const repo = describeRepo(target);
@@ -38,7 +32,11 @@ function repoCheck(target: GitHubTarget): Check {
       };
 }
 
-function tokenCheck(target: GitHubTarget, projectConfigured: boolean): Check {
+const NO_TOKEN_FIX =
+  'export GH_TOKEN=<token>, or log in with `gh auth login` (a classic token needs the `repo` scope, plus `project` for a Projects v2 board), or use a GitHub App (ISSUELOOP_APP_ID and ISSUELOOP_APP_PRIVATE_KEY)';
+
+/** Where the credential comes from; what kind it is, GitHub tells the `token kind` line. */
+function tokenCheck(target: GitHubTarget): Check {
   const name = 'github token';
   const { token, tokenSource } = target;
   if (!token || !tokenSource) {
@@ -46,23 +44,39 @@ function tokenCheck(target: GitHubTarget, projectConfigured: boolean): Check {
       name,
       status: 'warn',
       detail: 'no GitHub token: neither GH_TOKEN nor GITHUB_TOKEN is set, and `gh auth token` gave none',
-      fix: 'export GH_TOKEN=<token>, or log in with `gh auth login` (a classic token needs the `repo` scope, plus `project` for a Projects v2 board)',
+      fix: NO_TOKEN_FIX,
     };
   }
-  const kind = describeGithubToken(token);
-  const detail =
-    tokenSource === 'gh auth token' ? `from \`gh auth token\` (${kind})` : `${tokenSource} is set (${kind})`;
+  const detail = tokenSource === 'gh auth token' ? 'from `gh auth token`' : `${tokenSource} is set`;
   const [conflict] = target.warnings;
-  if (projectConfigured && token.startsWith('ghs_')) {
-    return {
-      name,
-      status: 'warn',
-      detail,
-      fix: 'Projects v2 needs a classic token with the `project` scope or a GitHub App with Projects permission; the Actions GITHUB_TOKEN cannot access Projects v2',
-    };
-  }
   if (conflict) return { name, status: 'warn', detail, fix: conflict };
   return { name, status: 'ok', detail };
+}
+
+/** `detail: fix` of a usage error, as a check shows them. */
+function splitMessage(message: string, at: string): { detail: string; fix: string } {
+  const cut = message.lastIndexOf(at);
+  if (cut < 0) return { detail: message, fix: '' };
+  return { detail: message.slice(0, cut), fix: message.slice(cut + at.length) };
+}
+
+/** With a GitHub App configured: its id, and where its key comes from; the key itself is checked to be one. */
+function appTokenCheck(env: Env, cwd: string, config: LoadedConfig['config']): Check {
+  const name = 'github token';
+  try {
+    const app = appCredentials({ env, config, cwd });
+    const installation = app?.installationId === undefined ? '' : `, installation ${app.installationId}`;
+    const unused = envToken(env);
+    const aside = unused ? `; ${unused.name} is set too, unused (the App's tokens win)` : '';
+    return {
+      name,
+      status: 'ok',
+      detail: `GitHub App id ${app?.id}${installation}, its private key from ${APP_KEY_ENV}${aside}`,
+    };
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    return { name, status: 'fail', ...splitMessage(err.message, ': '), config: true };
+  }
 }
 
 export interface TargetChecks {
@@ -107,7 +121,12 @@ export async function targetChecks(
     };
   }
   return {
-    checks: [repoCheck(target), tokenCheck(target, loaded.config.project !== undefined)],
+    checks: [
+      repoCheck(target),
+      appConfigured(input.env, loaded.config)
+        ? appTokenCheck(input.env, input.cwd, loaded.config)
+        : tokenCheck(target),
+    ],
     loaded: { ...loaded, config: targetConfig(loaded.config, target) },
     env: targetEnv(input.env, target),
   };

@@ -47,6 +47,8 @@ export interface TokenKind {
   /** Classic and OAuth tokens only. */
   scopes?: string[];
   expiration?: string;
+  /** An App installation token issueloop minted itself (the App route), rather than one handed in. */
+  minted?: boolean;
 }
 
 /** The OAuth app of GitHub CLI: `gh auth login` makes its tokens (GitHub's own docs show it in `x-oauth-client-id`). */
@@ -94,7 +96,9 @@ export function describeTokenKind(token: TokenKind): string {
   const expires = token.expiration ? `; expires ${token.expiration}` : '';
   const text: Record<TokenKindName, string> = {
     actions: `the GitHub Actions token (${ACTIONS_BOT}, an installation of the github-actions app)`,
-    app: `a GitHub App installation token, acting as ${token.login}`,
+    app: token.minted
+      ? `GitHub App installation (minted by issueloop), acting as ${token.login}`
+      : `a GitHub App installation token, acting as ${token.login}`,
     installation:
       'an installation token (GET /user: Resource not accessible by integration); GitHub did not say which App',
     classic: `a classic personal access token${of}${scopes}`,

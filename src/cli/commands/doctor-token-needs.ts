@@ -27,6 +27,23 @@ const NEEDED = ['contents', 'issues', 'pull_requests'] as const;
 const APP_FIX =
   'a GitHub App (app_id and app_private_key in the action; ISSUELOOP_APP_ID and ISSUELOOP_APP_PRIVATE_KEY for the CLI) or a personal access token';
 
+/** The App settings' names of the permissions issueloop needs. */
+const PERMISSION_NAMES: Readonly<Record<string, string>> = {
+  contents: 'Contents',
+  issues: 'Issues',
+  pull_requests: 'Pull requests',
+  workflows: 'Workflows',
+};
+/** A changed App permission takes effect only once the installation accepts it. */
+const ACCEPT =
+  "then accept the new permissions on the installation (GitHub asks its owner to review them on the installation's settings page)";
+
+/** `give the App Issues: Read and write in its settings (Repository permissions), then accept …`. */
+function appPermissionFix(names: readonly string[]): string {
+  const what = names.map((n) => PERMISSION_NAMES[n] ?? n).join(', ');
+  return `give the App ${what}: Read and write in its settings (Permissions → Repository permissions), ${ACCEPT}`;
+}
+
 const isInstallation = (t: TokenKind) =>
   t.kind === 'actions' || t.kind === 'app' || t.kind === 'installation';
 const isGh = (t: TokenKind) => t.kind === 'gh-oauth';
@@ -57,7 +74,7 @@ function installationWrite(token: TokenKind, repo: RepoAccess, permissions?: Tok
       name,
       status: 'fail',
       detail: `the App's token lacks write on ${missing.join(', ')} (${missing.map((p) => `${p}: ${permissions[p] ?? 'none'}`).join(', ')})`,
-      fix: 'give the App Contents, Issues and Pull requests: Read and write in its settings, then accept the new permissions on the installation',
+      fix: appPermissionFix(missing),
     };
   }
   const unreported = 'GitHub does not tell an installation token its own permissions';
@@ -123,6 +140,8 @@ export function ciCheck(token: TokenKind): Check {
       fix: `use ${APP_FIX}`,
     };
   }
+  if (token.kind === 'app')
+    return { name, status: 'ok', detail: 'yes (events by a GitHub App start workflows)' };
   return { name, status: 'ok', detail: 'pushes and pull requests made with this token start workflow runs' };
 }
 
@@ -180,7 +199,9 @@ export function workflowCheck(token: TokenKind, config: Config, permissions?: To
       name,
       status: 'warn',
       detail: `${lead}, but the token lacks the ${what}: GitHub refuses a push that changes a workflow`,
-      fix: `${token.scopes ? addScope(token, 'workflow') : 'give the App Workflows: Read and write'}, ${keep}`,
+      fix: token.scopes
+        ? `${addScope(token, 'workflow')}, ${keep}`
+        : `${appPermissionFix(['workflows'])}; ${keep}`,
     };
   }
   return {
@@ -192,6 +213,31 @@ export function workflowCheck(token: TokenKind, config: Config, permissions?: To
 }
 
 export type OwnerType = 'User' | 'Organization';
+
+function appProjectsFix(owner: string): string {
+  return `give the App the organisation permission Projects: Read and write in its settings (Permissions → Organization permissions → Projects), ${ACCEPT} on ${owner}`;
+}
+
+/**
+ * An organisation's board judged from what GitHub granted a minted App token: without
+ * `organization_projects: write` the board cannot be read or moved (a failed check with the fix);
+ * undefined when the token has it, or the board is not an organisation's.
+ */
+export function appBoardCheck(
+  permissions: TokenPermissions,
+  owner: string,
+  ownerType: OwnerType | undefined,
+): Check | undefined {
+  if (ownerType !== 'Organization') return undefined;
+  const granted = permissions.organization_projects;
+  if (granted === 'write') return undefined;
+  return {
+    name: 'project',
+    status: 'fail',
+    detail: `the App's token lacks the organisation permission Projects: write (organization_projects: ${granted ?? 'none'}), which ${owner}'s board needs`,
+    fix: appProjectsFix(owner),
+  };
+}
 
 /** Which token reaches the board: user-owned projects only a classic PAT with `project`. */
 export function boardFix(
@@ -209,9 +255,7 @@ export function boardFix(
     if (token.kind === 'actions') {
       return `the Actions token cannot reach Projects v2: use a GitHub App with the organisation permission Projects: Read and write, or ${separate}`;
     }
-    if (token.kind === 'app' || token.kind === 'installation') {
-      return `give the App the organisation permission Projects: Read and write on ${owner}`;
-    }
+    if (token.kind === 'app' || token.kind === 'installation') return appProjectsFix(owner);
     if (token.kind === 'fine-grained') {
       return `give the token (resource owner ${owner}) the organisation permission Projects: Read and write`;
     }

@@ -10,8 +10,6 @@ import { checkCheckout, checkGit, checkNode } from './doctor-host.js';
 import type { Check, DoctorReport } from './doctor-report.js';
 import { targetChecks } from './doctor-target.js';
 
-export { describeGithubToken } from './doctor-target.js';
-
 export interface DoctorInput extends LoadConfigOptions {
   version: string;
   nodeVersion: string;

@@ -5,6 +5,7 @@ import type { Log } from '../../core/logger.js';
 import type { Redactor } from '../../core/redact.js';
 import { openGitHubAdapter } from '../../github/adapter.js';
 import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../github/labels.js';
+import { appConfigured } from '../../run/app-token.js';
 import { TOKEN_NAMES_TEXT } from '../../run/env-token.js';
 import { buildGitHubClient, githubToken, stateDirOf } from '../../run/github-deps.js';
 import { withRepoFromOrigin } from '../../run/prerequisites.js';
@@ -39,7 +40,8 @@ const TRIGGER_LABEL = { color: '0e8a16', description: 'issueloop works issues wi
 
 /**
  * The trigger label and issueloop's own, created on the repository where missing (GitHub would create
- * a label grey on first use). Skipped, with the reason, without a token or a repository.
+ * a label grey on first use), with the token `run` would use (a GitHub App's when one is configured).
+ * Skipped, with the reason, without a credential or a repository.
  */
 export async function ensureLabels(input: {
   env: Readonly<Record<string, string | undefined>>;
@@ -50,9 +52,12 @@ export async function ensureLabels(input: {
   version: string;
   /** GitHub write pacing (GitHub's advice unless an emulator answers). */
   writeSpacingMs?: number;
+  /** Injected by in-process tests; the real fetch otherwise. */
+  fetch?: typeof fetch;
 }): Promise<string> {
-  if (!githubToken(input.env))
-    return `labels: skipped (no GitHub token: export ${TOKEN_NAMES_TEXT} or run \`gh auth login\`, then issueloop init again)`;
+  // A GitHub App, when configured, creates them with its own token, as `run` would work.
+  if (!githubToken(input.env) && !appConfigured(input.env, input.config))
+    return `labels: skipped (no GitHub token: export ${TOKEN_NAMES_TEXT}, run \`gh auth login\` or configure a GitHub App, then issueloop init again)`;
   const config = input.config.repo
     ? input.config
     : await withRepoFromOrigin(input.config, input.cwd, input.env, input.redact);
