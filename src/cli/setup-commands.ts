@@ -13,6 +13,16 @@ export function addSetupCommands(
   version: string,
   setExit: (code: ExitCode) => void,
 ): void {
+  /** doctor's input: the repository and the credential found as `run` finds them, `gh` included. */
+  const doctorInput = (command: Command) => ({
+    ...loadOptions(io, command),
+    version,
+    nodeVersion: io.nodeVersion,
+    binPath: io.binPath,
+    gh: true,
+    ...(io.fetch ? { fetch: io.fetch } : {}),
+  });
+
   program
     .command('doctor')
     .description('check Node, git, the configuration and which credentials are set (never their values)')
@@ -22,14 +32,7 @@ export function addSetupCommands(
         import('./commands/doctor.js'),
         import('./commands/doctor-report.js'),
       ]);
-      const report = await runDoctor({
-        ...loadOptions(io, command),
-        version,
-        nodeVersion: io.nodeVersion,
-        binPath: io.binPath,
-        gh: true,
-        ...(io.fetch ? { fetch: io.fetch } : {}),
-      });
+      const report = await runDoctor(doctorInput(command));
       io.stdout(options.json ? `${terminalJson(report, undefined, 2)}\n` : renderDoctor(report));
       setExit(doctorExitCode(report));
     });
@@ -66,14 +69,7 @@ export function addSetupCommands(
         });
         io.stdout(`${labels}\n`);
       }
-      const report = await runDoctor({
-        ...loadOptions(io, command),
-        version,
-        nodeVersion: io.nodeVersion,
-        binPath: io.binPath,
-        gh: true,
-        ...(io.fetch ? { fetch: io.fetch } : {}),
-      });
+      const report = await runDoctor(doctorInput(command));
       io.stdout(renderDoctor(report));
       setExit(doctorExitCode(report));
     });
