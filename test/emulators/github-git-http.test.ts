@@ -16,20 +16,30 @@ import { type OriginRepo, originRepo } from './origin-repo.js';
 const execFileAsync = promisify(execFile);
 
 const READER = 'ghs_readOnlyInstallationToken';
-const EXPIRED = 'ghs_revokedBeforeTheRequest';
+const REVOKED = 'ghs_revokedBeforeTheRequest';
+/** Live for its first minute on the emulator's clock, then past its `expires_at` (an installation token's hour, shortened). */
+const EXPIRED = 'ghs_pastItsExpiresAt0123456789';
+const EXPIRES_AT = Date.parse('2030-01-01T00:01:00Z');
 
 let repo: OriginRepo;
 let emulator: GitHubEmulator;
 let server: ListeningEmulator;
 let work: string;
+/** The emulator's clock: a token's expiry is judged by it, as REST's is. */
+let clock = Date.parse('2030-01-01T00:00:00Z');
 
 beforeAll(async () => {
   repo = await originRepo({ 'README.md': 'hello\n' });
-  emulator = createGitHubEmulator({ origin: repo.origin });
+  emulator = createGitHubEmulator({ origin: repo.origin, now: () => clock });
   emulator.addToken(READER, { login: 'reader-bot[bot]', kind: 'installation' });
   emulator.setPermission('reader-bot[bot]', 'read');
-  emulator.addToken(EXPIRED, { login: 'issueloop-bot', kind: 'installation' });
-  emulator.revokeToken(EXPIRED);
+  emulator.addToken(REVOKED, { login: 'issueloop-bot', kind: 'installation' });
+  emulator.revokeToken(REVOKED);
+  emulator.addToken(EXPIRED, {
+    login: 'issueloop-bot',
+    kind: 'installation',
+    expiresAt: new Date(EXPIRES_AT).toISOString(),
+  });
   server = await emulator.serveGit();
   work = await mkdtemp(join(tmpdir(), 'git-http-'));
 });
@@ -42,6 +52,8 @@ afterAll(async () => {
 
 beforeEach(() => {
   emulator.gitRequests.length = 0;
+  // Past EXPIRED's expires_at: each test starts on the far side of it.
+  clock = EXPIRES_AT + 1;
 });
 
 /** Git with nothing from the machine's config, never prompting; the token (if any) as GitHub takes it. */
@@ -107,7 +119,8 @@ describe("the emulator's git over HTTP", () => {
   it.each([
     ['no token', undefined],
     ['an unknown token', 'ghp_neverIssuedByThisGitHub'],
-    ['a revoked (expired) token', EXPIRED],
+    ['a revoked token', REVOKED],
+    ['a token past its expires_at', EXPIRED],
   ])("refuses %s with 401 and GitHub's Basic challenge", async (_name, token) => {
     const refused = await git(work, token, 'ls-remote', server.url);
     expect(refused.ok).toBe(false);
@@ -122,6 +135,27 @@ describe("the emulator's git over HTTP", () => {
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toBe('Basic realm="GitHub"');
     await answer.body?.cancel();
+  });
+
+  it('takes a token with an expires_at until that moment on its clock, and refuses it from then on, as REST does', async () => {
+    clock = EXPIRES_AT - 1;
+    const before = await git(work, EXPIRED, 'ls-remote', server.url);
+    expect(before).toMatchObject({ ok: true });
+    expect(before.stdout).toContain('refs/heads/main');
+    expect(emulator.gitRequests.at(-1)).toMatchObject({
+      status: 200,
+      token: EXPIRED,
+      login: 'issueloop-bot',
+    });
+
+    clock = EXPIRES_AT;
+    const after = await git(work, EXPIRED, 'ls-remote', server.url);
+    expect(after.ok).toBe(false);
+    expect(emulator.gitRequests.at(-1)).toMatchObject({ status: 401, token: EXPIRED });
+    const rest = await emulator.fetch(`${emulator.baseUrl}/repos/octo-org/widgets/issues`, {
+      headers: { authorization: `token ${EXPIRED}` },
+    });
+    expect(rest.status).toBe(401);
   });
 
   it('refuses a revoked token on REST as well: 401 Bad credentials where it answered before', async () => {
