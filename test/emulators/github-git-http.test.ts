@@ -11,6 +11,7 @@ import {
   type GitHubEmulator,
 } from '../../src/emulators/github/index.js';
 import type { ListeningEmulator } from '../../src/emulators/github/types.js';
+import { APP_ID, INSTALLATION_ID, installedApp, signJwt } from '../helpers/github-app.js';
 import { type OriginRepo, originRepo } from './origin-repo.js';
 
 const execFileAsync = promisify(execFile);
@@ -183,6 +184,46 @@ describe("the emulator's git over HTTP", () => {
     expect(reader.stderr).toMatch(/403/);
     expect(emulator.gitRequests.map((r) => r.status)).toEqual(expect.arrayContaining([401, 403]));
     expect(await repo.bare('rev-parse', 'main')).toBe(before);
+  });
+
+  it("lets an App's installation token push by its contents permission, though its bot is no collaborator (the bug: every App push refused 403)", async () => {
+    const writer = installedApp(emulator);
+    const reader = installedApp(emulator, {
+      id: 5151,
+      clientId: 'Iv23liReadOnlyApp',
+      slug: 'read-only-app',
+      installations: [{ id: 778, account: 'octo-org' }],
+      permissions: { contents: 'read', metadata: 'read' },
+    });
+    const mint = async (app: typeof writer, iss: number, installation: number) => {
+      const iat = Math.floor(clock / 1000) - 30;
+      const jwt = signJwt(app.privateKeyPem, { iat, exp: iat + 540, iss });
+      const answer = await emulator.fetch(
+        `${emulator.baseUrl}/app/installations/${installation}/access_tokens`,
+        { method: 'POST', headers: { authorization: `Bearer ${jwt}` } },
+      );
+      expect(answer.status).toBe(201);
+      return ((await answer.json()) as { token: string }).token;
+    };
+    const dir = await clone('app');
+    await git(dir, undefined, 'commit', '--quiet', '--allow-empty', '-m', 'by the App');
+    const head = (await git(dir, undefined, 'rev-parse', 'HEAD')).stdout;
+
+    const readOnly = await mint(reader, 5151, 778);
+    const refused = await git(dir, readOnly, 'push', server.url, 'HEAD:refs/heads/app-branch');
+    expect(refused.ok).toBe(false);
+    expect(refused.stderr).toMatch(/403/);
+    expect(emulator.gitRequests.at(-1)).toMatchObject({ status: 403, login: 'read-only-app[bot]' });
+
+    const token = await mint(writer, APP_ID, INSTALLATION_ID);
+    const pushed = await git(dir, token, 'push', '--quiet', server.url, 'HEAD:refs/heads/app-branch');
+    expect(pushed).toMatchObject({ ok: true });
+    expect(await repo.bare('rev-parse', 'app-branch')).toBe(head);
+    expect(emulator.gitRequests.at(-1)).toMatchObject({
+      service: 'git-receive-pack',
+      status: 200,
+      login: 'issueloop-test[bot]',
+    });
   });
 
   it('answers 404 for another repository, as GitHub does', async () => {
