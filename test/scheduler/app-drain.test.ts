@@ -53,9 +53,13 @@ interface Seen {
  * REST (git runs in real time, but no fake time passes while it does), and is given the App's
  * tokens as openRun gives them: resolveOrigin with the client's TokenSource, GitHub's host on loopback.
  */
-async function appDrain() {
+async function appDrain(githubAheadMs = 0) {
   const clock = new FakeClock();
-  const emulator = createGitHubEmulator({ baseUrl: BASE, now: () => clock.now(), origin: repo.fx.origin });
+  const emulator = createGitHubEmulator({
+    baseUrl: BASE,
+    now: () => clock.now() + githubAheadMs,
+    origin: repo.fx.origin,
+  });
   const app = installedApp(emulator, { tokenLifetimeMs: LIFETIME });
   server = await emulator.serveGit();
   repo.fx.git(repo.fx.checkout, 'remote', 'set-url', 'origin', server.url);
@@ -219,5 +223,38 @@ describe('a drain with a GitHub App whose tokens expire mid-run', () => {
       for (const text of [ledgerText, logText, config]) expect(text).not.toContain(line);
     }
     expect(ledgerText).toContain('resolved');
+  });
+
+  it('renews a token GitHub refuses inside our renewal margin (its clock ahead of ours) and charges no issue', async () => {
+    // GitHub's clock 170 s ahead: a 3-minute token is refused from 180 s after its mint on our clock,
+    // while its expires_at (GitHub's time) keeps it fresh for us until 262 s. A request in between
+    // is refused `Bad credentials`: the token is renewed and the request sent again.
+    const { emulator, seen, ctx, claims, ledger } = await appDrain(170_000);
+    const issues = [1, 2, 3].map((n) => emulator.addIssue(memberIssue(`Fix the greeting typo ${n}`)));
+
+    const summary = await runRounds(ctx, { owner: 'host:1' });
+    await ledger.flush();
+
+    expect(summary.reports.map((r) => r.outcome)).toEqual(['resolved', 'resolved', 'resolved']);
+    for (const issue of issues) {
+      expect(await claims.get(issue)).toMatchObject({ last_outcome: 'resolved', failure_count: 0 });
+    }
+    const refused = seen.filter((s) => s.token.startsWith('ghs_') && s.status === 401);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const refusal of refused) {
+      const after = seen.slice(seen.indexOf(refusal) + 1);
+      // A fresh token minted, then the same request again with it, taken.
+      expect(after[0]?.rel).toMatch(/\/access_tokens$/);
+      const again = after.find((s) => s.rel === refusal.rel);
+      expect(again?.token).not.toBe(refusal.token);
+      expect(again?.status).toBeLessThan(400);
+    }
+    const gitRequests = emulator.gitRequests;
+    const pushes = gitRequests.filter((r) => r.service === 'git-receive-pack' && r.method === 'POST');
+    expect(pushes.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(gitRequests.map((r) => r.status)).toEqual(gitRequests.map(() => 200));
+    const ledgerText = JSON.stringify(await readLedger(ledger.file));
+    expect(ledgerText).toContain('resolved');
+    expect(ledgerText).not.toMatch(/Bad credentials|error:auth/);
   });
 });
