@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { ACTIONS_BOT } from '../../src/action/token-route.js';
+import { APP_ID, INSTALLATION_ID, installedApp } from '../helpers/github-app.js';
+import { memberIssue } from '../helpers/world.js';
+import { useActionRuns } from './act.js';
+import { dispatchPayload, labeledPayload } from './action-fixture.js';
+
+/**
+ * The action with a GitHub App (app_id / app_private_key), in-process against the emulators: it
+ * mints its own installation tokens, its bot opens the PR and makes the commits, and nothing the
+ * runner shows holds the key. And a one-hour token passed in from outside for a long drain.
+ */
+
+const { run, act } = useActionRuns();
+/** The emulator's installation tokens (`ghs_` and 36 hex digits), as minted for an App. */
+const MINTED = /ghs_[0-9a-f]{36}/;
+/** The job's own token, which the runner passes as github_token by default beside the App inputs. */
+const ACTIONS_TOKEN = 'ghs_jobTokenOfTheActionsApp0000000001';
+
+function labeledByMaintainer(number: number) {
+  run.github.setPermission('maintainer', 'maintain');
+  return labeledPayload({ number, title: 'Fix the greeting typo', label: 'issueloop', sender: 'maintainer' });
+}
+
+describe('the action with app_id and app_private_key', () => {
+  it('resolves the issue as the App: its bot opens the PR and makes every commit, no CI warning, the key shown nowhere', {
+    timeout: 30_000,
+  }, async () => {
+    const app = installedApp(run.github);
+    run.github.addToken(ACTIONS_TOKEN, { login: ACTIONS_BOT, kind: 'installation' });
+    const number = run.github.addIssue(memberIssue('Fix the greeting typo'));
+    const result = await act({
+      event: 'issues',
+      payload: labeledByMaintainer(number),
+      // The PEM text as a secret holds it, lines and all; github_token stays the runner's default.
+      inputs: { app_id: String(APP_ID), app_private_key: app.privateKeyPem, github_token: ACTIONS_TOKEN },
+    });
+
+    expect(result.core.failed).toEqual([]);
+    expect(result.code).toBe(0);
+    expect(result.core.outputs.outcome).toBe('resolved');
+    const mints = run.github.requests.filter(
+      (r) => r.method === 'POST' && r.path === `/app/installations/${INSTALLATION_ID}/access_tokens`,
+    );
+    expect(mints.map((r) => r.status)).toContain(201);
+    const botLogin = 'issueloop-test[bot]';
+    expect(run.github.pulls()).toHaveLength(1);
+    expect(run.github.pulls()[0]?.user.login).toBe(botLogin);
+    const bot = `${botLogin} <${app.botId}+${botLogin}@users.noreply.github.com>`;
+    const who = run.fx
+      .git(
+        run.fx.root,
+        '--git-dir',
+        run.fx.origin,
+        'log',
+        '--format=%an <%ae>|%cn <%ce>',
+        `main..issueloop/issue-${number}`,
+      )
+      .split('\n');
+    expect(who.length).toBeGreaterThan(0);
+    expect(who).toEqual(who.map(() => `${bot}|${bot}`));
+    // The App was the token used: the Actions token's warning is not given.
+    expect(result.core.warnings.filter((w) => /CI will not run|expires one hour/.test(w))).toEqual([]);
+    const summary = result.core.summaryHtml();
+    expect(summary).toMatch(/<table>/);
+    expect(summary).not.toContain('[!WARNING]');
+    expect(result.everything).not.toMatch(/CI follow-ups: inactive/);
+
+    // The key is masked whole and line by line; neither it, a line of it, nor a minted token shows.
+    const keyLines = app.privateKeyPem
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line.length >= 16 && !line.startsWith('-----'));
+    expect(keyLines.length).toBeGreaterThan(10);
+    // As the runner reads an input: trimmed.
+    expect(result.core.secrets).toContain(app.privateKeyPem.trim());
+    for (const line of keyLines) expect(result.core.secrets).toContain(line);
+    expect(result.everything).toContain(`#${number}`);
+    expect(result.everything).not.toContain('PRIVATE KEY');
+    for (const line of keyLines) expect(result.everything).not.toContain(line);
+    expect(result.everything).not.toMatch(MINTED);
+    expect(JSON.stringify(result.anthropic.requests)).not.toMatch(MINTED);
+  });
+});
+
+describe('a one-hour installation token passed in as github_token', () => {
+  it('gets the warning in drain mode with the default time_budget (5h), at the top of the log and of the summary', {
+    timeout: 30_000,
+  }, async () => {
+    const token = 'ghs_fromCreateGithubAppToken000000001';
+    run.github.addToken(token, { login: 'octo-helper[bot]', kind: 'installation' });
+    const result = await act({
+      event: 'workflow_dispatch',
+      payload: dispatchPayload(),
+      inputs: { github_token: token },
+    });
+    expect(result.code).toBe(0);
+    expect(result.core.outputs.outcome).toBe('empty_backlog');
+    const warned = result.core.warnings.filter((w) => /expires one hour after it was minted/.test(w));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatch(/this job may run 300 minutes/);
+    expect(warned[0]).toMatch(/Pass app_id and app_private_key/);
+    expect(result.core.warnings.filter((w) => /CI will not run/.test(w))).toEqual([]);
+    const summary = result.core.summaryHtml();
+    expect(summary).toContain('<h2>issueloop: drain</h2>');
+    const warning = summary.indexOf('[!WARNING]');
+    expect(warning).toBeGreaterThan(0);
+    expect(summary.slice(warning)).toMatch(/expires one hour after it was minted/);
+    expect(result.everything).not.toContain(token);
+  });
+});
