@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ACTIONS_BOT } from '../../src/action/token-route.js';
+import { reply } from '../../src/emulators/anthropic/index.js';
 import { APP_ID, INSTALLATION_ID, installedApp } from '../helpers/github-app.js';
 import { memberIssue } from '../helpers/world.js';
-import { useActionRuns } from './act.js';
+import { fixTypo, useActionRuns } from './act.js';
 import { dispatchPayload, labeledPayload } from './action-fixture.js';
 
 /**
@@ -16,6 +17,7 @@ const { run, act } = useActionRuns();
 const MINTED = /ghs_[0-9a-f]{36}/;
 /** The job's own token, which the runner passes as github_token by default beside the App inputs. */
 const ACTIONS_TOKEN = 'ghs_jobTokenOfTheActionsApp0000000001';
+const showEnv = reply.toolUse([{ name: 'bash', input: { command: 'env' } }]);
 
 function labeledByMaintainer(number: number) {
   run.github.setPermission('maintainer', 'maintain');
@@ -23,7 +25,7 @@ function labeledByMaintainer(number: number) {
 }
 
 describe('the action with app_id and app_private_key', () => {
-  it('resolves the issue as the App: its bot opens the PR and makes every commit, no CI warning, the key shown nowhere', {
+  it('resolves the issue as the App: its bot opens the PR and makes every commit, no CI warning, the key shown nowhere nor given to the agent', {
     timeout: 30_000,
   }, async () => {
     const app = installedApp(run.github);
@@ -34,6 +36,9 @@ describe('the action with app_id and app_private_key', () => {
       payload: labeledByMaintainer(number),
       // The PEM text as a secret holds it, lines and all; github_token stays the runner's default.
       inputs: { app_id: String(APP_ID), app_private_key: app.privateKeyPem, github_token: ACTIONS_TOKEN },
+      // The agent looks at its environment first: what it sees goes back to the model.
+      script: (request) =>
+        [showEnv, fixTypo][Math.floor((request.messages.length - 1) / 2)] ?? reply.text('Fixed.'),
     });
 
     expect(result.core.failed).toEqual([]);
@@ -79,7 +84,14 @@ describe('the action with app_id and app_private_key', () => {
     expect(result.everything).not.toContain('PRIVATE KEY');
     for (const line of keyLines) expect(result.everything).not.toContain(line);
     expect(result.everything).not.toMatch(MINTED);
-    expect(JSON.stringify(result.anthropic.requests)).not.toMatch(MINTED);
+    // Nor did the agent's environment hold the key, the App's variables or a token.
+    const agentSaw = JSON.stringify(result.anthropic.requests);
+    expect(agentSaw).toContain('PATH=');
+    expect(agentSaw).not.toMatch(MINTED);
+    // The App id is no secret (its variable may stay); the key and every token are.
+    expect(agentSaw).not.toMatch(/ISSUELOOP_APP_PRIVATE_KEY|PRIVATE KEY|GITHUB_TOKEN|GH_TOKEN/);
+    for (const line of keyLines) expect(agentSaw).not.toContain(line);
+    expect(agentSaw).not.toContain(ACTIONS_TOKEN);
   });
 });
 
