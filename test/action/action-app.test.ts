@@ -12,7 +12,8 @@ import { dispatchPayload, labeledPayload } from './action-fixture.js';
  * runner shows holds the key. And a one-hour token passed in from outside for a long drain.
  */
 
-const { run, act } = useActionRuns();
+// Origin is GitHub's git over HTTP, which checks the token of every fetch and push.
+const { run, act } = useActionRuns({ gitOverHttp: true });
 /** The emulator's installation tokens (`ghs_` and 36 hex digits), as minted for an App. */
 const MINTED = /ghs_[0-9a-f]{36}/;
 /** The job's own token, which the runner passes as github_token by default beside the App inputs. */
@@ -31,9 +32,14 @@ describe('the action with app_id and app_private_key', () => {
     const app = installedApp(run.github);
     run.github.addToken(ACTIONS_TOKEN, { login: ACTIONS_BOT, kind: 'installation' });
     const number = run.github.addIssue(memberIssue('Fix the greeting typo'));
+    // actions/checkout leaves the job's token in the checkout's config for GitHub's host.
+    const basic = Buffer.from(`x-access-token:${ACTIONS_TOKEN}`).toString('base64');
+    const checkoutHeader = (server: string) =>
+      run.fx.git(run.fx.checkout, 'config', `http.${server}/.extraheader`, `AUTHORIZATION: basic ${basic}`);
     const result = await act({
       event: 'issues',
       payload: labeledByMaintainer(number),
+      beforeRun: (env) => checkoutHeader(env.GITHUB_SERVER_URL ?? 'missing'),
       // The PEM text as a secret holds it, lines and all; github_token stays the runner's default.
       inputs: { app_id: String(APP_ID), app_private_key: app.privateKeyPem, github_token: ACTIONS_TOKEN },
       // The agent looks at its environment first: what it sees goes back to the model.
@@ -64,6 +70,14 @@ describe('the action with app_id and app_private_key', () => {
       .split('\n');
     expect(who.length).toBeGreaterThan(0);
     expect(who).toEqual(who.map(() => `${bot}|${bot}`));
+    // Every fetch and the push carried the App's token, never the job's from the checkout: a push
+    // with the job's token would start no CI on the PR's later commits.
+    expect(run.fx.git(run.fx.checkout, 'config', '--get-regexp', 'extraheader')).toContain(basic);
+    const gitRequests = run.github.gitRequests;
+    const pushes = gitRequests.filter((r) => r.service === 'git-receive-pack' && r.method === 'POST');
+    expect(pushes.map((r) => [r.status, r.login])).toEqual([[200, botLogin]]);
+    expect(gitRequests.length).toBeGreaterThan(pushes.length);
+    for (const request of gitRequests) expect(request.token).toMatch(MINTED);
     // The App was the token used: the Actions token's warning is not given.
     expect(result.core.warnings.filter((w) => /CI will not run|expires one hour/.test(w))).toEqual([]);
     const summary = result.core.summaryHtml();
