@@ -8,7 +8,7 @@ import {
   type ScriptedReply,
 } from '../../src/emulators/anthropic/index.js';
 import { DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
-import { useRunFixture } from '../cli/run-fixture.js';
+import { type RunFixtureOptions, useRunFixture } from '../cli/run-fixture.js';
 import { inputEnv, type RecordedCore, recordingCore, writeEvent } from './action-fixture.js';
 
 /** The edit that fixes greet.js's typo. */
@@ -31,14 +31,16 @@ export interface ActOptions {
   payload: unknown;
   inputs?: Record<string, string>;
   script?: Script;
+  /** Called with the run's environment once the servers listen, before the action starts. */
+  beforeRun?: (env: Record<string, string>) => void;
 }
 
 /**
  * The action run in-process, as the runner would start it, against the emulators on loopback, in a
  * checkout whose greet.js says "helo". Call at the top of a test file: it registers the hooks.
  */
-export function useActionRuns() {
-  const run = useRunFixture({ 'greet.js': "export const greet = () => 'helo';\n" });
+export function useActionRuns(options: RunFixtureOptions = {}) {
+  const run = useRunFixture({ 'greet.js': "export const greet = () => 'helo';\n" }, options);
   const tempDirs: string[] = [];
   afterEach(async () => {
     await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
@@ -46,6 +48,7 @@ export function useActionRuns() {
 
   async function act(options: ActOptions) {
     const { env, anthropic } = await run.start(options.script ?? fixTheTypo);
+    options.beforeRun?.(env);
     const event = await writeEvent(options.payload);
     tempDirs.push(event.dir);
     const inputs = await inputEnv({
@@ -64,6 +67,7 @@ export function useActionRuns() {
       GITHUB_EVENT_PATH: event.path,
       GITHUB_REPOSITORY: 'octo-org/widgets',
       GITHUB_API_URL: env.GITHUB_API_URL as string,
+      ...(env.GITHUB_SERVER_URL ? { GITHUB_SERVER_URL: env.GITHUB_SERVER_URL } : {}),
       ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL as string,
       GITHUB_RUN_ID: '42',
       ...inputs,

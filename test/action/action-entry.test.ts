@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TOKEN } from '../../src/emulators/github/index.js';
 import { useRunFixture } from '../cli/run-fixture.js';
 import { runNodeScript } from '../helpers/cli.js';
+import { APP_ID, installedApp } from '../helpers/github-app.js';
 import { memberIssue } from '../helpers/world.js';
 import { fixTheTypo } from './act.js';
 import { BUNDLE, inputEnv, labeledPayload, parseOutputFile, writeEvent } from './action-fixture.js';
@@ -145,6 +146,54 @@ describe('the action bundle, run as GitHub Actions runs it', () => {
     expect(result.summary).toContain('CI follow-ups: inactive');
     const shown = result.stdout.split('\n').filter((line) => !line.startsWith('::add-mask::'));
     expect([...shown, result.stderr, result.summary].join('\n')).not.toContain(actionsToken.slice(4));
+  });
+
+  it('with app_id and app_private_key: resolved as the App, its bot the PR and commits, no CI warning, no line of the key after the masks', {
+    timeout: 90_000,
+  }, async () => {
+    const app = installedApp(run.github);
+    // github_token as the runner fills it by default (the job's token): the App wins over it.
+    const actionsToken = 'ghs_jobTokenOfTheActionsApp0000000001';
+    run.github.addToken(actionsToken, { login: 'github-actions[bot]', kind: 'installation' });
+    const number = run.github.addIssue(memberIssue('Greeting typo'));
+    run.github.setPermission('maintainer', 'maintain');
+    const result = await runBundle(
+      'issues',
+      labeledPayload({ number, title: 'Greeting typo', label: 'issueloop', sender: 'maintainer' }),
+      { app_id: String(APP_ID), app_private_key: app.privateKeyPem, github_token: actionsToken },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.outputs.outcome).toBe('resolved');
+    const botLogin = 'issueloop-test[bot]';
+    expect(run.github.pulls()[0]?.user.login).toBe(botLogin);
+    const bot = `${botLogin} <${app.botId}+${botLogin}@users.noreply.github.com>`;
+    const origin = (...args: string[]) => run.fx.git(run.fx.root, '--git-dir', run.fx.origin, ...args);
+    const who = origin('log', '--format=%an <%ae>|%cn <%ce>', `main..issueloop/issue-${number}`).split('\n');
+    expect(who.length).toBeGreaterThan(0);
+    expect(who).toEqual(who.map(() => `${bot}|${bot}`));
+    expect(result.stdout).toContain(`::group::#${number} Greeting typo`);
+    expect(result.stdout).not.toContain('::warning::');
+    expect(result.summary).toMatch(/<table>/);
+    expect(result.summary).not.toContain('[!WARNING]');
+
+    // The runner is told the key whole and line by line before anything else; after that, none of it shows.
+    const keyLines = app.privateKeyPem
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line.length >= 16 && !line.startsWith('-----'));
+    expect(keyLines.length).toBeGreaterThan(10);
+    const lines = result.stdout.split('\n');
+    const masks = lines.findIndex((line) => !line.startsWith('::add-mask::'));
+    const masked = lines.slice(0, masks).map((line) => line.slice('::add-mask::'.length));
+    expect(masked).toEqual(expect.arrayContaining([actionsToken, result.apiKey, ...keyLines]));
+    expect(masked).toContain(app.privateKeyPem.trim().replace(/\n/g, '%0A'));
+    const shown = [...lines.slice(masks), result.stderr, result.summary, result.rawOutputs].join('\n');
+    expect(shown).toContain('resolved');
+    expect(shown).not.toContain('PRIVATE KEY');
+    for (const line of keyLines) expect(shown).not.toContain(line);
+    for (const secret of [actionsToken, result.apiKey]) expect(shown).not.toContain(secret);
+    expect(shown).not.toMatch(/ghs_[0-9a-f]{36}/);
   });
 
   it('an unrelated event does nothing: a notice through the real @actions/core, and a green run', {

@@ -17,11 +17,19 @@ export interface RunFixture {
   ): Promise<{ anthropic: ReturnType<typeof createAnthropicEmulator>; env: Record<string, string> }>;
 }
 
+export interface RunFixtureOptions {
+  /**
+   * Origin served as GitHub's git over HTTP (token-checked, `github.gitRequests`): the checkout's
+   * origin is its URL and the env names its host as GitHub's (GITHUB_SERVER_URL).
+   */
+  gitOverHttp?: boolean;
+}
+
 /**
  * For `issueloop run` end to end: a repository with a bare origin whose main has `files`, a checkout
  * of it, and a GitHub emulator for octo-org/widgets; servers and directories go after each test.
  */
-export function useRunFixture(files: Record<string, string>): RunFixture {
+export function useRunFixture(files: Record<string, string>, options: RunFixtureOptions = {}): RunFixture {
   let fx: GitFixture | undefined;
   let github: GitHubEmulator | undefined;
   const servers: ListeningEmulator[] = [];
@@ -30,7 +38,11 @@ export function useRunFixture(files: Record<string, string>): RunFixture {
     fx.commitFiles(fx.seed, files, 'project files');
     fx.git(fx.seed, 'push', '--quiet', 'origin', 'main');
     fx.git(fx.checkout, 'pull', '--quiet');
-    github = createGitHubEmulator({ owner: 'octo-org', repo: 'widgets' });
+    github = createGitHubEmulator({
+      owner: 'octo-org',
+      repo: 'widgets',
+      ...(options.gitOverHttp ? { origin: fx.origin } : {}),
+    });
   });
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((s) => s.close()));
@@ -51,10 +63,18 @@ export function useRunFixture(files: Record<string, string>): RunFixture {
       const anthropic = createAnthropicEmulator({ script });
       const [gh, ai] = await Promise.all([need(github).listen(), anthropic.listen()]);
       servers.push(gh, ai);
+      let serverUrl: Record<string, string> = {};
+      if (options.gitOverHttp) {
+        const git = await need(github).serveGit();
+        servers.push(git);
+        need(fx).git(need(fx).checkout, 'remote', 'set-url', 'origin', git.url);
+        serverUrl = { GITHUB_SERVER_URL: new URL(git.url).origin };
+      }
       return {
         anthropic,
         env: {
           ...need(fx).env,
+          ...serverUrl,
           GITHUB_TOKEN: DEFAULT_TOKEN,
           GITHUB_API_URL: gh.url,
           ANTHROPIC_API_KEY: anthropic.apiKey,

@@ -11,25 +11,36 @@ import {
   type GitHubEmulator,
 } from '../../src/emulators/github/index.js';
 import type { ListeningEmulator } from '../../src/emulators/github/types.js';
+import { APP_ID, INSTALLATION_ID, installedApp, signJwt } from '../helpers/github-app.js';
 import { type OriginRepo, originRepo } from './origin-repo.js';
 
 const execFileAsync = promisify(execFile);
 
 const READER = 'ghs_readOnlyInstallationToken';
-const EXPIRED = 'ghs_revokedBeforeTheRequest';
+const REVOKED = 'ghs_revokedBeforeTheRequest';
+/** Live for its first minute on the emulator's clock, then past its `expires_at` (an installation token's hour, shortened). */
+const EXPIRED = 'ghs_pastItsExpiresAt0123456789';
+const EXPIRES_AT = Date.parse('2030-01-01T00:01:00Z');
 
 let repo: OriginRepo;
 let emulator: GitHubEmulator;
 let server: ListeningEmulator;
 let work: string;
+/** The emulator's clock: a token's expiry is judged by it, as REST's is. */
+let clock = Date.parse('2030-01-01T00:00:00Z');
 
 beforeAll(async () => {
   repo = await originRepo({ 'README.md': 'hello\n' });
-  emulator = createGitHubEmulator({ origin: repo.origin });
+  emulator = createGitHubEmulator({ origin: repo.origin, now: () => clock });
   emulator.addToken(READER, { login: 'reader-bot[bot]', kind: 'installation' });
   emulator.setPermission('reader-bot[bot]', 'read');
-  emulator.addToken(EXPIRED, { login: 'issueloop-bot', kind: 'installation' });
-  emulator.revokeToken(EXPIRED);
+  emulator.addToken(REVOKED, { login: 'issueloop-bot', kind: 'installation' });
+  emulator.revokeToken(REVOKED);
+  emulator.addToken(EXPIRED, {
+    login: 'issueloop-bot',
+    kind: 'installation',
+    expiresAt: new Date(EXPIRES_AT).toISOString(),
+  });
   server = await emulator.serveGit();
   work = await mkdtemp(join(tmpdir(), 'git-http-'));
 });
@@ -42,6 +53,8 @@ afterAll(async () => {
 
 beforeEach(() => {
   emulator.gitRequests.length = 0;
+  // Past EXPIRED's expires_at: each test starts on the far side of it.
+  clock = EXPIRES_AT + 1;
 });
 
 /** Git with nothing from the machine's config, never prompting; the token (if any) as GitHub takes it. */
@@ -107,7 +120,8 @@ describe("the emulator's git over HTTP", () => {
   it.each([
     ['no token', undefined],
     ['an unknown token', 'ghp_neverIssuedByThisGitHub'],
-    ['a revoked (expired) token', EXPIRED],
+    ['a revoked token', REVOKED],
+    ['a token past its expires_at', EXPIRED],
   ])("refuses %s with 401 and GitHub's Basic challenge", async (_name, token) => {
     const refused = await git(work, token, 'ls-remote', server.url);
     expect(refused.ok).toBe(false);
@@ -122,6 +136,27 @@ describe("the emulator's git over HTTP", () => {
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toBe('Basic realm="GitHub"');
     await answer.body?.cancel();
+  });
+
+  it('takes a token with an expires_at until that moment on its clock, and refuses it from then on, as REST does', async () => {
+    clock = EXPIRES_AT - 1;
+    const before = await git(work, EXPIRED, 'ls-remote', server.url);
+    expect(before).toMatchObject({ ok: true });
+    expect(before.stdout).toContain('refs/heads/main');
+    expect(emulator.gitRequests.at(-1)).toMatchObject({
+      status: 200,
+      token: EXPIRED,
+      login: 'issueloop-bot',
+    });
+
+    clock = EXPIRES_AT;
+    const after = await git(work, EXPIRED, 'ls-remote', server.url);
+    expect(after.ok).toBe(false);
+    expect(emulator.gitRequests.at(-1)).toMatchObject({ status: 401, token: EXPIRED });
+    const rest = await emulator.fetch(`${emulator.baseUrl}/repos/octo-org/widgets/issues`, {
+      headers: { authorization: `token ${EXPIRED}` },
+    });
+    expect(rest.status).toBe(401);
   });
 
   it('refuses a revoked token on REST as well: 401 Bad credentials where it answered before', async () => {
@@ -149,6 +184,46 @@ describe("the emulator's git over HTTP", () => {
     expect(reader.stderr).toMatch(/403/);
     expect(emulator.gitRequests.map((r) => r.status)).toEqual(expect.arrayContaining([401, 403]));
     expect(await repo.bare('rev-parse', 'main')).toBe(before);
+  });
+
+  it("lets an App's installation token push by its contents permission, though its bot is no collaborator (the bug: every App push refused 403)", async () => {
+    const writer = installedApp(emulator);
+    const reader = installedApp(emulator, {
+      id: 5151,
+      clientId: 'Iv23liReadOnlyApp',
+      slug: 'read-only-app',
+      installations: [{ id: 778, account: 'octo-org' }],
+      permissions: { contents: 'read', metadata: 'read' },
+    });
+    const mint = async (app: typeof writer, iss: number, installation: number) => {
+      const iat = Math.floor(clock / 1000) - 30;
+      const jwt = signJwt(app.privateKeyPem, { iat, exp: iat + 540, iss });
+      const answer = await emulator.fetch(
+        `${emulator.baseUrl}/app/installations/${installation}/access_tokens`,
+        { method: 'POST', headers: { authorization: `Bearer ${jwt}` } },
+      );
+      expect(answer.status).toBe(201);
+      return ((await answer.json()) as { token: string }).token;
+    };
+    const dir = await clone('app');
+    await git(dir, undefined, 'commit', '--quiet', '--allow-empty', '-m', 'by the App');
+    const head = (await git(dir, undefined, 'rev-parse', 'HEAD')).stdout;
+
+    const readOnly = await mint(reader, 5151, 778);
+    const refused = await git(dir, readOnly, 'push', server.url, 'HEAD:refs/heads/app-branch');
+    expect(refused.ok).toBe(false);
+    expect(refused.stderr).toMatch(/403/);
+    expect(emulator.gitRequests.at(-1)).toMatchObject({ status: 403, login: 'read-only-app[bot]' });
+
+    const token = await mint(writer, APP_ID, INSTALLATION_ID);
+    const pushed = await git(dir, token, 'push', '--quiet', server.url, 'HEAD:refs/heads/app-branch');
+    expect(pushed).toMatchObject({ ok: true });
+    expect(await repo.bare('rev-parse', 'app-branch')).toBe(head);
+    expect(emulator.gitRequests.at(-1)).toMatchObject({
+      service: 'git-receive-pack',
+      status: 200,
+      login: 'issueloop-test[bot]',
+    });
   });
 
   it('answers 404 for another repository, as GitHub does', async () => {

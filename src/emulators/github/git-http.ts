@@ -27,6 +27,15 @@ export function basicToken(header: string | undefined): string | undefined {
   return token === '' ? undefined : token;
 }
 
+/**
+ * Whether the token's holder may push: an App's installation token by its `contents` permission (its
+ * bot is no collaborator), any other token by its user's role in the repository.
+ */
+function maySend(store: Store, record: TokenRecord): boolean {
+  if (record.permissions !== undefined) return record.permissions.contents === 'write';
+  return WRITERS.has(store.roleOf(record.login));
+}
+
 interface Route {
   /** After the repository: `/info/refs`, `/git-upload-pack`, `/git-receive-pack`. */
   rest: string;
@@ -176,7 +185,7 @@ async function serve(
     refuse(response, 401, 'Invalid username or token.', { 'www-authenticate': 'Basic realm="GitHub"' });
     return { status: 401 };
   }
-  if (route.service === 'git-receive-pack' && !WRITERS.has(store.roleOf(record.login))) {
+  if (route.service === 'git-receive-pack' && !maySend(store, record)) {
     const repo = `${store.owner.login}/${store.repo.name}`;
     refuse(response, 403, `Permission to ${repo}.git denied to ${record.login}.`);
     return { status: 403, record };
