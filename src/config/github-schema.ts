@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { duration } from './duration-schema.js';
 
 /**
  * `github.app`: a GitHub App whose installation tokens issueloop mints and renews itself. Its id
@@ -36,4 +37,10 @@ const AppSchema = z.strictObject({
 
 export const GitHubSchema = z.strictObject({
   app: AppSchema.optional(),
+  /**
+   * The pause between two writes to GitHub (its REST and GraphQL mutations): GitHub asks for at least
+   * a second, and a busier pace meets its secondary rate limits. Lower it only for a GitHub Enterprise
+   * Server whose administrator allows it, or an emulator.
+   */
+  write_spacing: duration({ min: 0, max: 60_000 }).prefault('1s'),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { globProblem } from '../core/path-glob.js';
-import { DURATION_HELP, formatDuration, MAX_DURATION_TEXT, MAX_TIMER_MS, parseDuration } from './duration.js';
+import { duration } from './duration-schema.js';
 import { GitHubSchema } from './github-schema.js';
 import { DEFAULT_PROTECTED_PATHS, DEFAULTS_ENTRY } from './protected-paths.js';
 import { SandboxSchema } from './sandbox-schema.js';
@@ -12,33 +12,6 @@ export { SETUP_PRESETS } from './sandbox-schema.js';
  * silently ignored key); durations are unit strings turned into milliseconds; nested sections use
  * `prefault` so their own defaults apply when the section is absent.
  */
-
-function duration(bounds: { min: number; max?: number }) {
-  return z.string({ error: `expected ${DURATION_HELP}` }).transform((text, ctx) => {
-    const ms = parseDuration(text);
-    if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `expected ${DURATION_HELP}, got ${JSON.stringify(text)}` });
-      return z.NEVER;
-    }
-    // Fields with their own, smaller, maximum say that range instead.
-    if (bounds.max === undefined && ms > MAX_TIMER_MS) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `expected a duration of at most ${MAX_DURATION_TEXT} (a timer cannot wait longer than 2^31-1 ms, about 24.8 days), got ${JSON.stringify(text)}`,
-      });
-      return z.NEVER;
-    }
-    if (ms < bounds.min || (bounds.max !== undefined && ms > bounds.max)) {
-      const range =
-        bounds.max === undefined
-          ? `at least ${formatDuration(bounds.min)}`
-          : `between ${formatDuration(bounds.min)} and ${formatDuration(bounds.max)}`;
-      ctx.addIssue({ code: 'custom', message: `expected a duration ${range}, got ${JSON.stringify(text)}` });
-      return z.NEVER;
-    }
-    return ms;
-  });
-}
 
 const REPO_SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -74,7 +74,7 @@ export function buildGitHubClient(input: GithubDepsInput): GitHubClient {
     log: input.log,
     clock,
     redact: input.redact,
-    ...(input.writeSpacingMs !== undefined ? { writeSpacingMs: input.writeSpacingMs } : {}),
+    writeSpacingMs: input.writeSpacingMs ?? input.config.github.write_spacing,
   });
 }
 

@@ -65,6 +65,7 @@ async function runBundle(
     GITHUB_OUTPUT: outputFile,
     RUNNER_TEMP: dir,
     ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL as string,
+    ISSUELOOP_GITHUB__WRITE_SPACING: env.ISSUELOOP_GITHUB__WRITE_SPACING as string,
     ...(await inputEnv({
       github_token: DEFAULT_TOKEN,
       anthropic_api_key: apiKey,

@@ -79,6 +79,8 @@ export function useRunFixture(files: Record<string, string>, options: RunFixture
           GITHUB_API_URL: gh.url,
           ANTHROPIC_API_KEY: anthropic.apiKey,
           ANTHROPIC_BASE_URL: ai.url,
+          // The emulator answers at once and has no secondary rate limit: no pause between writes.
+          ISSUELOOP_GITHUB__WRITE_SPACING: '0s',
         },
       };
     },

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APP_KEY_ENV, GitHubSchema } from '../../src/config/github-schema.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { ConfigSchema } from '../../src/config/schema.js';
 import { ConfigError } from '../../src/core/errors.js';
 
 let dir = '';
@@ -44,5 +45,20 @@ describe('github.app in the configuration', () => {
       /github\.app\.private_key: the App's private key is a credential, not a setting: .* ISSUELOOP_APP_PRIVATE_KEY/,
     );
     expect((error as Error).message).not.toContain('BEGIN PRIVATE KEY');
+  });
+});
+
+describe('github.write_spacing', () => {
+  it('is a second by default, 0s turns the pacing off, and more than a minute is refused naming the field', () => {
+    expect(ConfigSchema.parse({}).github.write_spacing).toBe(1000);
+    expect(ConfigSchema.parse({ github: { write_spacing: '0s' } }).github.write_spacing).toBe(0);
+    const refused = ConfigSchema.safeParse({ github: { write_spacing: '2m' } });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ['github', 'write_spacing'],
+        message: expect.stringMatching(/between 0s and 1m/),
+      }),
+    ]);
   });
 });
