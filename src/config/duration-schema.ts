@@ -23,7 +23,7 @@ export function duration(bounds: { min: number; max?: number }) {
     if (ms < bounds.min || (bounds.max !== undefined && ms > bounds.max)) {
       const range =
         bounds.max === undefined
-          ? `at least ${formatDuration(bounds.min)}`
+          ? `of at least ${formatDuration(bounds.min)}`
           : `between ${formatDuration(bounds.min)} and ${formatDuration(bounds.max)}`;
       ctx.addIssue({ code: 'custom', message: `expected a duration ${range}, got ${JSON.stringify(text)}` });
       return z.NEVER;
