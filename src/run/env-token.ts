@@ -62,3 +62,13 @@ export function checkedToken(origin: TokenPlace, token: string): string {
   const where = origin === 'gh auth token' ? 'the token `gh auth token` printed' : origin;
   throw new UsageError(`${where} ${problem}: a GitHub token is one line without spaces; ${textFix(origin)}`);
 }
+
+/**
+ * What is wrong with a credential variable's text (the Anthropic key's, say), as one message that
+ * names the variable and the fix; undefined when it is one line without spaces.
+ */
+export function variableTextProblem(name: string, value: string): string | undefined {
+  const problem = tokenTextProblem(value);
+  if (problem === undefined) return undefined;
+  return `${name} ${problem}: a key is one line without spaces; remove it where the variable is set, e.g. export ${name}="$(printf %s "$${name}" | tr -d '[:space:][:cntrl:]')"`;
+}

@@ -20,6 +20,7 @@ import type { WorkItem } from '../scheduler/work-source.js';
 import { runGit } from '../session/git/index.js';
 import { type Ledger, newRunId, openLedger } from '../session/ledger.js';
 import { createIssueSource } from '../sources/issues/issue-source.js';
+import { variableTextProblem } from './env-token.js';
 import { buildGitHubClient, stateDirOf } from './github-deps.js';
 import { assertModelAccess } from './model-preflight.js';
 import { openSandbox } from './open-sandbox.js';
@@ -114,6 +115,8 @@ export async function openRunBase(input: OpenRunInput): Promise<RunBase> {
 export function requireAnthropicKey(env: Env): string {
   const apiKey = env.ANTHROPIC_API_KEY;
   if (!apiKey) throw new UsageError('no Anthropic API key: export ANTHROPIC_API_KEY');
+  const problem = variableTextProblem('ANTHROPIC_API_KEY', apiKey);
+  if (problem) throw new UsageError(problem);
   return apiKey;
 }
 

@@ -5,6 +5,7 @@ import { UsageError } from '../core/errors.js';
 import type { Redactor } from '../core/redact.js';
 import { remoteUrl } from '../session/git/remote.js';
 import { appConfigured } from './app-token.js';
+import { variableTextProblem } from './env-token.js';
 import { githubHosts, githubToken, NO_GITHUB_TOKEN } from './github-deps.js';
 import type { Env } from './secrets.js';
 
@@ -32,6 +33,11 @@ export function missingPrerequisites(env: Env, config: Config, needs: RunNeeds):
     );
   }
   if (needs.model && !env.ANTHROPIC_API_KEY) missing.push('no Anthropic API key: export ANTHROPIC_API_KEY');
+  const keyProblem =
+    needs.model && env.ANTHROPIC_API_KEY
+      ? variableTextProblem('ANTHROPIC_API_KEY', env.ANTHROPIC_API_KEY)
+      : undefined;
+  if (keyProblem) missing.push(keyProblem);
   return missing;
 }
 

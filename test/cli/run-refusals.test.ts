@@ -55,6 +55,15 @@ describe('prerequisites a run can never work without', () => {
       says: [/GITHUB_GRAPHQL_URL is not an http\(s\) URL/],
     },
     {
+      name: 'newcomer: an ANTHROPIC_API_KEY holding a newline is named with the fix, not sent to be refused',
+      args: ['run', '--repo', 'acme/widgets'],
+      env: { ...KEYS, ANTHROPIC_API_KEY: `${KEYS.ANTHROPIC_API_KEY}\n` },
+      says: [
+        /ANTHROPIC_API_KEY contains a newline \(at its end\): a key is one line without spaces/,
+        /tr -d/,
+      ],
+    },
+    {
       name: 'regression: the token, the repository and the key missing are named at once (three round trips)',
       args: ['run'],
       env: {},
