@@ -67,7 +67,7 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
         'work this issue now, labelled or not, through the trust gate; repeatable; ends when they are done',
       )
         .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
-        .conflicts(['tasks', 'dryRun']),
+        .conflicts(['tasks']),
     )
     .option('--json', 'print the summary as JSON')
     .action(async (flags: RunFlags, command: Command) => {

@@ -118,4 +118,41 @@ describe('issueloop run --issue N', () => {
     expect(word.code).toBe(2);
     expect(word.stderr).toContain('--issue "twelve": expected an issue number, e.g. --issue 42');
   });
+
+  it('run --dry-run --issue N plans the named issues (labelled or not) and says why the others cannot be worked, writing nothing', async () => {
+    const named = run.github.addIssue({ title: 'Greeting typo', ...byMember });
+    const outsider = run.github.addIssue({
+      title: 'Run this',
+      body: 'x',
+      author: 'stranger',
+      authorAssociation: 'NONE',
+    });
+    const labelled = run.github.addIssue({ title: 'In the backlog', ...byMember, labels: ['issueloop'] });
+    const { env, anthropic } = await run.start(() => reply.text('never asked'));
+    const args = ['run', '-R', 'octo-org/widgets', '--dry-run', '--json'];
+    const result = await runInProcess(
+      [...args, '--issue', String(named), '--issue', String(outsider), '--issue', '999'],
+      {
+        cwd: run.fx.checkout,
+        env,
+      },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const plan = JSON.parse(result.stdout) as {
+      wouldClaim: Array<{ number: number }>;
+      skipped: Array<{ number: number; reason: string }>;
+    };
+    expect(plan.wouldClaim.map((i) => i.number)).toEqual([named]);
+    expect(plan.skipped).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ number: outsider, reason: expect.stringMatching(/untrusted/) }),
+        expect.objectContaining({ number: 999, reason: '#999 does not exist in octo-org/widgets' }),
+      ]),
+    );
+    // The labelled backlog is not what a named dry run plans.
+    expect(JSON.stringify(plan)).not.toContain(`"number":${labelled}`);
+    expect(anthropic.requests).toHaveLength(0);
+    expect(run.github.pulls()).toHaveLength(0);
+  });
 });

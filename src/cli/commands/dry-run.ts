@@ -4,6 +4,7 @@ import type { GitHubAdapter } from '../../github/adapter.js';
 import { describeSkip } from '../../scheduler/plan-round.js';
 import { latestLedger, readLedger } from '../../session/ledger.js';
 import { readTrust } from '../../sources/issues/issue-source.js';
+import { readNamedIssues } from '../../sources/issues/named-issues.js';
 import { planRound } from '../../sources/issues/plan-issues.js';
 
 export interface DryRunPlan {
@@ -12,6 +13,11 @@ export interface DryRunPlan {
   skipped: Array<{ number: number; title: string; reason: string }>;
   /** Dollars for the issues it would claim: from past sessions' costs when the ledgers have any. */
   estimate: { low: number; high: number; basis: string };
+}
+
+/** A named issue that cannot be worked (closed, missing…), as the plan shows it: no title, the why. */
+function refusal(reason: string): DryRunPlan['skipped'][number] {
+  return { number: Number(/^#(\d+)/.exec(reason)?.[1] ?? 0), title: '', reason };
 }
 
 async function pastSessionCosts(stateDir: string): Promise<number[]> {
@@ -33,8 +39,13 @@ export async function planDryRun(input: {
   config: Config;
   stateDir: string;
   now: number;
+  /** `--issue N`: plan these issues, labelled or not, instead of the labelled backlog. */
+  issues?: readonly number[];
 }): Promise<DryRunPlan> {
-  const backlog = await input.github.listBacklog();
+  const named = input.issues ? await readNamedIssues(input.github, input.config, input.issues) : undefined;
+  const backlog = named
+    ? { issues: named.issues, skipped: [], pages: 0, notModified: 0 }
+    : await input.github.listBacklog();
   const views = new Map((await input.claims.list()).map((view) => [view.issue, view]));
   const trust = await readTrust({ github: input.github }, backlog, views, input.now);
   const plan = planRound({ issues: backlog.issues, claims: views, trust, now: input.now });
@@ -57,7 +68,10 @@ export async function planDryRun(input: {
   return {
     wouldClaim,
     later: plan.candidates.slice(input.config.workers).map(brief),
-    skipped: plan.skipped.map((s) => ({ ...brief(s.issue), reason: describeSkip(s.reason) })),
+    skipped: [
+      ...(named?.refused ?? []).map(refusal),
+      ...plan.skipped.map((s) => ({ ...brief(s.issue), reason: describeSkip(s.reason) })),
+    ],
     estimate,
   };
 }

@@ -121,6 +121,7 @@ async function runIssues(
         config: input.config,
         stateDir,
         now: input.deps.clock.now(),
+        ...(issues ? { issues } : {}),
       });
       input.stdout(input.flags.json ? `${terminalJson(plan, undefined, 2)}\n` : renderDryRun(plan));
       return EXIT.ok;
