@@ -4,7 +4,7 @@ import { systemClock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import { createRedactor } from '../core/redact.js';
 import { forTerminal, terminalJson } from '../core/terminal-text.js';
-import { EXIT, type ExitCode, exitCodeFor } from '../run/exit-codes.js';
+import { EXIT, type ExitCode } from '../run/exit-codes.js';
 import { secretsFromEnv } from '../run/secrets.js';
 import { readVersion } from '../run/version.js';
 import { type CliIo, type CommandIo, configured, openStore } from './command-io.js';
@@ -248,7 +248,11 @@ export async function runCli(rawIo: CliIo): Promise<ExitCode> {
     return exitCode;
   } catch (err) {
     const code =
-      err instanceof CommanderError ? (err.exitCode === 0 ? EXIT.ok : EXIT.usage) : exitCodeFor(err);
+      err instanceof CommanderError
+        ? err.exitCode === 0
+          ? EXIT.ok
+          : EXIT.usage
+        : (await import('../run/exit-code-for.js')).exitCodeFor(err);
     const message = err instanceof Error ? err.message : String(err);
     if (!(err instanceof CommanderError)) io.stderr(`issueloop: ${message}\n`);
     // A script that asked for JSON gets JSON on a failure too, not an empty stdout.

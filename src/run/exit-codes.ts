@@ -1,7 +1,7 @@
-import { classifyError } from '../core/classify/classify-error.js';
-import { ConfigError, CorruptStateError, StateAccessError, UsageError } from '../core/errors.js';
-
-/** The exit codes users' scripts and the GitHub Action rely on (design.md). */
+/**
+ * The exit codes users' scripts and the GitHub Action rely on (design.md). Which one an error ends a
+ * command with is `exitCodeFor` (exit-code-for.ts): apart, so `issueloop --help` loads no classifier.
+ */
 export const EXIT = {
   ok: 0,
   failure: 1,
@@ -10,16 +10,3 @@ export const EXIT = {
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
-
-export function exitCodeFor(err: unknown): ExitCode {
-  if (
-    err instanceof ConfigError ||
-    err instanceof UsageError ||
-    err instanceof CorruptStateError ||
-    err instanceof StateAccessError
-  ) {
-    return EXIT.usage;
-  }
-  if (classifyError(err).errorClass === 'aborted') return EXIT.interrupted;
-  return EXIT.failure;
-}

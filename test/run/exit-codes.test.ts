@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, CorruptStateError, StateAccessError, UsageError } from '../../src/core/errors.js';
-import { EXIT, exitCodeFor } from '../../src/run/exit-codes.js';
+import { exitCodeFor } from '../../src/run/exit-code-for.js';
+import { EXIT } from '../../src/run/exit-codes.js';
 
 describe('exitCodeFor', () => {
   it('maps configuration and usage errors to 2', () => {
