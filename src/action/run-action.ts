@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { UsageError } from '../core/errors.js';
-import { createRedactor, type Redactor } from '../core/redact.js';
+import { createRedactor, learnSecret, type Redactor } from '../core/redact.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../run/exit-codes.js';
 import { executeRun, type FinishedRun, type OpenRunInput, openRun, openRunBase } from '../run/open-run.js';
 import { createProcessDeps } from '../run/process-deps.js';
@@ -152,10 +152,21 @@ async function readSetup(io: ActionIo, onRedactor: (redact: Redactor) => void): 
     ...(inputs.configPath ? { configPath: inputs.configPath } : {}),
   });
   // The runner's own GH_TOKEN, which the github_token input replaced, stays a secret too.
-  const redact = createRedactor([
+  const widened = createRedactor([
     ...secretsFromEnv(env, config.redact_env),
     ...secretsFromEnv(io.env, config.redact_env),
   ]);
+  // A token minted mid-run (a GitHub App's) is masked on the runner too: the logger's own redactor,
+  // which writes the job log, never learns it.
+  const redact: Redactor = Object.assign(
+    (text: string, options?: Parameters<Redactor>[1]) => widened(text, options),
+    {
+      learn: (secret: string) => {
+        learnSecret(widened, secret);
+        io.core.setSecret(secret);
+      },
+    },
+  );
   onRedactor(redact);
   const decision = decide(await readEvent(env), inputs.mode, config.label);
   const titles = new Map<number, string>();
