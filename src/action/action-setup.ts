@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { Config } from '../config/schema.js';
 import { UsageError } from '../core/errors.js';
+import { createRedactor, learnSecret, type Redactor } from '../core/redact.js';
 import { canWrite } from '../github/trust.js';
 import type { RunBase } from '../run/open-run.js';
-import type { Env } from '../run/secrets.js';
+import { type Env, secretsFromEnv } from '../run/secrets.js';
 import type { RunOptions } from '../scheduler/run-rounds.js';
+import type { ActionIo } from './action-io.js';
 import type { ActionEvent, Actor } from './event.js';
 import { type ActionInputs, botName } from './inputs.js';
 
@@ -64,4 +66,23 @@ export function budgetOptions(
   start: number,
 ): Pick<RunOptions, 'claimUntil'> {
   return { claimUntil: start + Math.max(budgetMs - config.session.max_duration, 0) };
+}
+
+/**
+ * The run's redactor: every secret of the run's environment and of the runner's own (its GH_TOKEN,
+ * which the github_token input replaced). A token minted mid-run (a GitHub App's) is masked on the
+ * runner too as it is learnt: the logger's own redactor, which writes the job log, never learns it.
+ */
+export function runnerRedactor(
+  io: Pick<ActionIo, 'env' | 'core'>,
+  env: Env,
+  redactEnv: readonly string[],
+): Redactor {
+  const widened = createRedactor([...secretsFromEnv(env, redactEnv), ...secretsFromEnv(io.env, redactEnv)]);
+  return Object.assign((text: string, options?: Parameters<Redactor>[1]) => widened(text, options), {
+    learn: (secret: string) => {
+      learnSecret(widened, secret);
+      io.core.setSecret(secret);
+    },
+  });
 }

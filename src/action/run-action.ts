@@ -8,10 +8,10 @@ import { EXIT, type ExitCode } from '../run/exit-codes.js';
 import { executeRun, type FinishedRun, type OpenRunInput, openRun, openRunBase } from '../run/open-run.js';
 import { createProcessDeps } from '../run/process-deps.js';
 import { createProgressDisplay, type ProgressDisplay } from '../run/progress-display.js';
-import { type Env, secretsFromEnv } from '../run/secrets.js';
+import type { Env } from '../run/secrets.js';
 import { finish } from './action-finish.js';
 import type { ActionIo } from './action-io.js';
-import { actionEnv, budgetOptions, gate, readEvent } from './action-setup.js';
+import { actionEnv, budgetOptions, gate, readEvent, runnerRedactor } from './action-setup.js';
 import { type Decision, decide } from './event.js';
 import { type ActionInputs, readInputs, readTokens } from './inputs.js';
 import { createLogging, type Logging } from './log-lines.js';
@@ -152,11 +152,7 @@ async function readSetup(io: ActionIo, onRedactor: (redact: Redactor) => void): 
     flags: inputs.flags,
     ...(inputs.configPath ? { configPath: inputs.configPath } : {}),
   });
-  // The runner's own GH_TOKEN, which the github_token input replaced, stays a secret too.
-  const redact = createRedactor([
-    ...secretsFromEnv(env, config.redact_env),
-    ...secretsFromEnv(io.env, config.redact_env),
-  ]);
+  const redact = runnerRedactor(io, env, config.redact_env);
   onRedactor(redact);
   const decision = decide(await readEvent(env), inputs.mode, config.label);
   const titles = new Map<number, string>();

@@ -1,7 +1,10 @@
 import { scrubEnv } from '../agent/tools/scrub-env.js';
 import type { Redactor } from '../core/redact.js';
+import { GitHubAppError } from '../github/app-error.js';
 import { fixedToken, type TokenSource } from '../github/token-source.js';
+import { GitError } from '../session/git/git-error.js';
 import { type RemoteTarget, remoteUrl } from '../session/git/remote.js';
+import type { RemoteCredential } from '../session/git/remote-auth.js';
 import { githubHosts, githubToken } from './github-deps.js';
 import type { Env } from './secrets.js';
 
@@ -30,5 +33,32 @@ export async function resolveOrigin(
   const credential = source ?? (token === undefined ? undefined : fixedToken(token));
   const github = host !== undefined && githubHosts(env).has(host) && /^https?:/.test(url);
   const ssh: Record<string, string> = env.SSH_AUTH_SOCK ? { SSH_AUTH_SOCK: env.SSH_AUTH_SOCK } : {};
-  return { name: 'origin', url, env: ssh, ...(github && credential ? { credential } : {}) };
+  return {
+    name: 'origin',
+    url,
+    env: ssh,
+    ...(github && credential ? { credential: forGit(credential) } : {}),
+  };
+}
+
+/**
+ * `source` as git's credential. An App that can no longer act for the repository (uninstalled or
+ * suspended mid-run: the mint at a fetch or push is refused) fails that git command as an `auth`
+ * GitError carrying the App's fix, so the session reports the run's failure and no issue is charged;
+ * left as it is, the session would classify the App's 404 or 403 as the issue's own failure.
+ */
+function forGit(source: TokenSource): RemoteCredential {
+  const asGit = (err: unknown): never => {
+    if (!(err instanceof GitHubAppError)) throw err;
+    throw new GitError(
+      err.message,
+      { args: [], exitCode: undefined, stderrTail: '', errorClass: 'auth' },
+      { cause: err },
+    );
+  };
+  return {
+    kind: source.kind,
+    token: () => source.token().catch(asGit),
+    renew: (rejected) => source.renew(rejected).catch(asGit),
+  };
 }

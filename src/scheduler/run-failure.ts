@@ -57,6 +57,9 @@ function fixFor(errorClass: RunClass, report: SessionReport): string {
     case 'billing':
       return 'add credits to the Anthropic account (Plans & Billing), or use another ANTHROPIC_API_KEY';
     case 'permission':
+      // A GitHub App's refusal names the permission it lacks in the message.
+      if (/GitHub App/.test(report.reason))
+        return "give the GitHub App the permissions the message names (Contents, Issues, Pull requests: read & write; Workflows for .github/workflows), then accept them in the installation's settings";
       if (github)
         return 'give the token (GH_TOKEN, GITHUB_TOKEN, or that of `gh auth login`) contents, issues and pull-requests write access to the repository';
       return `use a model credential whose workspace may use ${report.model} (ANTHROPIC_API_KEY), or set model.primary to a model it may use`;

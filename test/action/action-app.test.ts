@@ -98,6 +98,11 @@ describe('the action with app_id and app_private_key', () => {
     expect(result.everything).not.toContain('PRIVATE KEY');
     for (const line of keyLines) expect(result.everything).not.toContain(line);
     expect(result.everything).not.toMatch(MINTED);
+    // Each token the action minted is masked on the runner as it is minted, as the key is: the
+    // runner's log is the one place issueloop's own redaction does not cover every line of.
+    const used = new Set(gitRequests.map((r) => r.token));
+    expect(used.size).toBeGreaterThan(0);
+    for (const token of used) expect(result.core.secrets).toContain(token);
     // Nor did the agent's environment hold the key, the App's variables or a token.
     const agentSaw = JSON.stringify(result.anthropic.requests);
     expect(agentSaw).toContain('PATH=');

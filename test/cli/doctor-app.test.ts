@@ -206,3 +206,27 @@ describe('doctor with a GitHub App', () => {
     });
   });
 });
+
+describe('doctor with a GitHub App and no repository', () => {
+  it('regression: says there is no repository to look the installation up for, not that the App is not installed on -/-', async () => {
+    const setup = world();
+    const loaded = await loadConfig({ cwd: dir, env: setup.env });
+    expect(loaded.config.repo).toBeUndefined();
+    const checks = await githubChecks({
+      env: setup.env,
+      cwd: dir,
+      version: '0',
+      loaded,
+      fetch: setup.emulator.fetch,
+    });
+    expect(checks).toEqual([
+      {
+        name: 'github app',
+        status: 'fail',
+        detail: `no repository to look the GitHub App ${APP_ID}'s installation up for`,
+        fix: 'pass --repo owner/name (or -R), set `repo:` in issueloop.config.yaml or GH_REPO, or set ISSUELOOP_APP_INSTALLATION_ID',
+      },
+    ]);
+    expect(setup.emulator.requests.filter((r) => r.path.endsWith('/installation'))).toEqual([]);
+  });
+});

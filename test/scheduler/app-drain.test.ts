@@ -177,7 +177,7 @@ describe('a drain with a GitHub App whose tokens expire mid-run', () => {
 
     // Git went to GitHub's git over HTTP with the App's token of the moment: every push landed, one
     // token per push here (each push is minutes of the fake clock after the last), none refused.
-    expect(remote.credential).toBe(tokenSource);
+    expect(remote.credential?.kind).toBe(tokenSource.kind);
     expect(remote.url).toBe(server?.url);
     const gitRequests = emulator.gitRequests;
     const pushes = gitRequests.filter((r) => r.service === 'git-receive-pack' && r.method === 'POST');

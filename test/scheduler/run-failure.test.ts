@@ -64,4 +64,17 @@ describe("the run's judge of failures that are not the issue's", () => {
     expect(cause?.fix).toContain('unsuspend it');
     expect(cause?.fix).not.toContain('GITHUB_TOKEN');
   });
+
+  it("regression: a GitHub App's push refused for a permission names the App's permissions, not GH_TOKEN", () => {
+    const monitor = createRunFailureMonitor(createSeededRandom(1));
+    const refused = ended(
+      'error:permission',
+      "git push failed: The requested URL returned error: 403. GitHub refused the push to this token, and again a renewed one: give the GitHub App Contents read & write on the repository (and Workflows if the change touches .github/workflows), then accept the new permissions in the installation's settings",
+    );
+    monitor.judge(refused);
+    const cause = monitor.judge(refused);
+    expect(cause?.errorClass).toBe('permission');
+    expect(cause?.fix).toContain('give the GitHub App the permissions');
+    expect(cause?.fix).not.toMatch(/GH_TOKEN|GITHUB_TOKEN|gh auth login/);
+  });
 });

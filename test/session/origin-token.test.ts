@@ -1,11 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSeededRandom } from '../../src/core/random.js';
 import { reply } from '../../src/emulators/anthropic/index.js';
 import { createGitHubEmulator, type GitHubEmulator } from '../../src/emulators/github/index.js';
 import type { ListeningEmulator } from '../../src/emulators/github/types.js';
+import { createAppTokenSource } from '../../src/github/app-auth.js';
 import type { TokenSource } from '../../src/github/token-source.js';
+import { createRunFailureMonitor } from '../../src/scheduler/run-failure.js';
 import { BASE, type Emulated, emulated } from '../github/emulated.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { APP_ID, INSTALLATION_ID, installedApp } from '../helpers/github-app.js';
 import { type IssueWorld, originGit, runIssueSession } from '../helpers/world.js';
 import { GREETING_TYPO, useSessionRepo } from './git/git-fixture.js';
 
@@ -140,5 +145,47 @@ describe("an issue's session against a token-checked origin", () => {
     expect(report.outcome).toBe('error:auth');
     expect(emulator.gitRequests.length).toBeGreaterThan(0);
     expect(emulator.gitRequests.every((r) => r.token === undefined && r.status === 401)).toBe(true);
+  });
+
+  it("regression: an App suspended while the agent worked fails the push as the run's auth failure with the App's fix, not as the issue's", async () => {
+    const app = installedApp(emulator);
+    const source = createAppTokenSource({
+      appId: APP_ID,
+      privateKey: app.privateKeyPem,
+      repo: { owner: 'octo-org', name: 'widgets' },
+      apiUrl: BASE,
+      userAgent: 'issueloop/test',
+      fetch: emulator.fetch,
+      // The emulator keeps the system's time here; the source reads the same, and nothing sleeps.
+      clock: new FakeClock(Date.now()),
+    });
+    const first = await source.token();
+    // The organisation suspends the App: its token stops working and no new one can be minted.
+    const suspendThenFinish = () => {
+      emulator.suspendInstallation(INSTALLATION_ID);
+      emulator.revokeToken(first);
+      return reply.text('Fixed.');
+    };
+    const { report, number } = await runIssueSession(world(), {
+      script: [fix(), suspendThenFinish],
+      env: env(),
+      tokenSource: source,
+    });
+
+    // The push was tried with the token of the moment, refused, and the renewal refused as suspended.
+    expect(emulator.gitRequests.filter((r) => r.status === 401).map((r) => r.token)).toContain(first);
+    const mints = emulator.requests.filter(
+      (r) => r.path === `/app/installations/${INSTALLATION_ID}/access_tokens`,
+    );
+    expect(mints.map((r) => r.status)).toEqual([201, 403]);
+    expect(report.outcome).toBe('error:auth');
+    expect(report.reason).toMatch(/installation on octo-org is suspended.*Unsuspend/s);
+    expect(() =>
+      originGit(repo)('rev-parse', '--verify', '--quiet', `refs/heads/issueloop/issue-${number}`),
+    ).toThrow();
+    // So the run stops on it at once, charging the issue nothing, and says the App's fix.
+    const cause = createRunFailureMonitor(createSeededRandom(1)).judge(report);
+    expect(cause).toMatchObject({ errorClass: 'auth' });
+    expect(cause?.fix).toMatch(/GitHub App/);
   });
 });

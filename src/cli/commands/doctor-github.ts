@@ -189,6 +189,16 @@ async function appChecks(
 ): Promise<{ checks: Check[]; minted?: MintedApp } | undefined> {
   const source = gh.tokenSource;
   if (!isAppTokenSource(source) || !config.github.app) return undefined;
+  // The installation is looked up for the repository: without one it would be looked up for '-/-'.
+  if (!config.repo && config.github.app.installation_id === undefined) {
+    const check: Check = {
+      name: 'github app',
+      status: 'fail',
+      detail: `no repository to look the GitHub App ${config.github.app.id}'s installation up for`,
+      fix: 'pass --repo owner/name (or -R), set `repo:` in issueloop.config.yaml or GH_REPO, or set ISSUELOOP_APP_INSTALLATION_ID',
+    };
+    return { checks: [check] };
+  }
   const { checkApp } = await import('./doctor-app.js');
   const minted = await checkApp(gh, source, config.github.app.id);
   return { checks: [minted.check], minted };

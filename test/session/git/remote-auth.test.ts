@@ -64,7 +64,8 @@ describe('the credentials of a push', () => {
       redact,
       source,
     );
-    expect(origin.credential).toBe(source);
+    expect(await origin.credential?.token()).toBe('ghs_fromTheAppSource0123456789');
+    expect(TOKEN).not.toBe('ghs_fromTheAppSource0123456789');
     const none = await resolveOrigin(repo.fx.checkout, repo.fx.env, redact);
     expect(none).toMatchObject({ url: 'https://github.com/acme/widgets.git' });
     expect(none.credential).toBeUndefined();
