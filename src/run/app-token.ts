@@ -46,6 +46,17 @@ export function readAppPrivateKey(value: string, cwd: string): string {
   return pem;
 }
 
+/**
+ * The file the App's key is read from when ISSUELOOP_APP_PRIVATE_KEY names one (resolved as
+ * readAppPrivateKey does), else undefined: the sandbox covers it, since a path in /etc, /opt or a
+ * directory shown read-only would let the agent read the key.
+ */
+export function appKeyFile(env: Env, cwd: string): string | undefined {
+  const value = env[APP_KEY_ENV]?.trim();
+  if (!value || value.includes('-----BEGIN')) return undefined;
+  return resolve(cwd, value);
+}
+
 export interface AppSourceInput {
   env: Env;
   config: Config;

@@ -193,7 +193,7 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
   // the sandbox opens: an App that cannot act for the repository ends the run here, with its fix.
   const author = await commitAuthorFor(base.client, named.pr.author);
   const config = { ...named, pr: { ...named.pr, author } };
-  const sandbox = await openSandbox(config, env, deps.log);
+  const sandbox = await openSandbox(config, env, deps.log, input.cwd);
   const unprotected = protectedPathsWarning(config.protected_paths);
   if (unprotected) deps.log.warn(unprotected);
   const models = await openCheckedModels(input, apiKey, { check: true });

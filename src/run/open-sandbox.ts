@@ -4,6 +4,7 @@ import { UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
 import { probeSandbox } from '../sandbox/probe.js';
 import { createSandboxHost, type SandboxHost, UNSANDBOXED_HOST } from '../sandbox/sandbox-host.js';
+import { appKeyFile } from './app-token.js';
 import type { Env } from './secrets.js';
 
 /** Said wherever a run's sessions are unconfined: in the log, by doctor, in every tracking comment. */
@@ -12,9 +13,10 @@ export const UNSANDBOXED_WARNING =
 
 /**
  * The sandbox every session of a run uses. `os` starts a real one first and refuses to run (exit 2,
- * with the fix) when it cannot: a run never falls back to unconfined commands by itself.
+ * with the fix) when it cannot: a run never falls back to unconfined commands by itself. `cwd` is
+ * where a relative ISSUELOOP_APP_PRIVATE_KEY path is resolved from: that file is never readable inside.
  */
-export async function openSandbox(config: Config, env: Env, log: Log): Promise<SandboxHost> {
+export async function openSandbox(config: Config, env: Env, log: Log, cwd: string): Promise<SandboxHost> {
   if (config.sandbox.mode === 'none') {
     log.warn(UNSANDBOXED_WARNING);
     return UNSANDBOXED_HOST;
@@ -26,5 +28,10 @@ export async function openSandbox(config: Config, env: Env, log: Log): Promise<S
     );
   }
   // Each session starts its own egress proxies and network namespaces (sandbox-host.ts).
-  return createSandboxHost(config.sandbox, probe.facts, { log, protect: [resolve(config.state_dir)] });
+  const keyFile = appKeyFile(env, cwd);
+  return createSandboxHost(config.sandbox, probe.facts, {
+    log,
+    protect: [resolve(config.state_dir)],
+    ...(keyFile === undefined ? {} : { hide: [keyFile] }),
+  });
 }

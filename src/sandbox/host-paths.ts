@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, sep } from 'node:path';
 import type { Mount } from './bwrap-args.js';
@@ -190,4 +190,28 @@ export function installationOf(executable: string): string {
   const at = executable.indexOf(marker);
   if (at !== -1) return executable.slice(0, at + marker.length - 1);
   return dirname(executable);
+}
+
+/**
+ * Mounts that cover each of `files` with an empty, unreadable file wherever `mounts` show it: the
+ * GitHub App's private key when ISSUELOOP_APP_PRIVATE_KEY is a path in /etc, /opt, a toolchain's
+ * directory or one of `sandbox.read_only` (found by the attack tests: the agent read it whole). The
+ * file a path leads to is covered, so every symlink to it leads to the cover; a path that is no file,
+ * or a file no mount shows, needs nothing.
+ */
+export function hiddenFileMounts(mounts: readonly Mount[], files: readonly string[]): Mount[] {
+  const covers: Mount[] = [];
+  const seen = new Set<string>();
+  for (const file of files) {
+    const path = isAbsolute(file) ? realOrUndefined(file) : undefined;
+    if (path === undefined || !statSync(path).isFile()) continue;
+    for (const mount of mounts) {
+      if ((mount.kind !== 'ro-bind' && mount.kind !== 'bind') || !isUnder(path, mount.source)) continue;
+      const dest = join(mount.dest, path.slice(mount.source.length));
+      if (dest === mount.dest || seen.has(dest)) continue;
+      seen.add(dest);
+      covers.push({ kind: 'ro-bind', source: '/dev/null', dest });
+    }
+  }
+  return covers;
 }

@@ -32,6 +32,8 @@ export interface SandboxHostOptions {
   network?: EgressNetwork;
   /** Hidden from every session besides its own checkout and worktrees: the state directory. */
   protect?: readonly string[];
+  /** Files no sandbox may read, wherever a shown directory holds them: the GitHub App's key file. */
+  hide?: readonly string[];
 }
 
 /** A worktree as the harness prepared it before the agent started: its git dirs and the agent's own. */
@@ -132,7 +134,15 @@ export function createSandboxHost(
       const extraMounts: Mount[] = gitViewMounts(view.git, view.agentGitDir);
       const log = view.log ?? options.log;
       const protect = [...hiddenPaths(view), ...(options.protect ?? [])];
-      const scope = { writable: [view.worktree], readOnly: settings.read_only, extraMounts, protect, log };
+      const hide = options.hide ?? [];
+      const scope = {
+        writable: [view.worktree],
+        readOnly: settings.read_only,
+        extraMounts,
+        protect,
+        log,
+        hide,
+      };
       const tally = createBlockedTally();
       const network = openSessionNetwork({
         facts,

@@ -4,7 +4,7 @@ import type { Log } from '../core/logger.js';
 import { bwrapArgs, type Mount } from './bwrap-args.js';
 import { closingPrelude, passedOnDescriptors } from './descriptors.js';
 import { PROXY_PORT } from './domain-proxy.js';
-import { SYSTEM_ROOTS, systemMounts, toolDirectories } from './host-paths.js';
+import { hiddenFileMounts, SYSTEM_ROOTS, systemMounts, toolDirectories } from './host-paths.js';
 import type { NetHolder } from './net-holder.js';
 import { seccompFilterFile } from './seccomp.js';
 
@@ -59,6 +59,8 @@ export interface SandboxScope {
   protect?: readonly string[];
   /** Where the PATH directories left out are said, once each. */
   log?: Log | undefined;
+  /** Files never readable inside, wherever a mount would show them: the GitHub App's key file. */
+  hide?: readonly string[];
 }
 
 export interface HostFacts {
@@ -99,7 +101,7 @@ export function sandboxMounts(scope: SandboxScope, facts: HostFacts): Mount[] {
       scope.log?.warn({ dir }, `sandbox: ${dir} is on PATH but not shown in the sandbox: ${why}`);
     },
   });
-  return [
+  const mounts: Mount[] = [
     ...systemMounts(),
     { kind: 'tmpfs', dest: '/tmp' },
     { kind: 'tmpfs', dest: home },
@@ -108,6 +110,8 @@ export function sandboxMounts(scope: SandboxScope, facts: HostFacts): Mount[] {
     ...scope.writable.map((dir): Mount => ({ kind: 'bind', source: dir, dest: dir })),
     ...(scope.extraMounts ?? []),
   ];
+  // Last: a cover must lie over every mount that shows the file.
+  return [...mounts, ...hiddenFileMounts(mounts, scope.hide ?? [])];
 }
 
 const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;

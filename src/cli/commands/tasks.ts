@@ -61,7 +61,7 @@ export async function runTasks(input: RunTasksInput): Promise<ExitCode> {
   const { config, deps, redact, state } = input;
   const { loaded } = state;
   const models = await openTaskModels(input);
-  const sandbox = await openSandbox(config, input.env, deps.log);
+  const sandbox = await openSandbox(config, input.env, deps.log, state.checkout);
   await ensureStateDir(state.stateDir);
   await mkdir(state.dir, { recursive: true });
   const threads = await readThreads(state.dir, loaded.shown);

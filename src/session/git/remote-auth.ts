@@ -19,6 +19,9 @@ export interface RemoteCredential {
  * `x-access-token` basic scheme), replacing any extraheader the checkout has (actions/checkout's).
  * Nothing for other schemes: an ssh remote uses the user's agent. Given through GIT_CONFIG_*
  * variables, it lives in that git process's environment only: never in a config file on disk.
+ * Redirects are not followed: git would send the header with every request to wherever the first
+ * answer pointed (curl drops it only on the redirected request itself), so a redirect to another
+ * host got the token and the push (found by the attack tests).
  */
 export function tokenAuthEnv(url: string, token: string | undefined): Record<string, string> {
   if (!token) return {};
@@ -33,12 +36,14 @@ export function tokenAuthEnv(url: string, token: string | undefined): Record<str
   const key = `http.${origin}.extraheader`;
   const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
   return {
-    GIT_CONFIG_COUNT: '2',
+    GIT_CONFIG_COUNT: '3',
     // An empty value resets the list: the checkout's own header must not be sent beside ours.
     GIT_CONFIG_KEY_0: key,
     GIT_CONFIG_VALUE_0: '',
     GIT_CONFIG_KEY_1: key,
     GIT_CONFIG_VALUE_1: `AUTHORIZATION: basic ${basic}`,
+    GIT_CONFIG_KEY_2: 'http.followRedirects',
+    GIT_CONFIG_VALUE_2: 'false',
   };
 }
 
@@ -73,6 +78,17 @@ function finalRefusal(error: GitError, credential: RemoteCredential, renewed: bo
 }
 
 /**
+ * A redirect git was told not to follow (tokenAuthEnv), named with its fix; any other error as it is.
+ * Its class stays (curl's 30x reads as a network failure: a second one ends the run).
+ */
+function namedRedirect(error: unknown): unknown {
+  if (!(error instanceof GitError) || !/returned error: 30[123578]\b/.test(error.message)) return error;
+  const message = `${error.message}. origin answered with a redirect, which issueloop does not follow with its token (it would go to wherever the redirect points): set origin to the repository's current URL (git remote set-url origin <url>)`;
+  const { args, exitCode, stderrTail, errorClass } = error;
+  return new GitError(message, { args, exitCode, stderrTail, errorClass }, { cause: error });
+}
+
+/**
  * Runs one git command against `url` with the credential's token of the moment. When the server
  * refuses it, the credential renews the token (an App mints a fresh one) and the command runs once
  * more with it; a second refusal, or none to try, is a GitError that names the fix. Without a
@@ -93,13 +109,13 @@ export async function withRemoteAuth<T>(
   try {
     return await run(authed(token));
   } catch (error) {
-    if (!refusedCredential(error)) throw error;
+    if (!refusedCredential(error)) throw namedRedirect(error);
     const renewed = await credential.renew(token);
     if (renewed === undefined || renewed === token) throw finalRefusal(error, credential, false);
     try {
       return await run(authed(renewed));
     } catch (again) {
-      throw refusedCredential(again) ? finalRefusal(again, credential, true) : again;
+      throw refusedCredential(again) ? finalRefusal(again, credential, true) : namedRedirect(again);
     }
   }
 }

@@ -10,14 +10,16 @@ const repo = useSessionRepo({ 'a.txt': 'a\n' });
 const redact = createRedactor([TOKEN]);
 
 describe('the credentials of a push', () => {
-  it("go to git as an extraheader through GIT_CONFIG_* variables, resetting the checkout's own first", () => {
+  it("go to git as an extraheader through GIT_CONFIG_* variables, resetting the checkout's own first, with redirects not followed", () => {
     const env = tokenAuthEnv('https://github.com/acme/widgets.git', TOKEN);
     expect(env).toEqual({
-      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_COUNT: '3',
       GIT_CONFIG_KEY_0: 'http.https://github.com/.extraheader',
       GIT_CONFIG_VALUE_0: '',
       GIT_CONFIG_KEY_1: 'http.https://github.com/.extraheader',
       GIT_CONFIG_VALUE_1: `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`,
+      GIT_CONFIG_KEY_2: 'http.followRedirects',
+      GIT_CONFIG_VALUE_2: 'false',
     });
     expect(tokenAuthEnv('git@github.com:acme/widgets.git', TOKEN)).toEqual({});
     expect(tokenAuthEnv('https://github.com/acme/widgets.git', undefined)).toEqual({});
