@@ -17,9 +17,10 @@ export const OWN_LABELS: Readonly<Record<string, { color: string; description: s
 export function createLabelOperations(gh: GitHubClient, cache: EtagCache) {
   const { owner, name: repo } = gh.repo;
   /** Once per run and label, shared by sessions that ask at the same time (else each one created it). */
-  const ensured = new Map<string, Promise<void>>();
+  const ensured = new Map<string, Promise<boolean>>();
 
-  async function ensure(name: string, own: { color: string; description: string }): Promise<void> {
+  /** True when this call created the label; false when it was there (or another run made it meanwhile). */
+  async function ensure(name: string, own: { color: string; description: string }): Promise<boolean> {
     const url = `${repoPath(gh.repo)}/labels/${encodeURIComponent(name)}`;
     const exists = await getConditional(gh, cache, url, () => true, `read label ${name}`).then(
       () => true,
@@ -28,13 +29,15 @@ export function createLabelOperations(gh: GitHubClient, cache: EtagCache) {
         throw err;
       },
     );
-    if (exists) return;
-    await gh.call(`create label ${name}`, async () => {
+    if (exists) return false;
+    return gh.call(`create label ${name}`, async () => {
       try {
         await gh.rest.issues.createLabel({ owner, repo, name, ...own });
+        return true;
       } catch (err) {
         // 422 already_exists: another run made it in between.
         if (httpStatusOf(err) !== 422) throw err;
+        return false;
       }
     });
   }
@@ -43,10 +46,11 @@ export function createLabelOperations(gh: GitHubClient, cache: EtagCache) {
     /**
      * Creates one of issueloop's own labels when the repository lacks it (GitHub would otherwise
      * create it grey on first use). The existence check is conditional: free after the first run.
+     * Resolves true when it created the label (`issueloop init` says which ones it made).
      */
-    ensureLabel(name: string, spec?: { color: string; description: string }): Promise<void> {
+    ensureLabel(name: string, spec?: { color: string; description: string }): Promise<boolean> {
       const own = spec ?? OWN_LABELS[name];
-      if (!own) return Promise.resolve();
+      if (!own) return Promise.resolve(false);
       const known = ensured.get(name);
       if (known) return known;
       const made = ensure(name, own).catch((err: unknown) => {

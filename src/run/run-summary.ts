@@ -44,8 +44,17 @@ export function renderRunSummary(
   ledgerFile: string,
   /** A task run names its tasks (`task 3`); an issue run prints `#12`. */
   label?: (issue: number) => string,
+  /** `run --issue N`: the issues named, which the run ends on rather than on an empty backlog. */
+  named?: readonly number[],
 ): string {
-  const stop = label && summary.stop === 'empty_backlog' ? 'no task left to run' : STOP_TEXT[summary.stop];
+  const stop =
+    summary.stop !== 'empty_backlog'
+      ? STOP_TEXT[summary.stop]
+      : label
+        ? 'no task left to run'
+        : named && named.length > 0
+          ? `nothing left to do on the named issue${named.length === 1 ? '' : 's'} (${named.map((n) => `#${n}`).join(', ')})`
+          : STOP_TEXT.empty_backlog;
   const lines = [`issueloop run: ${stop} after ${summary.rounds} round(s)`];
   if (summary.reports.length > 0) {
     lines.push(

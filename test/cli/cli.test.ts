@@ -28,7 +28,10 @@ let anthropic: { url: string; close(): Promise<void> };
 beforeAll(async () => {
   anthropic = await createAnthropicEmulator({ apiKey: ANTHROPIC_API_KEY }).listen();
   dir = await mkdtemp(join(tmpdir(), 'issueloop-cli-'));
-  await writeFile(join(dir, 'issueloop.config.yaml'), 'repo: acme/widgets\nworkers: 2\n');
+  await writeFile(
+    join(dir, 'issueloop.config.yaml'),
+    'repo: acme/widgets\nworkers: 2\nverify:\n  command: node --version\n',
+  );
   // A clone, as doctor expects to run in (outside one it warns that run needs one).
   execFileSync('git', ['init', '-q', dir]);
   // doctor talks to GitHub: here, to the emulator on loopback.

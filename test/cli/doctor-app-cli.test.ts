@@ -128,7 +128,7 @@ describe('the doctor and init commands with a GitHub App alone', () => {
       io: { fetch: emulator.fetch },
     });
     expect(result.stdout).toContain(
-      'labels: issueloop, issueloop:in-progress, issueloop:needs-human exist on octo-org/widgets',
+      'labels: created issueloop:in-progress, issueloop:needs-human on octo-org/widgets; issueloop was there already',
     );
     expect(emulator.repoLabels().map((l) => l.name)).toEqual(
       expect.arrayContaining(['issueloop', 'issueloop:in-progress', 'issueloop:needs-human']),

@@ -39,7 +39,7 @@ describe('issueloop init', () => {
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain(`wrote ${join(checkout, 'issueloop.config.yaml')}`);
     expect(result.stdout).toContain(
-      'labels: issueloop, issueloop:in-progress, issueloop:needs-human exist on acme/widgets',
+      'labels: created issueloop, issueloop:in-progress, issueloop:needs-human on acme/widgets',
     );
     expect(result.stdout).toMatch(/ok\s+config\s+issueloop\.config\.yaml is valid/);
     expect(result.code).toBe(0);
@@ -98,7 +98,7 @@ describe('issueloop init can be run again (issue 30)', () => {
     expect(await readFile(file, 'utf8')).toBe(edited);
     // The labels, from the edited configuration, now exist on the repository of origin.
     expect(again.stdout).toContain(
-      'labels: fix-me, issueloop:in-progress, issueloop:needs-human exist on acme/gadgets',
+      'labels: created fix-me, issueloop:in-progress, issueloop:needs-human on acme/gadgets',
     );
     expect(emulator.repoLabels().map((l) => l.name)).toEqual(
       expect.arrayContaining(['fix-me', 'issueloop:in-progress', 'issueloop:needs-human']),
@@ -106,6 +106,45 @@ describe('issueloop init can be run again (issue 30)', () => {
     // And doctor ran, over the kept file.
     expect(again.stdout).toMatch(/ok\s+config\s+issueloop\.config\.yaml is valid/);
     expect(again.stdout).toMatch(/ok\s+trigger label\s+label "fix-me" exists/);
+  });
+});
+
+describe('newcomer: init says which labels it created and which were there (it said they all "exist")', () => {
+  const emulator = createGitHubEmulator({ owner: 'acme', repo: 'tools' });
+  let github: { url: string; close(): Promise<void> };
+  let checkout: string;
+
+  beforeAll(async () => {
+    emulator.addToken(TOKEN, { login: 'maintainer', kind: 'classic', scopes: ['repo'] });
+    emulator.setPermission('maintainer', 'admin');
+    // As on a repository where someone already labelled issues by hand.
+    emulator.addLabel('issueloop');
+    github = await emulator.listen();
+    checkout = await mkdtemp(join(tmpdir(), 'issueloop-init-labels-'));
+    execFileSync('git', ['init', '-q', '-b', 'main', checkout]);
+    execFileSync('git', ['remote', 'add', 'origin', 'https://github.com/acme/tools.git'], { cwd: checkout });
+  });
+  afterAll(async () => {
+    await github.close();
+    await rm(checkout, { recursive: true, force: true });
+  });
+
+  it('names the labels it made, then on a rerun that all were there already', async () => {
+    const env = { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: github.url };
+    const first = await runInProcess(['init'], { cwd: checkout, env });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(
+      'labels: created issueloop:in-progress, issueloop:needs-human on acme/tools; issueloop was there already\n',
+    );
+    expect(emulator.repoLabels().map((l) => l.name)).toEqual(
+      expect.arrayContaining(['issueloop', 'issueloop:in-progress', 'issueloop:needs-human']),
+    );
+    const again = await runInProcess(['init'], { cwd: checkout, env });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(
+      'labels: issueloop, issueloop:in-progress, issueloop:needs-human already on acme/tools\n',
+    );
+    expect(again.stdout).not.toContain('created');
   });
 });
 

@@ -62,6 +62,26 @@ describe('issueloop run --issue N', () => {
     expect(result.stdout).not.toContain(DEFAULT_TOKEN);
   });
 
+  it('newcomer: run --issue ends on the named issue, not with "the backlog stayed empty" (it never works the labelled backlog)', {
+    timeout: 60_000,
+  }, async () => {
+    run.github.addIssue({ title: 'Still in the backlog', ...byMember, labels: ['issueloop'] });
+    const named = run.github.addIssue({ title: 'Greeting typo', ...byMember });
+    const { env } = await run.start((request) =>
+      request.messages.length === 1 ? fixTypo : reply.text('Fixed the typo.'),
+    );
+    const result = await runInProcess([...ARGS, '--issue', String(named)], { cwd: run.fx.checkout, env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`#${named}\\s+resolved`));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^issueloop run: nothing left to do on the named issue \\(#${named}\\) after \\d+ round\\(s\\)$`,
+        'm',
+      ),
+    );
+    expect(result.stdout).not.toContain('the backlog stayed empty');
+  });
+
   it("an outsider's issue is refused with the trust gate's reason, and one claimed by another runner is reported, not taken", {
     timeout: 60_000,
   }, async () => {

@@ -46,7 +46,6 @@ const THROUGH: Readonly<Record<string, string>> = {
   'src/cli/commands/doctor-anthropic.ts': 'src/cli/commands/doctor.ts',
   'src/cli/commands/doctor-host.ts': 'src/cli/commands/doctor.ts',
   'src/cli/commands/doctor-target.ts': 'src/cli/commands/doctor.ts',
-  'src/cli/commands/init.ts': 'src/cli/run-cli.ts',
   'src/cli/commands/run.ts': 'src/cli/run-cli.ts',
   'src/cli/commands/task-files.ts': 'src/cli/run-cli.ts',
   'src/cli/commands/task-status.ts': 'src/cli/run-cli.ts',

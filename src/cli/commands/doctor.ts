@@ -177,6 +177,24 @@ function checkProtectedPaths(config: Config): Check {
   return { name: 'protected paths', status: 'ok', detail: `not delivered by an agent: ${globs.join(', ')}` };
 }
 
+/**
+ * Whether a session's change has to pass the repository's own checks before it becomes a pull
+ * request. Without `verify.command` a non-empty diff is enough, broken tests and all: a warning,
+ * since the template `init` writes leaves it commented out.
+ */
+export function checkVerify(config: Config): Check {
+  const command = config.verify.command;
+  if (command === undefined || command.trim() === '') {
+    return {
+      name: 'verify',
+      status: 'warn',
+      detail: 'no verify.command: any non-empty change becomes a pull request, and your tests are never run',
+      fix: 'set verify.command in issueloop.config.yaml to your checks, e.g. `npm test` (and session.setup to install, e.g. `npm ci`)',
+    };
+  }
+  return { name: 'verify', status: 'ok', detail: `\`${command}\` must pass before a pull request is opened` };
+}
+
 /** The settings as printed: a Redis URL without its user and password. */
 function withoutCredentials(config: Config): Config {
   const url = config.claims.redis_url;
@@ -206,7 +224,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   if (claims) checks.push(claims);
   const sandbox = await checkSandbox(input, loaded);
   if (sandbox) checks.push(sandbox);
-  if (loaded) checks.push(checkProtectedPaths(loaded.config));
+  if (loaded) checks.push(checkVerify(loaded.config), checkProtectedPaths(loaded.config));
   if (!checks.some((c) => c.name === 'endpoint' && c.status === 'fail')) {
     const { checkAnthropicApi } = await import('./doctor-anthropic.js');
     const api = await checkAnthropicApi(input.env, input.fetch);

@@ -64,8 +64,23 @@ export async function ensureLabels(input: {
   if (!config.repo) return 'labels: skipped (no repository: pass --repo owner/name or -R, or set GH_REPO)';
   const client = buildGitHubClient({ ...input, config });
   const github = await openGitHubAdapter(client, config, { stateDir: stateDirOf(config, input.cwd) });
-  await github.labels.ensureLabel(config.label, TRIGGER_LABEL);
-  for (const name of [IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL]) await github.labels.ensureLabel(name);
-  const names = [config.label, IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL];
-  return `labels: ${names.join(', ')} exist on ${config.repo}`;
+  const created: string[] = [];
+  const there: string[] = [];
+  for (const [name, spec] of [
+    [config.label, TRIGGER_LABEL],
+    [IN_PROGRESS_LABEL, undefined],
+    [NEEDS_HUMAN_LABEL, undefined],
+  ] as const) {
+    ((await github.labels.ensureLabel(name, spec)) ? created : there).push(name);
+  }
+  return labelsLine(config.repo, created, there);
+}
+
+/** What init did to the labels: which it created and which were there already, so a rerun is clear. */
+export function labelsLine(repo: string, created: readonly string[], there: readonly string[]): string {
+  const parts = [
+    ...(created.length > 0 ? [`created ${created.join(', ')} on ${repo}`] : []),
+    ...(there.length > 0 ? [`${there.join(', ')} ${there.length === 1 ? 'was' : 'were'} there already`] : []),
+  ];
+  return `labels: ${created.length === 0 ? `${there.join(', ')} already on ${repo}` : parts.join('; ')}`;
 }

@@ -140,7 +140,7 @@ async function runIssues(
   input.stdout(
     input.flags.json
       ? `${terminalJson({ ...summary, requests, ledger: ledgerFile }, roundedCosts, 2)}\n`
-      : `${notWorked(summary, issues)}${renderRunSummary(summary, requests, ledgerFile)}`,
+      : `${notWorked(summary, issues)}${renderRunSummary(summary, requests, ledgerFile, undefined, issues)}`,
   );
   return summary.stop === 'interrupted' ? EXIT.interrupted : EXIT.ok;
 }
