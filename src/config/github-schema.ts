@@ -31,7 +31,10 @@ const privateKeyRefused = z
 const AppSchema = z.strictObject({
   id: appId,
   /** Looked up for the repository (`GET /repos/{owner}/{repo}/installation`) when unset. */
-  installation_id: z.int().positive().optional(),
+  installation_id: z
+    .int("expected the installation id, a number (in the URL of the App's installation settings page)")
+    .positive()
+    .optional(),
   private_key: privateKeyRefused,
 });
 

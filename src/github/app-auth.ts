@@ -1,9 +1,13 @@
 import { createAppAuth } from '@octokit/auth-app';
+import { retry } from '@octokit/plugin-retry';
 import { Octokit } from '@octokit/rest';
 import githubAppJwt from 'universal-github-app-jwt';
 import type { Clock } from '../core/clock.js';
+import type { Log } from '../core/logger.js';
+import type { Redactor } from '../core/redact.js';
 import { appFailure } from './app-error.js';
 import type { RepoRef } from './client.js';
+import { retryNotices } from './retry-notices.js';
 import type { TokenSource } from './token-source.js';
 
 /**
@@ -27,6 +31,10 @@ export interface AppAuthOptions {
   clock: Clock;
   /** Told every token as it is minted, before anyone sends it (the redactor learns it). */
   onToken?: (token: string) => void;
+  /** Where a retried request says so ("retrying 1/2 in 1 s…"), redacted; silent without. */
+  notices?: { log: Log; redact: Redactor };
+  /** Milliseconds per second of a retry's wait; tests shrink it. Default 1000. */
+  retryUnitMs?: number;
 }
 
 export interface AppTokenSource extends TokenSource {
@@ -51,6 +59,8 @@ interface Cached {
   token: string;
   mintedAt: number;
   expiresAt: number;
+  /** Minted by `renew` after GitHub refused the one before. */
+  forced?: boolean;
 }
 
 /** auth-app's cache value: `token|createdAt|expiresAt|…`. */
@@ -59,6 +69,11 @@ function parseCached(value: string, mintedAt: number): Cached | undefined {
   const expires = Date.parse(expiresAt ?? '');
   return token && Number.isFinite(expires) ? { token, mintedAt, expiresAt: expires } : undefined;
 }
+
+const AppOctokit = Octokit.plugin(retryNotices, retry);
+
+/** A token refused younger than this is not renewed (see `renew`). */
+export const REMINT_FLOOR_MS = 60_000;
 
 export function createAppTokenSource(options: AppAuthOptions): AppTokenSource {
   const { clock, repo } = options;
@@ -75,14 +90,19 @@ export function createAppTokenSource(options: AppAuthOptions): AppTokenSource {
     set: (key: string, value: string): void => {
       const mintedAt = clock.now();
       values.set(key, { value, mintedAt });
-      current = parseCached(value, mintedAt);
+      const parsed = parseCached(value, mintedAt);
+      current = parsed ? { ...parsed, forced: forcing } : undefined;
       if (current) options.onToken?.(current.token);
     },
   };
-  const request = new Octokit({
+  // A mint that meets a 5xx or a dropped connection is retried, as every other GitHub request is:
+  // the hourly renewal of a long drain must not end it over a blip.
+  const request = new AppOctokit({
     baseUrl: options.apiUrl,
     userAgent: options.userAgent,
     request: { fetch: options.fetch },
+    retry: { retries: 2, retryAfterBaseValue: options.retryUnitMs ?? 1000 },
+    ...(options.notices ? { retryNotice: options.notices } : {}),
     // A refusal reaches the user once, as a GitHubAppError naming the fix; not as Octokit's log line.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   }).request;
@@ -126,9 +146,12 @@ export function createAppTokenSource(options: AppAuthOptions): AppTokenSource {
 
   let granted: Readonly<Record<string, string>> | undefined;
   let minting: Promise<string> | undefined;
+  /** Whether the mint under way was forced by a refusal (`renew`). */
+  let forcing = false;
   /** One mint at a time: concurrent callers share it. */
   function mint(refresh: boolean): Promise<string> {
     minting ??= (async () => {
+      forcing = refresh;
       const id = await installationId();
       try {
         const answer = await auth({ type: 'installation', installationId: id, refresh });
@@ -151,6 +174,12 @@ export function createAppTokenSource(options: AppAuthOptions): AppTokenSource {
     token: async () => (fresh(current) && !minting ? current.token : mint(false)),
     renew: async (rejected) => {
       if (fresh(current) && current.token !== rejected) return current.token;
+      // GitHub refusing the token a forced renewal minted a moment ago is not expiry (a revoked
+      // installation, a server that refuses everything): another mint would fare no better, and each
+      // request refused would mint one. The refusal stands until that token has aged.
+      if (current?.token === rejected && current.forced && clock.now() - current.mintedAt < REMINT_FLOOR_MS) {
+        return undefined;
+      }
       return mint(true);
     },
   };

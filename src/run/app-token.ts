@@ -5,6 +5,7 @@ import { APP_KEY_ENV } from '../config/github-schema.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
+import type { Log } from '../core/logger.js';
 import { learnSecret, type Redactor } from '../core/redact.js';
 import { type AppTokenSource, createAppTokenSource } from '../github/app-auth.js';
 import type { RepoRef } from '../github/client.js';
@@ -68,6 +69,8 @@ export interface AppSourceInput {
   clock: Clock;
   /** Learns every minted token, so none reaches a log, the ledger or a comment (the key goes by its PEM shape). */
   redact: Redactor;
+  /** Where a retried mint says so. */
+  log?: Log;
 }
 
 /** Whether the command works as a GitHub App (an id or a key set: either alone is refused by `appCredentials`). */
@@ -122,5 +125,8 @@ export function tokenSourceFor(input: AppSourceInput): AppTokenSource | undefine
     fetch: input.fetch,
     clock: input.clock,
     onToken: (token) => learnSecret(input.redact, token),
+    ...(input.log
+      ? { notices: { log: input.log.child({ component: 'github' }), redact: input.redact } }
+      : {}),
   });
 }

@@ -62,3 +62,17 @@ describe('github.write_spacing', () => {
     ]);
   });
 });
+
+describe('github.app.installation_id', () => {
+  it('newcomer: a word for the installation id says what the id is and where to find it (it said only "expected number")', () => {
+    const refused = ConfigSchema.safeParse({ github: { app: { id: 1, installation_id: 'x' } } });
+    expect(refused.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ['github', 'app', 'installation_id'],
+        message: expect.stringMatching(
+          /^expected the installation id, a number \(in the URL of the App's installation/,
+        ),
+      }),
+    ]);
+  });
+});

@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { createGitHubEmulator } from '../../src/emulators/github/index.js';
-import { createAppTokenSource, renewalMarginMs } from '../../src/github/app-auth.js';
+import { createAppTokenSource, REMINT_FLOOR_MS, renewalMarginMs } from '../../src/github/app-auth.js';
 import { GitHubAppError } from '../../src/github/app-error.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { APP_ID, appKeys, INSTALLATION_ID, installedApp } from '../helpers/github-app.js';
+import { createMemoryLog } from '../helpers/memory-log.js';
 
 const BASE = 'https://api.github.test';
 const LIFETIME = 120_000;
 
-function world(more: Parameters<typeof installedApp>[1] = {}, source: { installationId?: number } = {}) {
+function world(
+  more: Parameters<typeof installedApp>[1] = {},
+  source: Partial<Parameters<typeof createAppTokenSource>[0]> = {},
+) {
   const clock = new FakeClock();
   const emulator = createGitHubEmulator({ baseUrl: BASE, now: () => clock.now() });
   const app = installedApp(emulator, { tokenLifetimeMs: LIFETIME, ...more });
@@ -83,6 +87,37 @@ describe('the GitHub App token source', () => {
     expect(mints()).toBe(2);
     expect(await tokens.renew(first)).toBe(second);
     expect(mints()).toBe(2);
+  });
+
+  it('renew storm: a token a forced renewal just minted is not renewed again when refused within a minute', async () => {
+    const { tokens, mints, clock } = world();
+    const first = await tokens.token();
+    const second = await tokens.renew(first);
+    expect(second).toMatch(/^ghs_/);
+    // GitHub refuses the brand-new token too (a revoked installation, a server that refuses all):
+    // no third mint, however many requests it refuses.
+    for (let i = 0; i < 5; i++) expect(await tokens.renew(second as string)).toBeUndefined();
+    expect(mints()).toBe(2);
+    // Once that token has aged past the floor, a refusal renews it again.
+    clock.advance(REMINT_FLOOR_MS);
+    const third = await tokens.renew(second as string);
+    expect(third).toMatch(/^ghs_/);
+    expect(third).not.toBe(second);
+    expect(mints()).toBe(3);
+  });
+
+  it('regression: a mint that meets a 502 is retried, and says so (App token requests were never retried)', async () => {
+    const log = createMemoryLog();
+    const { tokens, emulator, mints } = world(
+      {},
+      { retryUnitMs: 1, notices: { log, redact: (text: string) => text } },
+    );
+    emulator.failNext({ method: 'POST', path: /\/access_tokens$/, status: 502 });
+    expect(await tokens.token()).toMatch(/^ghs_/);
+    expect(mints()).toBe(2);
+    expect(log.entries.map((e) => e.msg)).toEqual([
+      expect.stringMatching(/^github: POST \/app\/installations\/\d+\/access_tokens: .*retrying 1\/2 in/),
+    ]);
   });
 
   it('uses a configured installation id without looking it up', async () => {
