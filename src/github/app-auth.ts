@@ -122,16 +122,25 @@ export function createAppTokenSource(options: AppAuthOptions): AppTokenSource {
   });
   const context = { appId: options.appId, repo };
 
-  async function appRequest<T>(route: string, parameters: Record<string, unknown> = {}): Promise<T> {
+  async function asApp<T>(route: string, parameters: Record<string, unknown> = {}): Promise<T> {
     const { token } = await auth({ type: 'app' });
     const response = await request(route, { ...parameters, headers: { authorization: `bearer ${token}` } });
     return response.data as T;
   }
 
+  /** A request as the App (`GET /app`); a refusal is the App's failure, naming its fix. */
+  async function appRequest<T>(route: string, parameters: Record<string, unknown> = {}): Promise<T> {
+    try {
+      return await asApp<T>(route, parameters);
+    } catch (err) {
+      throw appFailure('app', err, context);
+    }
+  }
+
   let installation: Promise<number> | undefined;
   function installationId(): Promise<number> {
     if (options.installationId !== undefined) return Promise.resolve(options.installationId);
-    installation ??= appRequest<{ id: number }>('GET /repos/{owner}/{repo}/installation', {
+    installation ??= asApp<{ id: number }>('GET /repos/{owner}/{repo}/installation', {
       owner: repo.owner,
       repo: repo.name,
     }).then(

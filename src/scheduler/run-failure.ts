@@ -60,6 +60,9 @@ function fixFor(errorClass: RunClass, report: SessionReport): string {
       // A GitHub App's refusal names the permission it lacks in the message.
       if (/GitHub App/.test(report.reason))
         return "give the GitHub App the permissions the message names (Contents, Issues, Pull requests: read & write; Workflows for .github/workflows), then accept them in the installation's settings";
+      // GitHub's answer to an installation token (an App's, or the Actions token) lacking a permission.
+      if (/not accessible by integration/i.test(report.reason))
+        return "give the GitHub App the Contents, Issues and Pull requests: read & write permissions (accept them in the installation's settings), or, for the Actions token, the workflow's `permissions:` block";
       if (github)
         return 'give the token (GH_TOKEN, GITHUB_TOKEN, or that of `gh auth login`) contents, issues and pull-requests write access to the repository';
       return `use a model credential whose workspace may use ${report.model} (ANTHROPIC_API_KEY), or set model.primary to a model it may use`;

@@ -163,5 +163,9 @@ describe('the GitHub App token source, refused', () => {
     expect((error as Error).message).toMatch(
       /A JSON web token could not be decoded.*Fix: check ISSUELOOP_APP_ID \(now 4242\) and that ISSUELOOP_APP_PRIVATE_KEY/,
     );
+    // GET /app (the bot's identity) says the same, not a bare 401 whose fix would be GH_TOKEN's.
+    const asApp = await tokens.appRequest('GET /app').catch((err: unknown) => err);
+    expect(asApp).toBeInstanceOf(GitHubAppError);
+    expect((asApp as Error).message).toMatch(/refused the GitHub App's JWT.*Fix: check ISSUELOOP_APP_ID/);
   });
 });

@@ -30,7 +30,10 @@ describe("the run's judge of failures that are not the issue's", () => {
     expect(monitor.judge(refused)).toBeUndefined();
     const cause = monitor.judge(refused);
     expect(cause?.errorClass).toBe('permission');
-    expect(cause?.fix).toContain('GITHUB_TOKEN');
+    // Only an installation token (an App's, or the Actions token) gets this answer from GitHub.
+    expect(cause?.fix).toMatch(/GitHub App the Contents, Issues and Pull requests/);
+    expect(cause?.fix).toMatch(/workflow's `permissions:` block/);
+    expect(cause?.fix).not.toMatch(/GH_TOKEN|gh auth login/);
   });
 
   it("a file the agent may not touch (EACCES) is the issue's, however often", () => {
