@@ -117,4 +117,18 @@ describe('issueloop board init', () => {
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain('export GH_TOKEN or GITHUB_TOKEN');
   });
+
+  it('regression: with a GitHub App and no repository it says the App needs one, not "not installed on acme/-"', async () => {
+    const cwd = await mkdtemp(join(dir, 'app-'));
+    const result = await runInProcess(['board', 'init', '--owner', 'acme', '--title', 'T'], {
+      cwd,
+      env: { GITHUB_API_URL: github.url, ISSUELOOP_APP_ID: '4242', ISSUELOOP_APP_PRIVATE_KEY: 'app.pem' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'board init with a GitHub App needs the repository the App is installed on',
+    );
+    expect(result.stderr).toContain('pass -R owner/name');
+    expect(result.stderr).not.toContain('acme/-');
+  });
 });

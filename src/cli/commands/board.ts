@@ -7,6 +7,7 @@ import { terminalJson } from '../../core/terminal-text.js';
 import { BOARD_FILE } from '../../github/adapter.js';
 import { openBoard } from '../../github/board/board.js';
 import { type BoardInitReport, initBoard } from '../../github/board/board-init.js';
+import { appConfigured } from '../../run/app-token.js';
 import { EXIT, type ExitCode } from '../../run/exit-codes.js';
 import { buildGitHubClient, repoRef, stateDirOf } from '../../run/github-deps.js';
 import type { Env } from '../../run/secrets.js';
@@ -73,6 +74,12 @@ export interface BoardInitInput {
 
 export async function runBoardInit(input: BoardInitInput): Promise<{ output: string; exitCode: ExitCode }> {
   const project = boardProject(input.config, input.flags);
+  // An App's installation is looked up for a repository: a board alone names none.
+  if (!input.config.repo && appConfigured(input.env, input.config)) {
+    throw new UsageError(
+      'board init with a GitHub App needs the repository the App is installed on, to find its installation: pass -R owner/name, set `repo:` or GH_REPO, or run it in a clone of the repository',
+    );
+  }
   const gh = buildGitHubClient({
     env: input.env,
     config: input.config,
