@@ -59,8 +59,8 @@ function fixFor(credential: RemoteCredential, errorClass: 'auth' | 'permission')
       : "give the GitHub App Contents read & write on the repository (and Workflows if the change touches .github/workflows), then accept the new permissions in the installation's settings";
   }
   return errorClass === 'auth'
-    ? 'set GITHUB_TOKEN (or GH_TOKEN) to a token GitHub accepts, with access to the repository'
-    : 'give GITHUB_TOKEN (or GH_TOKEN) contents write access to the repository (classic token: the `repo` scope)';
+    ? 'set GH_TOKEN or GITHUB_TOKEN (GH_TOKEN wins) to a token GitHub accepts, with access to the repository'
+    : 'give the token (GH_TOKEN or GITHUB_TOKEN) contents write access to the repository (classic token: the `repo` scope)';
 }
 
 /** The refusal that ends it: GitHub's words, then what to do about it, still an auth (or permission) GitError. */
