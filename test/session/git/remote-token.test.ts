@@ -178,7 +178,9 @@ describe('the token of each git request to the remote', () => {
       (e: unknown) => e,
     );
     expect(error).toMatchObject({ errorClass: 'auth' });
-    expect((error as GitError).message).toContain('set GH_TOKEN or GITHUB_TOKEN (GH_TOKEN wins) to a token GitHub accepts');
+    expect((error as GitError).message).toContain(
+      'set GH_TOKEN or GITHUB_TOKEN (GH_TOKEN wins) to a token GitHub accepts',
+    );
     expect(emulator.gitRequests.filter((r) => r.token === revoked)).toHaveLength(1);
   });
 
