@@ -37,9 +37,10 @@ const MARKUP_SOURCE = '\\\\[!-/:-@[-`{-~]|[*~`]+|<\\/?[A-Za-z][^<>\\n]{0,500}>|[
 /**
  * What a link shows none of after its text: an inline link's `](destination "title")`, a reference
  * link's `][label]` or `][]` (CommonMark's forms, each part bounded: a label has at most 999
- * characters).
+ * characters). A `][label]` followed by `(` is a stray `]` before an inline link (`a][b](url)c`
+ * shows `a]bc`), not a reference: read as one, it dropped the link's text and kept its destination.
  */
-const LINK_TAIL_SOURCE = String.raw`\]\((?:<[^<>\n]{0,2000}>|(?:[^()\s]|\([^()\s]{0,2000}\)){0,2000})(?:\s{1,100}(?:"[^"\n]{0,1000}"|'[^'\n]{0,1000}'|\([^()\n]{0,1000}\)))?\s{0,100}\)|\]\[[^[\]\n]{0,999}\]`;
+const LINK_TAIL_SOURCE = String.raw`\]\((?:<[^<>\n]{0,2000}>|(?:[^()\s]|\([^()\s]{0,2000}\)){0,2000})(?:\s{1,100}(?:"[^"\n]{0,1000}"|'[^'\n]{0,1000}'|\([^()\n]{0,1000}\)))?\s{0,100}\)|\]\[[^[\]\n]{0,999}\](?!\()`;
 const MARKDOWN_CHANGE = new RegExp(`${MARKUP_SOURCE}|${CHANGE_SOURCE}`, 'gu');
 const MARKDOWN_TRIGGER = new RegExp(`[*~\`\\\\<[\\]%&${INVISIBLE_SOURCE}${FOLDABLE_SOURCE}]`, 'u');
 const EMPHASIS_CHANGE = new RegExp(`${LINK_TAIL_SOURCE}|_+|${MARKUP_SOURCE}|${CHANGE_SOURCE}`, 'gu');

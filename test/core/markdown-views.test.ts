@@ -82,6 +82,15 @@ describe('Markdown redaction: two readings', () => {
     expect(dropped?.original(7, 8)).toEqual([31, 32]);
   });
 
+  it("regression: a stray ] before an inline link is not a reference link's tail (it kept the link's destination and dropped its text)", () => {
+    // fast-check's counterexample: `][5](…)` read as the reference tail `][5]`, so no view was
+    // `zz-0123456789…` while GitHub shows the link's text in place.
+    expect(md('zz-01234][5](https://example.invalid/)6789abcdef-token')).toBe(`see ${REDACTED} here`);
+    expect(markdownViews('a][b](https://x.invalid/)c')[1]?.text).toBe('abc');
+    // A reference link's tail is still dropped.
+    expect(markdownViews('a[b][ref]c')[1]?.text).toBe('abc');
+  });
+
   it('property: _ next to punctuation, *, ~ and link brackets anywhere never leave the secret readable', () => {
     const markup = fc.constantFrom('**', '*', '~~', '[', ']', '](https://example.invalid/)', '`');
     fc.assert(
