@@ -117,7 +117,9 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
     });
   program
     .command('status')
-    .description('the last run (per issue: outcome, PR, cost, time), live leases, and what needs a human')
+    .description(
+      'the last run (per issue: outcome, PR, cost, time), outcomes of the last 30 days, live leases, and what needs a human',
+    )
     .option('--tasks <file>', "a task file's tasks: status, attempts, session ids, interrupted context")
     .option('--dir <checkout>', 'the checkout to report on (default: the current directory)')
     .option('--json', 'print the report as JSON')
@@ -135,12 +137,14 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
         return;
       }
       const { opened, config } = await openStore(at, command);
-      const [{ readStatus, renderStatus }, { stateDirOf }] = await Promise.all([
+      const [{ readStatus, renderStatus }, { stateDirOf }, { readOutcomes }] = await Promise.all([
         import('./commands/status.js'),
         import('../run/github-deps.js'),
+        import('../run/read-outcomes.js'),
       ]);
       const now = systemClock.now();
-      const report = await readStatus(stateDirOf(config, at.cwd), await opened.store.list(), now);
+      const [claims, records] = await Promise.all([opened.store.list(), readOutcomes(opened)]);
+      const report = await readStatus(stateDirOf(config, at.cwd), claims, now, records);
       io.stdout(options.json ? `${terminalJson(report, undefined, 2)}\n` : renderStatus(report, now));
     });
   addReportCommand(program, io);

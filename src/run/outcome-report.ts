@@ -134,6 +134,15 @@ function grouped(counted: readonly Counted[], by: GroupBy): Map<string, Counted[
   return groups;
 }
 
+/** A session ended, or the PR opened, merged or closed, in `[from, to]` (epoch ms). */
+export function isActive(record: OutcomeRecord, from: number, to: number): boolean {
+  const pull = record.pull;
+  return (
+    record.sessions.some((s) => inWindow(s.at, from, to)) ||
+    [pull?.opened_at, pull?.merged_at, pull?.closed_at].some((at) => inWindow(at, from, to))
+  );
+}
+
 /** The report over the records active in `[now − sinceMs, now]`. */
 export function outcomeReport(
   records: readonly OutcomeRecord[],

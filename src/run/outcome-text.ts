@@ -13,10 +13,15 @@ const timeText = (ms: number | null) => (ms === null ? '-' : humanDuration(ms));
 const followupsText = (n: number | null) => (n === null ? '-' : n.toFixed(2));
 
 /** `outcomes (30d): 2 merged of 4 opened, $1.75 per merged PR` (status's line). */
-export function outcomesLine(report: Pick<OutcomeReport, 'since' | 'total'>): string {
+export function outcomesLine(report: {
+  since: string;
+  total: { prs: Pick<OutcomeFigures['prs'], 'merged' | 'opened'>; usd_per_merged_pr: number | null };
+}): string {
   const { prs } = report.total;
   return `outcomes (${report.since}): ${prs.merged} merged of ${prs.opened} opened, ${
-    report.total.usd_per_merged_pr === null ? NO_MERGED_PR : `${perMergedText(report.total)} per merged PR`
+    report.total.usd_per_merged_pr === null
+      ? NO_MERGED_PR
+      : `${dollarsText(report.total.usd_per_merged_pr)} per merged PR`
   }`;
 }
 
