@@ -15,7 +15,8 @@ export const OUTCOMES_FILE_NAME = 'outcomes.json';
  * The one seam between the outcome figures (`report`, `status`, the action) and where the records
  * live. An opened store that carries an outcome list is read through it (file or Redis alike). Until
  * the outcome store lands, a file store's records are read from `outcomes.json` beside its claims
- * file (an array of records, or `{ "records": [...] }`); none there, or a Redis store, gives none.
+ * file (an array of records, `{ "records": [...] }`, or the outcome store's own
+ * `{ "version": 1, "issues": { "<n>": record } }`); none there, or a Redis store, gives none.
  */
 export async function readOutcomes(
   opened: OpenedClaimStore & { outcomes?: OutcomeList },
@@ -42,13 +43,23 @@ function parseOutcomes(file: string, text: string): OutcomeRecord[] {
   } catch (error) {
     throw new CorruptStateError(file, 'not JSON', FIX, { cause: error });
   }
-  const records = Array.isArray(parsed) ? parsed : (parsed as { records?: unknown } | null)?.records;
+  const records = Array.isArray(parsed) ? parsed : recordsOf(parsed);
   if (!Array.isArray(records)) throw new CorruptStateError(file, 'no list of outcome records', FIX);
   records.forEach((record, index) => {
     if (!looksLikeRecord(record))
       throw new CorruptStateError(file, `record ${index + 1} is not an outcome record`, FIX);
   });
   return records as OutcomeRecord[];
+}
+
+/** `{ records: [...] }`, or the outcome store's `{ version, issues: { "<n>": record } }`. */
+function recordsOf(parsed: unknown): unknown {
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { records, issues } = parsed as { records?: unknown; issues?: unknown };
+  if (records !== undefined) return records;
+  return typeof issues === 'object' && issues !== null && !Array.isArray(issues)
+    ? Object.values(issues)
+    : undefined;
 }
 
 /** The fields the figures read, with their types; the rest is the store's to check. */

@@ -29,6 +29,12 @@ describe('readOutcomes, the seam between the figures and the outcome store', () 
     expect(await readOutcomes(opened)).toEqual([]);
     await writeFile(join(dir, 'outcomes.json'), JSON.stringify({ records: fleet() }));
     expect((await readOutcomes(opened)).map((r) => r.issue)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    // The outcome store's own file: records by issue number under a format version.
+    const issues = Object.fromEntries(fleet().map((r) => [String(r.issue), r]));
+    await writeFile(join(dir, 'outcomes.json'), JSON.stringify({ version: 1, issues }));
+    expect((await readOutcomes(opened)).map((r) => r.issue)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    await writeFile(join(dir, 'outcomes.json'), JSON.stringify({ version: 1 }));
+    await expect(readOutcomes(opened)).rejects.toThrow('no list of outcome records');
   });
 
   it('a store without a file or an outcome list (Redis, before the outcome store) gives none', async () => {
