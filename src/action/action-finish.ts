@@ -1,6 +1,7 @@
 import type { Redactor } from '../core/redact.js';
 import type { ActionCore, ActionIo } from './action-io.js';
 import { OUTPUT_NAMES } from './inputs.js';
+import { writeOutcomes } from './outcome-summary.js';
 import {
   type ActionReport,
   actionOutputs,
@@ -43,5 +44,6 @@ export async function finish(
     },
   };
   writeJobSummary(redacting, report);
+  if (report.outcomes) writeOutcomes(redacting, report.outcomes);
   if (io.env.GITHUB_STEP_SUMMARY) await summary.write();
 }

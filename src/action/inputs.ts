@@ -45,7 +45,14 @@ export const INPUT_NAMES = [
   'allowed_bots',
 ] as const;
 
-export const OUTPUT_NAMES = ['outcome', 'pr_url', 'issues_resolved', 'cost_usd'] as const;
+export const OUTPUT_NAMES = [
+  'outcome',
+  'pr_url',
+  'issues_resolved',
+  'cost_usd',
+  'merged',
+  'usd_per_merged_pr',
+] as const;
 
 export type GetInput = (name: string) => string;
 

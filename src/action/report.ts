@@ -1,4 +1,5 @@
 import { safeCount, safeDestination, safeRole } from '../core/destination-text.js';
+import type { OutcomeReport } from '../run/outcome-report.js';
 import { STOP_TEXT, tally } from '../run/run-summary.js';
 import type { RunSummary } from '../scheduler/run-rounds.js';
 import { isFailure } from '../session/outcome.js';
@@ -28,6 +29,8 @@ export interface ActionReport {
   notice?: string;
   /** What the token route means (the Actions token: no CI on the PRs), at the top of the summary. */
   route?: { warnings: readonly string[]; inactive: readonly string[] };
+  /** The outcome figures of the last 30 days, read after the run (absent when it did not run). */
+  outcomes?: OutcomeReport;
 }
 
 export interface ActionOutputs {
@@ -35,6 +38,10 @@ export interface ActionOutputs {
   pr_url: string;
   issues_resolved: string;
   cost_usd: string;
+  /** PRs merged in the last 30 days; empty when no run read the outcome records. */
+  merged: string;
+  /** Dollars per merged PR over the last 30 days; empty with no merged PR yet. */
+  usd_per_merged_pr: string;
 }
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = {
@@ -163,7 +170,8 @@ export function writeJobSummary(out: SummaryWriter, report: ActionReport): void 
 /**
  * Step outputs. `outcome`: in issue mode the session's outcome, or `skipped` / `refused` when no
  * session ran; in drain mode why the run stopped. `pr_url`: every pull request opened or updated,
- * space-separated (one in issue mode).
+ * space-separated (one in issue mode). `merged`, `usd_per_merged_pr`: the outcome figures of the last
+ * 30 days (README "Report").
  */
 export function actionOutputs(report: ActionReport, noWork?: 'skipped' | 'refused'): ActionOutputs {
   const reports = report.run?.summary.reports ?? [];
@@ -177,6 +185,8 @@ export function actionOutputs(report: ActionReport, noWork?: 'skipped' | 'refuse
     pr_url: [...new Set(reports.flatMap((r) => (r.pr ? [r.pr.url] : [])))].join(' '),
     issues_resolved: String(reports.filter((r) => r.outcome === 'resolved').length),
     cost_usd: (report.run?.summary.costUsd ?? 0).toFixed(4),
+    merged: report.outcomes ? String(report.outcomes.total.prs.merged) : '',
+    usd_per_merged_pr: report.outcomes?.total.usd_per_merged_pr?.toFixed(4) ?? '',
   };
 }
 

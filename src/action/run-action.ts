@@ -6,6 +6,7 @@ import { createRedactor, type Redactor } from '../core/redact.js';
 import { exitCodeFor } from '../run/exit-code-for.js';
 import { EXIT, type ExitCode } from '../run/exit-codes.js';
 import { executeRun, type FinishedRun, type OpenRunInput, openRun, openRunBase } from '../run/open-run.js';
+import type { OutcomeReport } from '../run/outcome-report.js';
 import { createProcessDeps } from '../run/process-deps.js';
 import { createProgressDisplay, type ProgressDisplay } from '../run/progress-display.js';
 import type { Env } from '../run/secrets.js';
@@ -15,6 +16,7 @@ import { actionEnv, budgetOptions, gate, readEvent, runnerRedactor } from './act
 import { type Decision, decide } from './event.js';
 import { type ActionInputs, readInputs, readTokens } from './inputs.js';
 import { createLogging, type Logging } from './log-lines.js';
+import { actionOutcomes } from './outcome-summary.js';
 import type { ActionReport } from './report.js';
 import { announceRoute } from './token-route.js';
 
@@ -121,7 +123,10 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
     ).finally(() => {
       progress.stop();
     });
-    return await reportFinished(io, setup, budgetSpent ? budgetRanOut(io, finished) : finished);
+    const outcomes = await actionOutcomes(runBase.openedClaims, deps.clock.now(), (m) =>
+      core.warning(redact(m)),
+    );
+    return await reportFinished(io, setup, budgetSpent ? budgetRanOut(io, finished) : finished, outcomes);
   } catch (err) {
     logging?.groups.close();
     const code = exitCodeFor(err);
@@ -258,9 +263,14 @@ function budgetRanOut(io: ActionIo, finished: FinishedRun): FinishedRun {
 }
 
 /** The run's report (an issue it did not work says why); 130 when the runner cancelled the job. */
-async function reportFinished(io: ActionIo, setup: ActionSetup, finished: FinishedRun): Promise<ExitCode> {
+async function reportFinished(
+  io: ActionIo,
+  setup: ActionSetup,
+  finished: FinishedRun,
+  outcomes?: OutcomeReport,
+): Promise<ExitCode> {
   const { decision, base, redact } = setup;
-  const report: ActionReport = { ...base, run: finished };
+  const report: ActionReport = { ...base, run: finished, ...(outcomes ? { outcomes } : {}) };
   const mine = finished.summary.skipped.find((s) => s.issue === base.issue);
   if (
     decision.kind === 'issue' &&

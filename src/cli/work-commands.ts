@@ -8,6 +8,7 @@ import type { Log } from '../core/logger.js';
 import { terminalJson } from '../core/terminal-text.js';
 import type { ExitCode } from '../run/exit-codes.js';
 import { type CliIo, type CommandIo, configured, openStore } from './command-io.js';
+import type { ReportFlags } from './commands/report.js';
 import type { RunFlags } from './commands/run.js';
 
 type SetExit = (code: ExitCode) => void;
@@ -48,7 +49,7 @@ export function addDemoCommand(
     });
 }
 
-/** `issueloop run` and `issueloop status`: working the backlog and looking at what it did. */
+/** `issueloop run`, `status` and `report`: working the backlog and looking at what it did. */
 export function addWorkCommands(program: Command, io: CommandIo, version: string, setExit: SetExit): void {
   program
     .command('run')
@@ -116,7 +117,9 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
     });
   program
     .command('status')
-    .description('the last run (per issue: outcome, PR, cost, time), live leases, and what needs a human')
+    .description(
+      'the last run (per issue: outcome, PR, cost, time), outcomes of the last 30 days, live leases, and what needs a human',
+    )
     .option('--tasks <file>', "a task file's tasks: status, attempts, session ids, interrupted context")
     .option('--dir <checkout>', 'the checkout to report on (default: the current directory)')
     .option('--json', 'print the report as JSON')
@@ -134,13 +137,38 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
         return;
       }
       const { opened, config } = await openStore(at, command);
-      const [{ readStatus, renderStatus }, { stateDirOf }] = await Promise.all([
+      const [{ readStatus, renderStatus }, { stateDirOf }, { readOutcomes }] = await Promise.all([
         import('./commands/status.js'),
         import('../run/github-deps.js'),
+        import('../run/read-outcomes.js'),
       ]);
       const now = systemClock.now();
-      const report = await readStatus(stateDirOf(config, at.cwd), await opened.store.list(), now);
+      const [claims, records] = await Promise.all([opened.store.list(), readOutcomes(opened)]);
+      const report = await readStatus(stateDirOf(config, at.cwd), claims, now, records);
       io.stdout(options.json ? `${terminalJson(report, undefined, 2)}\n` : renderStatus(report, now));
+    });
+  addReportCommand(program, io);
+}
+
+/** `issueloop report`: what the fleet achieved and what it cost (README "Report"). */
+function addReportCommand(program: Command, io: CommandIo): void {
+  program
+    .command('report')
+    .description(
+      'what the fleet achieved and what it cost: PRs merged, acceptance, dollars per merged PR (see README "Report")',
+    )
+    .option('--since <duration>', 'the window, back from now: 30d, 7d, 12h (default: 30d)')
+    .option('--by <group>', 'a row per label, engine or model (an issue with two labels counts in both)')
+    .option('--dir <checkout>', 'the checkout to report on (default: the current directory)')
+    .option('--json', 'print the report as JSON')
+    .action(async (flags: ReportFlags & { dir?: string }, command: Command) => {
+      const at = inDir(io, flags.dir);
+      const { reportWindow, runReport } = await import('./commands/report.js');
+      reportWindow(flags); // a bad flag is reported before the store is opened
+      const { opened } = await openStore(at, command);
+      const { readOutcomes } = await import('../run/read-outcomes.js');
+      const { report, text } = runReport(await readOutcomes(opened), flags, systemClock.now());
+      io.stdout(flags.json ? `${terminalJson(report, undefined, 2)}\n` : text);
     });
 }
 

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ClaimStore } from '../claims/claim-store.js';
-import { openClaimStore } from '../claims/open-claim-store.js';
+import { type OpenedClaimStore, openClaimStore } from '../claims/open-claim-store.js';
 import { protectedPathsWarning } from '../config/protected-paths.js';
 import type { Config } from '../config/schema.js';
 import type { Deps } from '../core/deps.js';
@@ -59,6 +59,8 @@ export interface RunBase {
   client: GitHubClient;
   github: GitHubAdapter;
   claims: ClaimStore;
+  /** The claim store as opened (where it lives): the outcome records are read beside it. */
+  openedClaims: OpenedClaimStore;
   stateDir: string;
 }
 
@@ -108,8 +110,8 @@ export async function openRunBase(input: OpenRunInput): Promise<RunBase> {
   });
   const stateDir = stateDirOf(config, input.cwd);
   const github = await openGitHubAdapter(client, config, { stateDir });
-  const claims = openClaimStore(config, { cwd: input.cwd, clock: deps.clock, redact, log: deps.log }).store;
-  return { checkout, client, github, claims, stateDir };
+  const openedClaims = openClaimStore(config, { cwd: input.cwd, clock: deps.clock, redact, log: deps.log });
+  return { checkout, client, github, claims: openedClaims.store, openedClaims, stateDir };
 }
 
 export function requireAnthropicKey(env: Env): string {

@@ -99,8 +99,15 @@ describe('the action, in-process, by event', () => {
     });
     expect(result.code).toBe(0);
     expect(result.core.failed).toEqual([]);
-    expect(result.core.outputs).toMatchObject({ outcome: 'empty_backlog', issues_resolved: '1' });
+    // Nothing merged yet: the outcome figures of the last 30 days say so.
+    expect(result.core.outputs).toMatchObject({
+      outcome: 'empty_backlog',
+      issues_resolved: '1',
+      merged: '0',
+      usd_per_merged_pr: '',
+    });
     const summary = result.core.summaryHtml();
+    expect(summary).toContain('<h3>Outcomes, last 30d</h3>');
     expect(summary).toContain('<h2>issueloop: drain</h2>');
     for (const n of [typo, vague]) expect(summary).toContain(`<td>#${n}</td>`);
     expect(summary).toMatch(/Failures by class[\s\S]*<code>no_changes<\/code><\/td><td>\d+<\/td>/);

@@ -7,9 +7,11 @@ import {
   failureAnnotations,
   writeJobSummary,
 } from '../../src/action/report.js';
+import { outcomeReport } from '../../src/run/outcome-report.js';
 import { STOP_TEXT } from '../../src/run/run-summary.js';
 import type { RunSummary } from '../../src/scheduler/run-rounds.js';
 import type { SessionReport } from '../../src/session/session-report.js';
+import { DAY, fleet, NOW } from '../run/outcome-fixtures.js';
 
 const PR = (n: number) => `https://github.com/octo-org/widgets/pull/${n}`;
 
@@ -293,6 +295,8 @@ describe('actionOutputs', () => {
       pr_url: PR(12),
       issues_resolved: '1',
       cost_usd: '0.1235',
+      merged: '',
+      usd_per_merged_pr: '',
     });
   });
 
@@ -308,6 +312,8 @@ describe('actionOutputs', () => {
       pr_url: '',
       issues_resolved: '0',
       cost_usd: '0.0500',
+      merged: '',
+      usd_per_merged_pr: '',
     });
   });
 
@@ -327,15 +333,37 @@ describe('actionOutputs', () => {
       pr_url: `${PR(10)} ${PR(11)}`,
       issues_resolved: '3',
       cost_usd: '0.4200',
+      merged: '',
+      usd_per_merged_pr: '',
     });
   });
 
   it('reports refused or skipped when no work was done', () => {
     const refused = actionOutputs({ mode: 'issue', issue: 7, titles, notice: 'untrusted author' }, 'refused');
-    expect(refused).toEqual({ outcome: 'refused', pr_url: '', issues_resolved: '0', cost_usd: '0.0000' });
+    expect(refused).toEqual({
+      outcome: 'refused',
+      pr_url: '',
+      issues_resolved: '0',
+      cost_usd: '0.0000',
+      merged: '',
+      usd_per_merged_pr: '',
+    });
     expect(actionOutputs({ mode: 'drain', titles }).outcome).toBe('skipped');
     // The reason no work was done wins over a run's stop.
     expect(actionOutputs(drain(), 'refused').outcome).toBe('refused');
+  });
+
+  it("sets merged and usd_per_merged_pr from the last 30 days' outcome records", () => {
+    const outcomes = outcomeReport(fleet(), { since: '30d', sinceMs: 30 * DAY, now: NOW });
+    const outputs = actionOutputs({ ...drain(), outcomes });
+    // Three merged PRs; $5.375 spent in the window (see test/run/outcome-report.test.ts).
+    expect(outputs.merged).toBe('3');
+    expect(outputs.usd_per_merged_pr).toBe((5.375 / 3).toFixed(4));
+    const none = outcomeReport([], { since: '30d', sinceMs: 30 * DAY, now: NOW });
+    expect(actionOutputs({ ...drain(), outcomes: none })).toMatchObject({
+      merged: '0',
+      usd_per_merged_pr: '',
+    });
   });
 });
 

@@ -125,6 +125,9 @@ describe('the action, in-process against the emulators', () => {
       pr_url: '',
       issues_resolved: '0',
       cost_usd: '0.0000',
+      // No run read the outcome records.
+      merged: '',
+      usd_per_merged_pr: '',
     });
     expect(bug.anthropic.requests).toHaveLength(0);
     expect(bug.core.summaryHtml()).toContain('Nothing to do: label &quot;bug&quot; is not the trigger label');

@@ -1,8 +1,10 @@
 import type { ClaimView } from '../../claims/claim-store.js';
 import { failureCount, failureText } from '../../claims/claims-state.js';
+import type { OutcomeRecord } from '../../claims/outcome-record.js';
 import { describeBlocked, safeDestination, safeRole } from '../../core/destination-text.js';
 import { humanDuration } from '../../core/human-duration.js';
 import { type LedgerEvent, latestLedger, readLedger } from '../../session/ledger.js';
+import { renderStatusOutcomes, type StatusOutcomes, statusOutcomes } from './status-outcomes.js';
 
 export interface StatusReport {
   lastRun?: {
@@ -42,6 +44,8 @@ export interface StatusReport {
   };
   leases: Array<{ issue: number; owner: string; expiresAt: string }>;
   needsHuman: Array<{ issue: number; failures: number; lastReason?: string }>;
+  /** What the issues worked in the last 30 days came to (their outcome records). */
+  outcomes?: StatusOutcomes;
 }
 
 const num = (value: unknown) => (typeof value === 'number' ? value : 0);
@@ -123,11 +127,15 @@ function addBlocked(sofar: readonly BlockedSeen[] = [], more: unknown): BlockedS
   return all.sort((a, b) => b.count - a.count || a.destination.localeCompare(b.destination));
 }
 
-/** `issueloop status`: the last run (from its ledger), the live leases and the needs-human list. */
+/**
+ * `issueloop status`: the last run (from its ledger), the outcomes of the last 30 days (from the
+ * outcome records, when given), the live leases and the needs-human list.
+ */
 export async function readStatus(
   stateDir: string,
   claims: readonly ClaimView[],
   now: number,
+  records?: readonly OutcomeRecord[],
 ): Promise<StatusReport> {
   const file = await latestLedger(stateDir);
   const report: StatusReport = {
@@ -145,6 +153,7 @@ export async function readStatus(
         };
       }),
   };
+  if (records) report.outcomes = statusOutcomes(records, now);
   if (file) {
     const { events, skipped } = await readLedger(file);
     const lastRun = lastRunOf(file, events, skipped);
@@ -178,6 +187,7 @@ export function renderStatus(report: StatusReport, now: number): string {
       );
     }
   }
+  if (report.outcomes) lines.push('', ...renderStatusOutcomes(report.outcomes));
   lines.push('', report.leases.length === 0 ? 'no live leases' : 'live leases:');
   for (const l of report.leases) {
     lines.push(`  #${l.issue} held by ${l.owner}, ${humanDuration(Date.parse(l.expiresAt) - now)} left`);
