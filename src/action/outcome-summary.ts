@@ -1,4 +1,4 @@
-import type { OpenedClaimStore } from '../claims/open-claim-store.js';
+import type { ClaimStoreSettings } from '../claims/open-claim-store.js';
 import { humanDuration } from '../core/human-duration.js';
 import { type OutcomeReport, outcomeReport } from '../run/outcome-report.js';
 import { dollarsText, percent, perMergedText } from '../run/outcome-text.js';
@@ -14,12 +14,17 @@ const ACTION_SINCE_MS = 30 * 86_400_000;
  * summary still goes out, with a warning saying why these figures are missing.
  */
 export async function actionOutcomes(
-  opened: OpenedClaimStore,
+  settings: ClaimStoreSettings,
+  cwd: string,
   now: number,
   warn: (message: string) => void,
 ): Promise<OutcomeReport | undefined> {
   try {
-    return outcomeReport(await readOutcomes(opened), { since: ACTION_SINCE, sinceMs: ACTION_SINCE_MS, now });
+    return outcomeReport(await readOutcomes(settings, cwd), {
+      since: ACTION_SINCE,
+      sinceMs: ACTION_SINCE_MS,
+      now,
+    });
   } catch (err) {
     warn(`issueloop: no outcome figures in the summary: ${(err as Error).message}`);
     return undefined;

@@ -123,7 +123,7 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
     ).finally(() => {
       progress.stop();
     });
-    const outcomes = await actionOutcomes(runBase.openedClaims, deps.clock.now(), (m) =>
+    const outcomes = await actionOutcomes(setup.config, io.cwd, deps.clock.now(), (m) =>
       core.warning(redact(m)),
     );
     return await reportFinished(io, setup, budgetSpent ? budgetRanOut(io, finished) : finished, outcomes);

@@ -5,10 +5,14 @@ import type { Log } from '../core/logger.js';
 import type { Redactor } from '../core/redact.js';
 import type { ClaimStore } from './claim-store.js';
 import { createFileClaimStore } from './file-claim-store.js';
+import { createFileOutcomeStore } from './file-outcome-store.js';
+import type { OutcomeStore } from './outcome-store.js';
 import { createRedisClaimStore } from './redis-claim-store.js';
+import { createRedisOutcomeStore } from './redis-outcome-store.js';
 import { redisLocation } from './redis-records.js';
 
 const CLAIMS_FILE_NAME = 'claims.json';
+const OUTCOMES_FILE_NAME = 'outcomes.json';
 
 /** The settings a store is opened from: the shape of the validated config, declared here structurally. */
 export interface ClaimStoreSettings {
@@ -37,21 +41,15 @@ export function openClaimStore(
     ...(options.log ? { log: options.log } : {}),
   };
   if (settings.claims.store === 'redis') {
-    const url = settings.claims.redis_url;
-    if (!url) throw new UsageError('claims.store is redis but claims.redis_url is not set');
-    if (!settings.repo) {
-      throw new UsageError(
-        'a Redis claim store keeps claims per repository: pass --repo owner/name, set `repo:` or ISSUELOOP_REPO',
-      );
-    }
+    const { url, repo } = redisSettings(settings);
     const store = createRedisClaimStore({
       url,
-      repo: settings.repo,
+      repo,
       clock: options.clock,
       maxFailures: settings.claims.max_failures,
       ...extras,
     });
-    return { store, location: `${redisLocation(url)} (${settings.repo})` };
+    return { store, location: `${redisLocation(url)} (${repo})` };
   }
   const file = resolve(options.cwd, settings.state_dir, CLAIMS_FILE_NAME);
   const store = createFileClaimStore({
@@ -61,4 +59,35 @@ export function openClaimStore(
     ...extras,
   });
   return { store, location: file, file };
+}
+
+function redisSettings(settings: ClaimStoreSettings): { url: string; repo: string } {
+  const url = settings.claims.redis_url;
+  if (!url) throw new UsageError('claims.store is redis but claims.redis_url is not set');
+  if (!settings.repo) {
+    throw new UsageError(
+      'a Redis claim store keeps claims per repository: pass --repo owner/name, set `repo:` or ISSUELOOP_REPO',
+    );
+  }
+  return { url, repo: settings.repo };
+}
+
+export interface OpenedOutcomeStore {
+  store: OutcomeStore;
+  /** Where the records live, for messages: `outcomes.json`'s path, or the Redis server and repository. */
+  location: string;
+}
+
+/**
+ * The outcome records beside the claims the configuration names: `outcomes.json` in the state
+ * directory for a file store, the same Redis server and key prefix for a Redis one. Opening touches
+ * nothing on disk and connects to nothing.
+ */
+export function openOutcomeStore(settings: ClaimStoreSettings, options: { cwd: string }): OpenedOutcomeStore {
+  if (settings.claims.store === 'redis') {
+    const { url, repo } = redisSettings(settings);
+    return { store: createRedisOutcomeStore({ url, repo }), location: `${redisLocation(url)} (${repo})` };
+  }
+  const file = resolve(options.cwd, settings.state_dir, OUTCOMES_FILE_NAME);
+  return { store: createFileOutcomeStore({ file }), location: file };
 }

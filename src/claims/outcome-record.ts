@@ -40,6 +40,9 @@ export interface PullFate {
   closed_at?: string;
   /** Who merged it, or closed it unmerged. */
   by?: string;
+  /** The head commit and GitHub's updated_at when the sweep last counted its touch (added by the store). */
+  head_sha?: string;
+  updated_at?: string;
 }
 
 /** What people did to the PR after it opened (issueloop's own account excluded). */

@@ -143,7 +143,7 @@ export function addWorkCommands(program: Command, io: CommandIo, version: string
         import('../run/read-outcomes.js'),
       ]);
       const now = systemClock.now();
-      const [claims, records] = await Promise.all([opened.store.list(), readOutcomes(opened)]);
+      const [claims, records] = await Promise.all([opened.store.list(), readOutcomes(config, at.cwd)]);
       const report = await readStatus(stateDirOf(config, at.cwd), claims, now, records);
       io.stdout(options.json ? `${terminalJson(report, undefined, 2)}\n` : renderStatus(report, now));
     });
@@ -165,9 +165,9 @@ function addReportCommand(program: Command, io: CommandIo): void {
       const at = inDir(io, flags.dir);
       const { reportWindow, runReport } = await import('./commands/report.js');
       reportWindow(flags); // a bad flag is reported before the store is opened
-      const { opened } = await openStore(at, command);
+      const { config } = await openStore(at, command);
       const { readOutcomes } = await import('../run/read-outcomes.js');
-      const { report, text } = runReport(await readOutcomes(opened), flags, systemClock.now());
+      const { report, text } = runReport(await readOutcomes(config, at.cwd), flags, systemClock.now());
       io.stdout(flags.json ? `${terminalJson(report, undefined, 2)}\n` : text);
     });
 }

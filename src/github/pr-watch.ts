@@ -39,6 +39,10 @@ export interface OwnPull {
   headSha: string;
   baseRef: string;
   updatedAt: string;
+  /** ISO 8601: when it was opened, merged, closed (as GitHub lists them). */
+  createdAt?: string;
+  mergedAt?: string;
+  closedAt?: string;
 }
 
 /** The single-PR read: GitHub computes mergeability only there (null while it is computing). */
@@ -54,6 +58,15 @@ export interface PullDetail extends OwnPull {
    * changed — a comment in the same second as the last read still changes the count.
    */
   reviewComments: number;
+  /** Who merged it, once merged. */
+  mergedBy?: string;
+}
+
+/** Who wrote and who committed one commit of a PR, by e-mail (as git records them). */
+export interface PullCommit {
+  sha: string;
+  authorEmail: string;
+  committerEmail: string;
 }
 
 interface RawPull {
@@ -65,6 +78,9 @@ interface RawPull {
   merged_at?: string | null;
   draft?: boolean;
   updated_at: string;
+  created_at?: string;
+  closed_at?: string | null;
+  merged_by?: { login: string } | null;
   head: { ref: string; sha: string; label?: string; repo?: { full_name?: string } | null };
   base: { ref: string; repo?: { full_name?: string } | null };
   mergeable?: boolean | null;
@@ -93,6 +109,9 @@ function toOwnPull(raw: RawPull, owner: string, fullName: string): OwnPull | und
     headSha: raw.head.sha,
     baseRef: raw.base.ref,
     updatedAt: raw.updated_at,
+    ...(raw.created_at ? { createdAt: raw.created_at } : {}),
+    ...(raw.merged_at ? { mergedAt: raw.merged_at } : {}),
+    ...(raw.closed_at ? { closedAt: raw.closed_at } : {}),
   };
 }
 
@@ -127,6 +146,25 @@ export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
       return [...open.items, ...closed.data];
     },
 
+    /** The PR's commits (GitHub lists up to 250), each one's author and committer e-mail. */
+    async commits(number: number): Promise<PullCommit[]> {
+      type Raw = { sha: string; commit: { author?: { email?: string }; committer?: { email?: string } } };
+      const all = await getAllPages(
+        gh,
+        cache,
+        `${repo}/pulls/${number}/commits?per_page=100`,
+        (raw) =>
+          (raw as Raw[]).map((c) => ({
+            sha: c.sha,
+            authorEmail: c.commit.author?.email ?? '',
+            committerEmail: c.commit.committer?.email ?? '',
+          })),
+        `read the commits of pull request #${number}`,
+        3,
+      );
+      return all.items;
+    },
+
     /** One PR with its mergeability (conditional). */
     async detail(number: number): Promise<PullDetail> {
       const page = await getConditional(
@@ -144,6 +182,7 @@ export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
             followups: followupsOf(pull.body),
             answeredReviews: answeredReviewsOf(pull.body),
             reviewComments: pull.review_comments ?? 0,
+            ...(pull.merged_by?.login ? { mergedBy: pull.merged_by.login } : {}),
           };
         },
         `read pull request #${number}`,

@@ -89,6 +89,8 @@ export interface ReviewBody {
 export interface PullReviews {
   threads: ReviewThread[];
   changeRequests: ReviewBody[];
+  /** Who submitted each review that requested changes, standing or since settled (oldest first). */
+  changeRequesters?: string[];
 }
 
 export interface ReviewThread {
@@ -212,8 +214,12 @@ export function createReviewThreads(gh: GitHubClient) {
         author: loginOf(review.author),
         submittedAt: review.submittedAt ?? '',
       }));
+      const changeRequesters = reviews.reviews
+        .filter((review) => review.state === 'CHANGES_REQUESTED')
+        .map((review) => loginOf(review.author));
       return {
         changeRequests,
+        changeRequesters,
         threads: read,
       };
     },

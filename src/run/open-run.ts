@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ClaimStore } from '../claims/claim-store.js';
-import { type OpenedClaimStore, openClaimStore } from '../claims/open-claim-store.js';
+import { openClaimStore, openOutcomeStore } from '../claims/open-claim-store.js';
+import type { OutcomeStore } from '../claims/outcome-store.js';
 import { protectedPathsWarning } from '../config/protected-paths.js';
 import type { Config } from '../config/schema.js';
 import type { Deps } from '../core/deps.js';
@@ -59,8 +60,8 @@ export interface RunBase {
   client: GitHubClient;
   github: GitHubAdapter;
   claims: ClaimStore;
-  /** The claim store as opened (where it lives): the outcome records are read beside it. */
-  openedClaims: OpenedClaimStore;
+  /** The issues' outcome records beside the claims (`outcomes.json` or the same Redis). */
+  outcomes: OutcomeStore;
   stateDir: string;
 }
 
@@ -110,8 +111,9 @@ export async function openRunBase(input: OpenRunInput): Promise<RunBase> {
   });
   const stateDir = stateDirOf(config, input.cwd);
   const github = await openGitHubAdapter(client, config, { stateDir });
-  const openedClaims = openClaimStore(config, { cwd: input.cwd, clock: deps.clock, redact, log: deps.log });
-  return { checkout, client, github, claims: openedClaims.store, openedClaims, stateDir };
+  const claims = openClaimStore(config, { cwd: input.cwd, clock: deps.clock, redact, log: deps.log }).store;
+  const outcomes = openOutcomeStore(config, { cwd: input.cwd }).store;
+  return { checkout, client, github, claims, outcomes, stateDir };
 }
 
 export function requireAnthropicKey(env: Env): string {
@@ -213,6 +215,7 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
       baseBranch,
       log: deps.log,
       clock: deps.clock,
+      outcomes: base.outcomes,
       ...(input.followUpsOnly ? { followUpsOnly: true } : {}),
       ...(input.issues ? { issues: input.issues } : {}),
     }),
@@ -250,7 +253,7 @@ export async function executeRun(
         maxRounds: options.maxRounds,
         ...(options.only !== undefined ? { only: options.only } : {}),
       },
-      close: () => run.github.flush(),
+      close: () => Promise.all([run.github.flush(), run.outcomes.close()]),
       requests: () => ({ charged: client.metrics.charged, free: client.metrics.uncharged }),
     },
     options,

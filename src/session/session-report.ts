@@ -2,7 +2,9 @@ import type { AgentObserver } from '../agent/events.js';
 import type { Config } from '../config/schema.js';
 import type { Deps } from '../core/deps.js';
 import type { Redactor } from '../core/redact.js';
+import type { EngineName } from '../engines/engine.js';
 import type { ModelRuntime } from '../engines/native/session-agent.js';
+import type { TokenUsage } from '../model/types.js';
 import type { BlockedRequest } from '../sandbox/blocked-requests.js';
 import type { SandboxHost } from '../sandbox/sandbox-host.js';
 import type { Ledger } from './ledger.js';
@@ -52,6 +54,12 @@ export interface SessionReport {
   modelCalls: number;
   toolCalls: number;
   tokens: number;
+  /** `tokens` split the way they are billed (the outcome record keeps them). */
+  usage?: TokenUsage;
+  /** The engine that worked the session last (a fallback to native says `native`). */
+  engine?: EngineName;
+  /** Every model that answered, in order of first use. */
+  models?: string[];
   costUsd: number;
   durationMs: number;
   productivity: Productivity;

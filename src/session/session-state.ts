@@ -6,7 +6,7 @@ import { cleanBlocked } from '../core/destination-text.js';
 import type { Log } from '../core/logger.js';
 import type { EngineResult, SessionEngine } from '../engines/engine.js';
 import type { MessageParam } from '../model/types.js';
-import { totalTokens } from '../model/types.js';
+import { totalTokens, ZERO_USAGE } from '../model/types.js';
 import { agentGitDirPath, type WorktreeSandboxes } from '../sandbox/sandbox-host.js';
 import type { GitOptions } from './git/index.js';
 import { eventFields } from './ledger-fields.js';
@@ -30,6 +30,8 @@ export interface SessionState {
   /** The worktree's path; its real path once it is made. */
   worktree: string;
   model: string;
+  /** Every model that answered, in order of first use. */
+  models: string[];
   result?: EngineResult;
   messages: readonly MessageParam[];
   filesChanged: string[];
@@ -75,6 +77,7 @@ export function createSessionState(input: SessionInput): SessionState {
     git: { env: scrubbed, signal: input.signal, redact: input.redact },
     worktree: join(input.worktreesDir, work.worktreeName),
     model: config.model.primary,
+    models: [],
     messages: [],
     filesChanged: [],
     verifyRuns: 0,
@@ -82,7 +85,10 @@ export function createSessionState(input: SessionInput): SessionState {
     delivered: false,
     remember,
     observer: (event: AgentEvent) => {
-      if (event.type === 'model_call') state.model = event.model;
+      if (event.type === 'model_call') {
+        state.model = event.model;
+        if (!state.models.includes(event.model)) state.models.push(event.model);
+      }
       if (event.type !== 'tool_call' && event.type !== 'tool_result')
         remember(event.type, eventFields(event));
       input.onEvent?.(event);
@@ -124,6 +130,9 @@ function reportOf(
     modelCalls: totals?.modelCalls ?? 0,
     toolCalls,
     tokens: totals ? totalTokens(totals.usage) : 0,
+    usage: { ...(totals?.usage ?? ZERO_USAGE) },
+    ...(state.engine ? { engine: state.engine.name } : {}),
+    models: state.models.length > 0 || !totals?.modelCalls ? [...state.models] : [state.model],
     costUsd: totals?.costUsd ?? 0,
     durationMs: input.deps.clock.now() - state.started,
     productivity: productivity(filesChanged.length, extra.pr?.created ? 1 : 0, toolCalls),

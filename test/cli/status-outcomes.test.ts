@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderStatusOutcomes, statusOutcomes } from '../../src/cli/commands/status-outcomes.js';
 import { runInProcess } from '../helpers/cli-in-process.js';
-import { fleet, NOW, record, session, shifted } from '../run/outcome-fixtures.js';
+import { fleet, NOW, record, session, shifted, storeOutcomes } from '../run/outcome-fixtures.js';
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
@@ -43,7 +43,7 @@ describe('status shows outcomes, not only the last run', () => {
     dirs.push(cwd);
     await mkdir(join(cwd, '.issueloop'), { recursive: true });
     const records = shifted(fleet(), Date.now() - NOW - 3_600_000);
-    await writeFile(join(cwd, '.issueloop', 'outcomes.json'), JSON.stringify(records));
+    await storeOutcomes(join(cwd, '.issueloop'), records);
     const text = await runInProcess(['status'], { cwd });
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(

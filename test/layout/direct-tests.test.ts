@@ -101,7 +101,6 @@ const THROUGH: Readonly<Record<string, string>> = {
   'src/sources/issues/base-merge.ts': 'src/sources/issues/issue-work.ts',
   'src/sources/issues/history.ts': 'src/sources/issues/issue-source.ts',
   'src/sources/issues/named-issues.ts': 'src/sources/issues/issue-source.ts',
-  'src/sources/issues/open-pulls.ts': 'src/sources/issues/pull-follow.ts',
   'src/sources/issues/publish.ts': 'src/sources/issues/issue-work.ts',
   'src/sources/tasks/task-work.ts': 'src/sources/tasks/task-source.ts',
 };

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { createFileOutcomeStore } from '../../src/claims/file-outcome-store.js';
 import type { OutcomeRecord, SessionEntry } from '../../src/claims/outcome-record.js';
 
 /** Outcome records for the report's tests: dollars are multiples of 1/8, exact in binary. */
@@ -125,4 +127,14 @@ export function shifted(records: readonly OutcomeRecord[], ms: number): OutcomeR
         }
       : {}),
   }));
+}
+
+/** A state directory whose outcome store (outcomes.json) holds these records, written through the store. */
+export async function storeOutcomes(stateDir: string, records: readonly OutcomeRecord[]): Promise<void> {
+  const store = createFileOutcomeStore({ file: join(stateDir, 'outcomes.json') });
+  try {
+    for (const r of records) await store.importRecord(r.issue, r);
+  } finally {
+    await store.close();
+  }
 }

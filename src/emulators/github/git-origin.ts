@@ -12,6 +12,8 @@ export interface CommitInfo {
   sha: string;
   tree: string;
   author: GitIdentity;
+  /** Who made the commit (a rebase or a web edit differs from the author). */
+  committer?: GitIdentity;
   message: string;
 }
 
@@ -74,10 +76,12 @@ function parseCommit(sha: string, text: string): CommitInfo {
   const header = text.slice(0, split);
   const tree = /^tree ([0-9a-f]{40})$/m.exec(header)?.[1] ?? '';
   const author = /^author (.*) <(.*)> (\d+) [+-]\d{4}$/m.exec(header);
+  const committer = /^committer (.*) <(.*)> (\d+) [+-]\d{4}$/m.exec(header);
   return {
     sha,
     tree,
     author: { name: author?.[1] ?? '', email: author?.[2] ?? '', time: Number(author?.[3] ?? 0) },
+    committer: { name: committer?.[1] ?? '', email: committer?.[2] ?? '', time: Number(committer?.[3] ?? 0) },
     message: split < 0 ? '' : text.slice(split + 2),
   };
 }

@@ -1,5 +1,5 @@
 import { closePull, mergePull } from './pull-merge.js';
-import { branchSha } from './pull-refs.js';
+import { branchSha, pullShas } from './pull-refs.js';
 import type { IssueRecord } from './records.js';
 import {
   created,
@@ -171,6 +171,27 @@ function mergeRoute(ctx: RouteContext): Reply {
   return ok({ sha: outcome.sha, merged: true, message: 'Pull Request successfully merged' });
 }
 
+/** A PR's commits, oldest first: from `origin` when there is one (none without it). */
+function listPullCommits(ctx: RouteContext): Reply {
+  const issue = findPull(ctx);
+  if (!issue) return notFound();
+  const origin = ctx.store.lifecycle.origin;
+  const { head, base } = pullShas(ctx.store, issue);
+  const commits = origin ? origin.commitsBetween(base, head) : [];
+  const person = (who: { name: string; email: string; time: number }) => ({
+    name: who.name,
+    email: who.email,
+    date: new Date(who.time * 1000).toISOString(),
+  });
+  return pagedReply(ctx, commits, (c) => ({
+    sha: c.sha,
+    commit: { author: person(c.author), committer: person(c.committer ?? c.author), message: c.message },
+    // GitHub links a commit to an account by its e-mail; the emulator knows no e-mails.
+    author: null,
+    committer: null,
+  }));
+}
+
 export const pullRoutes: readonly Route[] = [
   { method: 'GET', pattern: '/repos/:owner/:repo/pulls', handle: listPulls },
   { method: 'POST', pattern: '/repos/:owner/:repo/pulls', handle: createPull },
@@ -183,6 +204,7 @@ export const pullRoutes: readonly Route[] = [
     },
   },
   { method: 'PATCH', pattern: '/repos/:owner/:repo/pulls/:number', handle: updatePull },
+  { method: 'GET', pattern: '/repos/:owner/:repo/pulls/:number/commits', handle: listPullCommits },
   { method: 'PUT', pattern: '/repos/:owner/:repo/pulls/:number/merge', handle: mergeRoute },
   {
     method: 'POST',

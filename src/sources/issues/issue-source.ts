@@ -1,4 +1,5 @@
 import type { ClaimView } from '../../claims/claim-store.js';
+import type { SessionKind } from '../../claims/outcome-record.js';
 import type { Backlog } from '../../github/backlog.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import type { TrustDecision } from '../../github/trust.js';
@@ -8,6 +9,7 @@ import { issueWrites, trackIssue } from './issue-tracker.js';
 import { issueWork } from './issue-work.js';
 import { namedBacklog } from './named-issues.js';
 import type { IssueSourceOptions } from './options.js';
+import { keepingOutcomes, sessionKindOf } from './outcome-keeping.js';
 import { planRound } from './plan-issues.js';
 import { followPulls } from './pull-follow.js';
 import { MERGED } from './pull-sweep.js';
@@ -50,6 +52,8 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
   const writes = issueWrites();
   const pulls = followPulls(options, writes.inOrder);
   const named = options.issues ? namedBacklog(github, config, options.issues) : undefined;
+  /** What each issue's current session is for (a first attempt or a follow-up), for its outcome record. */
+  const kinds = new Map<number, SessionKind>();
 
   return {
     list: async () => (named ? named.list() : (await github.listBacklog()).issues),
@@ -106,10 +110,17 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
 
     session: (issue) => {
       named?.started(issue.number);
-      return issueWork(issue, options, pulls.takeFollowUp(issue.number));
+      const followUp = pulls.takeFollowUp(issue.number);
+      kinds.set(issue.number, sessionKindOf(followUp));
+      return issueWork(issue, options, followUp);
     },
 
-    track: (issue, input) => trackIssue(options, issue, input, writes.inOrder),
+    track: (issue, input) =>
+      keepingOutcomes(trackIssue(options, issue, input, writes.inOrder), options, issue, input, () => {
+        const kind = kinds.get(issue.number) ?? 'attempt';
+        kinds.delete(issue.number);
+        return kind;
+      }),
 
     sweep: (round) => pulls.sweep(round),
 

@@ -1,3 +1,4 @@
+import type { OutcomeStore } from '../../claims/outcome-store.js';
 import type { Config } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import type { Log } from '../../core/logger.js';
@@ -19,6 +20,8 @@ export interface IssueSourceOptions {
   clock: Pick<Clock, 'now' | 'sleep'>;
   /** Work follow-ups of issueloop's PRs only: the run a pull request's event started. */
   followUpsOnly?: boolean;
+  /** Where each issue's sessions and its PR's fate are kept (beside the claims); none: not kept. */
+  outcomes?: OutcomeStore;
   /** `run --issue N`: these issues, labelled or not, each once, instead of the labelled backlog. */
   issues?: readonly number[];
 }

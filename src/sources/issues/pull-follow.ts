@@ -25,6 +25,7 @@ export function followPulls(options: IssueSourceOptions, inOrder?: InOrder) {
   const failuresBySha = new Map<string, FailureDetail[]>();
   const reviewsByPull = new Map<number, { seen: string; requests: ReviewRequest[] }>();
   const historyChecked = new Set<number>();
+  const outcomesImported = new Set<number>();
   /** As the last sweep that could list them saw it (kept when a sweep fails). */
   let withOpenPull = new Set<number>();
 
@@ -64,6 +65,7 @@ export function followPulls(options: IssueSourceOptions, inOrder?: InOrder) {
           now: () => options.clock.now(),
           reviews: readReviews(github.trustGate()),
           historyChecked,
+          outcomesImported,
           ...(inOrder ? { inOrder } : {}),
         });
         withOpenPull = swept.withOpenPull;

@@ -15,6 +15,7 @@ import {
 import type { Ledger } from '../../session/ledger.js';
 import { type InOrder, labelNeedsHuman, quietly } from './issue-tracker.js';
 import { currentPulls, type OpenPullState, type ReadReviews, readOpenPulls } from './open-pulls.js';
+import { keepPullOutcomes, type PullOutcomeInput } from './pull-outcomes.js';
 
 /** The claim outcome of an issue whose pull request merged: it is never worked again. */
 export const MERGED = 'merged';
@@ -31,8 +32,9 @@ export const FOLLOWUPS_EXHAUSTED = 'followups_exhausted';
 /** A bookkeeping claim is held for seconds; this TTL only bounds a crash in the middle of it. */
 const SWEEP_TTL_MS = 5 * 60_000;
 
-export interface SweepInput {
-  github: Pick<GitHubAdapter, 'pulls' | 'pullWatch' | 'tracking' | 'labels' | 'board' | 'issues'>;
+export interface SweepInput extends Partial<Pick<PullOutcomeInput, 'outcomes' | 'outcomesImported'>> {
+  github: Pick<GitHubAdapter, 'pulls' | 'pullWatch' | 'tracking' | 'labels' | 'board' | 'issues'> &
+    Partial<Pick<GitHubAdapter, 'reviewThreads'>>;
   claims: Pick<ClaimStore, 'get' | 'list' | 'claim' | 'release' | 'importHistory'>;
   /**
    * Issues whose tracking comment this run has read already: an own PR's issue the store does not
@@ -106,6 +108,13 @@ export async function sweepPulls(input: SweepInput): Promise<SweepResult> {
       pull.merged ? bookMerged(input, booking) : bookClosed(input, booking),
     );
     if (booked) (pull.merged ? result.merged : result.closed).push(pull.issue);
+  }
+  const { outcomes, github } = input;
+  if (outcomes && github.reviewThreads) {
+    await keepPullOutcomes(
+      { ...input, outcomes, github: { ...github, reviewThreads: github.reviewThreads } },
+      current,
+    );
   }
   for (const state of await readOpenPulls(input.github.pullWatch, awaiting, input)) {
     const { pull } = state;
