@@ -25,9 +25,9 @@ import {
  * hash expires a day after its window ends, by the callers' clock (a relative PEXPIRE, as leases do).
  */
 
-/** `used(key, now)`: spent and live reservations of a window; expired reservations are dropped. */
+/** `used(key, now, prune)`: spent and live reservations of a window; `prune` drops expired ones. */
 const USED = `
-local function used(key, now)
+local function used(key, now, prune)
   local h = redis.call('HGETALL', key)
   local spent, reserved = 0, 0
   for i = 1, #h, 2 do
@@ -37,7 +37,7 @@ local function used(key, now)
     elseif string.sub(f, 1, 2) == 'r:' then
       local sep = string.find(v, ':', 1, true)
       local amount, expires = tonumber(string.sub(v, 1, sep - 1)), tonumber(string.sub(v, sep + 1))
-      if expires <= now then redis.call('HDEL', key, f) else reserved = reserved + amount end
+      if expires > now then reserved = reserved + amount elseif prune then redis.call('HDEL', key, f) end
     end
   end
   return spent, reserved
@@ -53,7 +53,7 @@ local now = tonumber(ARGV[1])
 local amount = tonumber(ARGV[3])
 for i = 1, 2 do
   local cap = tonumber(ARGV[4 + i])
-  local spent, reserved = used(KEYS[i], now)
+  local spent, reserved = used(KEYS[i], now, true)
   if cap >= 0 and spent + reserved + amount > cap then return {0, i, spent, reserved} end
 end
 for i = 1, 2 do
@@ -73,11 +73,11 @@ end
 return 1
 `;
 
-/** KEYS: day, month. ARGV: now. → {spent, reserved, spent, reserved} */
+/** KEYS: day, month. ARGV: now. → {spent, reserved, spent, reserved}; writes nothing (`--dry-run`). */
 const READ = `${USED}
 local out = {}
 for i = 1, 2 do
-  local spent, reserved = used(KEYS[i], tonumber(ARGV[1]))
+  local spent, reserved = used(KEYS[i], tonumber(ARGV[1]), false)
   table.insert(out, spent)
   table.insert(out, reserved)
 end

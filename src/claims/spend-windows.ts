@@ -87,7 +87,13 @@ export function windowState(
   };
 }
 
-const dollars = (usd: number) => (Number.isInteger(usd) ? `$${usd}` : `$${usd.toFixed(2)}`);
+/** $20, $19.40; below a dollar, to the micro-dollar when cents would hide it ($0.003). */
+function dollars(usd: number): string {
+  if (Number.isInteger(usd)) return `$${usd}`;
+  const cents = usd.toFixed(2);
+  const exact = Number(usd.toFixed(6));
+  return usd < 1 && Number(cents) !== exact ? `$${exact}` : `$${cents}`;
+}
 const CAP_NAME: Record<WindowKind, string> = { day: 'daily', month: 'monthly' };
 
 /** "2026-11-27 00:00 UTC". */

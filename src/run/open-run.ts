@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ClaimStore } from '../claims/claim-store.js';
-import { openClaimStore } from '../claims/open-claim-store.js';
+import { openClaimStore, openSpendLedger } from '../claims/open-claim-store.js';
+import type { SpendLedger } from '../claims/spend-ledger.js';
 import { protectedPathsWarning } from '../config/protected-paths.js';
 import type { Config } from '../config/schema.js';
 import type { Deps } from '../core/deps.js';
@@ -15,6 +16,7 @@ import type { BacklogIssue } from '../github/issue-shape.js';
 import { createAnthropicModel } from '../model/anthropic-model.js';
 import type { ProgressSink } from '../scheduler/progress.js';
 import { type RunOptions, type RunSummary, runRounds } from '../scheduler/run-rounds.js';
+import { assertSessionFitsCaps } from '../scheduler/spend-gate.js';
 import type { WorkContext } from '../scheduler/work-item.js';
 import type { WorkItem } from '../scheduler/work-source.js';
 import { runGit } from '../session/git/index.js';
@@ -59,7 +61,11 @@ export interface RunBase {
   client: GitHubClient;
   github: GitHubAdapter;
   claims: ClaimStore;
+  /** The spend caps shared through the claim store, when `budget` sets one. */
+  spend?: SpendLedger;
   stateDir: string;
+  /** Lets go of the stores' connections (a Redis store's would keep the process alive). */
+  close(): Promise<void>;
 }
 
 export interface OpenedRun extends RunBase {
@@ -109,7 +115,9 @@ export async function openRunBase(input: OpenRunInput): Promise<RunBase> {
   const stateDir = stateDirOf(config, input.cwd);
   const github = await openGitHubAdapter(client, config, { stateDir });
   const claims = openClaimStore(config, { cwd: input.cwd, clock: deps.clock, redact, log: deps.log }).store;
-  return { checkout, client, github, claims, stateDir };
+  const spend = openSpendLedger(config, { cwd: input.cwd, clock: deps.clock });
+  const close = () => Promise.all([claims.close(), spend?.close()]).then(() => undefined);
+  return { checkout, client, github, claims, ...(spend ? { spend } : {}), stateDir, close };
 }
 
 export function requireAnthropicKey(env: Env): string {
@@ -188,6 +196,7 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
   // Named issues: the run ends at the first round with nothing to claim, not after empty_rounds.
   const named = input.issues ? { ...input.config, empty_rounds: 1 } : input.config;
   const apiKey = requireAnthropicKey(env);
+  assertSessionFitsCaps(named);
   const base = opened ?? (await openRunBase(input));
   // With a GitHub App, its bot user authors the commits unless pr.author names someone. Asked before
   // the sandbox opens: an App that cannot act for the repository ends the run here, with its fix.
@@ -215,6 +224,7 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
       ...(input.issues ? { issues: input.issues } : {}),
     }),
     claims: base.claims,
+    ...(base.spend ? { spend: base.spend } : {}),
     deps,
     ledger,
     signal: input.interrupt,

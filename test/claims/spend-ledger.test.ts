@@ -42,6 +42,10 @@ describe('spend windows', () => {
       'daily cap $20 reached ($19.40 spent, $5 reserved); the window reopens at 2026-11-27 00:00 UTC, in 3h 12m',
     );
     expect(window.left_usd).toBe(0);
+    const small = windowState('day', 'day:2026-11-26', { daily_usd: 0.003 }, 1_737, 2_000);
+    expect(describeCapReached(small, now)).toMatch(
+      /^daily cap \$0\.003 reached \(\$0\.001737 spent, \$0\.002 reserved\)/,
+    );
   });
 
   it('shows what is left in a capped window and the spend of an uncapped one', () => {
