@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openSpendLedger } from '../../src/claims/open-claim-store.js';
 import { createFileSpendBackend, parseSpendFile } from '../../src/claims/spend-file.js';
 import { createSpendLedger } from '../../src/claims/spend-ledger.js';
 import { CorruptStateError } from '../../src/core/errors.js';
@@ -49,5 +50,25 @@ describe('file spend ledger', () => {
     );
     expect(() => parseSpendFile(file, '{')).toThrow(/invalid JSON/);
     expect(await readFile(file, 'utf8')).toContain('"spent":-1');
+  });
+});
+
+describe('openSpendLedger', () => {
+  const settings = (budget: { daily_usd?: number }, state_dir: string) => ({
+    claims: { store: 'file' as const, max_failures: 3 },
+    state_dir,
+    budget,
+  });
+
+  it('opens nothing without a cap, and spend.json in the state directory with one', async () => {
+    const dir = await temp.make();
+    const clock = new FakeClock(Date.UTC(2026, 10, 26, 9));
+    expect(openSpendLedger(settings({}, dir), { cwd: '/', clock })).toBeUndefined();
+    const ledger = openSpendLedger(settings({ daily_usd: 20 }, dir), { cwd: '/', clock });
+    expect(ledger?.caps).toEqual({ daily_usd: 20 });
+    expect((await ledger?.reserve('a', 5, 60_000))?.ok).toBe(true);
+    expect(JSON.parse(await readFile(join(dir, 'spend.json'), 'utf8')).windows).toHaveProperty([
+      'day:2026-11-26',
+    ]);
   });
 });
