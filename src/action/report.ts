@@ -119,7 +119,8 @@ export function writeJobSummary(out: SummaryWriter, report: ActionReport): void 
   if (!run) return;
   const { summary, requests } = run;
   out.addRaw(`<p>${escapeHtml(stopText(summary))} after ${summary.rounds} round(s).</p>`, true);
-  if (summary.stopDetail) out.addRaw(`<p>${escapeHtml(summary.stopDetail)}.</p>`, true);
+  if (summary.stop === 'budget' && summary.stopDetail)
+    out.addRaw(`<p>${escapeHtml(summary.stopDetail)}.</p>`, true);
   if (summary.reports.length > 0) {
     out.addTable([
       header('Issue', 'Title', 'Outcome', 'Pull request', 'Cost', 'Time', 'Reason'),

@@ -66,7 +66,7 @@ export function renderRunSummary(
           ? `nothing left to do on the named issue${named.length === 1 ? '' : 's'} (${named.map((n) => `#${n}`).join(', ')})`
           : STOP_TEXT.empty_backlog;
   const lines = [`issueloop run: ${stop} after ${summary.rounds} round(s)`];
-  if (summary.stopDetail) lines.push(summary.stopDetail);
+  if (summary.stop === 'budget' && summary.stopDetail) lines.push(summary.stopDetail);
   if (summary.reports.length > 0) {
     lines.push(
       '',

@@ -137,6 +137,10 @@ describe('writeJobSummary', () => {
     expect(render({ mode: 'drain', titles, run: run({ stop: 'budget' }) })).toContain(
       `<p>${STOP_TEXT.budget} after 1 round(s).</p>`,
     );
+    // A drain the time budget ended after a cap was reached reports the time budget only.
+    const timed = render({ mode: 'drain', titles, run: run({ stop: 'time_budget', stopDetail: detail }) });
+    expect(timed).toContain(`<p>${escapeHtml(STOP_TEXT.time_budget)} after 1 round(s).</p>`);
+    expect(timed).not.toContain('daily cap');
   });
 
   it('writes a row per issue with its outcome, pull request link and cost', () => {
