@@ -290,6 +290,7 @@ export async function executeRounds<T extends WorkItem>(
   const requests = run.requests?.() ?? { charged: 0, free: 0 };
   await ledger.append('run_end', {
     stop: summary.stop,
+    ...(summary.stopDetail ? { stopDetail: summary.stopDetail } : {}),
     rounds: summary.rounds,
     costUsd: summary.costUsd,
     requests,

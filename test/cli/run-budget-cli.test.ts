@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reply } from '../../src/emulators/anthropic/index.js';
+import { readLedger } from '../../src/session/ledger.js';
 import { runInProcess } from '../helpers/cli-in-process.js';
 import { useRunFixture } from './run-fixture.js';
 
@@ -50,6 +51,9 @@ describe('issueloop run with spend caps (budget.daily_usd, budget.monthly_usd)',
     expect(detail).toMatch(
       /^daily cap \$0\.003 reached \(\$0\.\d+ spent, \$0 reserved\); the window reopens at \d{4}-\d\d-\d\d 00:00 UTC, in \d+h \d\dm$/,
     );
+    const ledgerFile = /^ledger: (.+)$/m.exec(result.stdout)?.[1] ?? '';
+    const { events } = await readLedger(ledgerFile);
+    expect(events.find((e) => e.type === 'run_end')).toMatchObject({ stop: 'budget', stopDetail: detail });
     // One session ran; the second issue was never claimed.
     expect(result.stdout.split('\n').filter((line) => line.startsWith('#'))).toEqual([
       expect.stringMatching(/^#1 +no_changes /),
