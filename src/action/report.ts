@@ -1,6 +1,6 @@
 import { safeCount, safeDestination, safeRole } from '../core/destination-text.js';
 import type { OutcomeReport } from '../run/outcome-report.js';
-import { STOP_TEXT, tally } from '../run/run-summary.js';
+import { stopText, tally } from '../run/run-summary.js';
 import type { RunSummary } from '../scheduler/run-rounds.js';
 import { isFailure } from '../session/outcome.js';
 import type { SessionReport } from '../session/session-report.js';
@@ -125,7 +125,9 @@ export function writeJobSummary(out: SummaryWriter, report: ActionReport): void 
   if (report.notice) out.addRaw(`<p>${escapeHtml(report.notice)}</p>`, true);
   if (!run) return;
   const { summary, requests } = run;
-  out.addRaw(`<p>${escapeHtml(STOP_TEXT[summary.stop])} after ${summary.rounds} round(s).</p>`, true);
+  out.addRaw(`<p>${escapeHtml(stopText(summary))} after ${summary.rounds} round(s).</p>`, true);
+  if (summary.stop === 'budget' && summary.stopDetail)
+    out.addRaw(`<p>${escapeHtml(summary.stopDetail)}.</p>`, true);
   if (summary.reports.length > 0) {
     out.addTable([
       header('Issue', 'Title', 'Outcome', 'Pull request', 'Cost', 'Time', 'Reason'),

@@ -84,7 +84,7 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
       ...(decision.kind === 'issue' && decision.pullEvent !== undefined ? { followUpsOnly: true } : {}),
     };
     const runBase = await openRunBase(runInput);
-    closeStore = () => runBase.claims.close();
+    closeStore = () => runBase.close();
     base.route = await announceRoute(core, {
       app: setup.inputs.app !== undefined,
       config: setup.config,

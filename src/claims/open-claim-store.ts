@@ -10,9 +10,14 @@ import type { OutcomeStore } from './outcome-store.js';
 import { createRedisClaimStore } from './redis-claim-store.js';
 import { createRedisOutcomeStore } from './redis-outcome-store.js';
 import { redisLocation } from './redis-records.js';
+import { createFileSpendBackend } from './spend-file.js';
+import { createSpendLedger, type SpendLedger } from './spend-ledger.js';
+import { createRedisSpendLedger } from './spend-redis.js';
+import { hasCaps, type SpendCaps } from './spend-windows.js';
 
 const CLAIMS_FILE_NAME = 'claims.json';
 const OUTCOMES_FILE_NAME = 'outcomes.json';
+const SPEND_FILE_NAME = 'spend.json';
 
 /** The settings a store is opened from: the shape of the validated config, declared here structurally. */
 export interface ClaimStoreSettings {
@@ -90,4 +95,26 @@ export function openOutcomeStore(settings: ClaimStoreSettings, options: { cwd: s
   }
   const file = resolve(options.cwd, settings.state_dir, OUTCOMES_FILE_NAME);
   return { store: createFileOutcomeStore({ file }), location: file };
+}
+
+/**
+ * The spend ledger beside the claims (the same file directory or Redis server), when `budget` sets a
+ * cap; undefined otherwise. Opening it touches nothing.
+ */
+export function openSpendLedger(
+  settings: ClaimStoreSettings & { budget?: SpendCaps | undefined },
+  options: { cwd: string; clock: Pick<Clock, 'now'> },
+): SpendLedger | undefined {
+  const caps = settings.budget;
+  if (!hasCaps(caps)) return undefined;
+  if (settings.claims.store === 'redis' && settings.claims.redis_url && settings.repo) {
+    return createRedisSpendLedger({
+      url: settings.claims.redis_url,
+      repo: settings.repo,
+      caps,
+      clock: options.clock,
+    });
+  }
+  const file = resolve(options.cwd, settings.state_dir, SPEND_FILE_NAME);
+  return createSpendLedger(createFileSpendBackend(file), { caps, clock: options.clock });
 }

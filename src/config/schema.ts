@@ -73,6 +73,15 @@ const ClaimsSchema = z
     path: ['redis_url'],
   });
 
+/**
+ * Spend caps shared by every run and runner that uses the same claim store, per UTC calendar window
+ * (a day from 00:00 UTC, a month from the 1st): see claims/spend-ledger.ts.
+ */
+const BudgetSchema = z.strictObject({
+  daily_usd: usd.optional(),
+  monthly_usd: usd.optional(),
+});
+
 const PriceSchema = z.strictObject({
   input: z.number().nonnegative(),
   output: z.number().nonnegative(),
@@ -235,6 +244,7 @@ export const ConfigSchema = z.strictObject({
   poll_interval: duration({ min: 1_000 }).prefault('60s'),
   max_rounds: z.int().min(1).optional(),
   run_max_usd: usd.optional(),
+  budget: BudgetSchema.prefault({}),
   state_dir: z.string().min(1).default('.issueloop'),
   /** Who works a session: issueloop's own agent (`native`, the Anthropic API) or Claude Code's CLI. */
   engine: z.enum(['native', 'claude-code']).default('native'),

@@ -1,35 +1,35 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ClaimStore } from '../claims/claim-store.js';
-import { openClaimStore, openOutcomeStore } from '../claims/open-claim-store.js';
+import { openClaimStore, openOutcomeStore, openSpendLedger } from '../claims/open-claim-store.js';
 import type { OutcomeStore } from '../claims/outcome-store.js';
+import type { SpendLedger } from '../claims/spend-ledger.js';
 import { protectedPathsWarning } from '../config/protected-paths.js';
 import type { Config } from '../config/schema.js';
 import type { Deps } from '../core/deps.js';
 import { UsageError } from '../core/errors.js';
 import type { Redactor } from '../core/redact.js';
-import { createModelRuntime } from '../engines/native/model-runtime.js';
 import { type GitHubAdapter, openGitHubAdapter } from '../github/adapter.js';
 import { commitAuthorFor } from '../github/app-identity.js';
 import type { GitHubClient } from '../github/client.js';
 import type { BacklogIssue } from '../github/issue-shape.js';
-import { createAnthropicModel } from '../model/anthropic-model.js';
 import type { ProgressSink } from '../scheduler/progress.js';
 import { type RunOptions, type RunSummary, runRounds } from '../scheduler/run-rounds.js';
+import { assertSessionFitsCaps } from '../scheduler/spend-gate.js';
 import type { WorkContext } from '../scheduler/work-item.js';
 import type { WorkItem } from '../scheduler/work-source.js';
 import { runGit } from '../session/git/index.js';
 import { type Ledger, newRunId, openLedger } from '../session/ledger.js';
 import { createIssueSource } from '../sources/issues/issue-source.js';
-import { variableTextProblem } from './env-token.js';
 import { buildGitHubClient, stateDirOf } from './github-deps.js';
-import { assertModelAccess } from './model-preflight.js';
+import { openCheckedModels, requireAnthropicKey } from './open-models.js';
 import { openSandbox } from './open-sandbox.js';
 import { assertPrerequisites } from './prerequisites.js';
 import { resolveOrigin } from './resolve-origin.js';
 import type { Env } from './secrets.js';
 
 // Part of opening a run; its own module only to keep this file short.
+export { openCheckedModels, openModels, requireAnthropicKey } from './open-models.js';
 export { resolveOrigin } from './resolve-origin.js';
 
 /**
@@ -62,7 +62,11 @@ export interface RunBase {
   claims: ClaimStore;
   /** The issues' outcome records beside the claims (`outcomes.json` or the same Redis). */
   outcomes: OutcomeStore;
+  /** The spend caps shared through the claim store, when `budget` sets one. */
+  spend?: SpendLedger;
   stateDir: string;
+  /** Lets go of the stores' connections (a Redis store's would keep the process alive). */
+  close(): Promise<void>;
 }
 
 export interface OpenedRun extends RunBase {
@@ -113,58 +117,9 @@ export async function openRunBase(input: OpenRunInput): Promise<RunBase> {
   const github = await openGitHubAdapter(client, config, { stateDir });
   const claims = openClaimStore(config, { cwd: input.cwd, clock: deps.clock, redact, log: deps.log }).store;
   const outcomes = openOutcomeStore(config, { cwd: input.cwd }).store;
-  return { checkout, client, github, claims, outcomes, stateDir };
-}
-
-export function requireAnthropicKey(env: Env): string {
-  const apiKey = env.ANTHROPIC_API_KEY;
-  if (!apiKey) throw new UsageError('no Anthropic API key: export ANTHROPIC_API_KEY');
-  const problem = variableTextProblem('ANTHROPIC_API_KEY', apiKey);
-  if (problem) throw new UsageError(problem);
-  return apiKey;
-}
-
-/**
- * The model runtime of a run, once the Anthropic API has taken the key (`check`: a refused key or a
- * dead endpoint stops the run before anything is claimed; see model-preflight.ts).
- */
-export async function openCheckedModels(
-  input: Pick<OpenRunInput, 'config' | 'deps' | 'redact' | 'fetch' | 'env'>,
-  apiKey: string,
-  options: { check: boolean },
-) {
-  const baseURL = input.env.ANTHROPIC_BASE_URL || undefined;
-  if (options.check) {
-    const fetch = input.fetch ?? input.deps.fetch;
-    await assertModelAccess({ apiKey, baseURL, fetch, log: input.deps.log });
-  }
-  return openModels(input, apiKey, baseURL);
-}
-
-/** The model runtime (Anthropic Messages with failover), shared by issue and task runs. */
-export function openModels(
-  input: Pick<OpenRunInput, 'config' | 'deps' | 'redact' | 'fetch'>,
-  apiKey: string,
-  baseURL: string | undefined,
-) {
-  const { config, deps, redact } = input;
-  return createModelRuntime({
-    adapter: createAnthropicModel({
-      apiKey,
-      baseURL,
-      prices: config.model.prices,
-      redact,
-      ...(input.fetch ? { fetch: input.fetch } : {}),
-    }),
-    settings: {
-      primary: config.model.primary,
-      fallbacks: config.model.fallbacks,
-      diagnosisModel: config.model.diagnosis_model,
-      contextWindow: config.model.context_window,
-    },
-    deps,
-    redact,
-  });
+  const spend = openSpendLedger(config, { cwd: input.cwd, clock: deps.clock });
+  const close = () => Promise.all([claims.close(), spend?.close()]).then(() => undefined);
+  return { checkout, client, github, claims, outcomes, ...(spend ? { spend } : {}), stateDir, close };
 }
 
 /** A run's ledger (`<ledgerDir>/runs/<run-id>.jsonl`) and the worktrees directory under the state directory. */
@@ -192,6 +147,7 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
   // Named issues: the run ends at the first round with nothing to claim, not after empty_rounds.
   const named = input.issues ? { ...input.config, empty_rounds: 1 } : input.config;
   const apiKey = requireAnthropicKey(env);
+  assertSessionFitsCaps(named);
   const base = opened ?? (await openRunBase(input));
   // With a GitHub App, its bot user authors the commits unless pr.author names someone. Asked before
   // the sandbox opens: an App that cannot act for the repository ends the run here, with its fix.
@@ -220,6 +176,7 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
       ...(input.issues ? { issues: input.issues } : {}),
     }),
     claims: base.claims,
+    ...(base.spend ? { spend: base.spend } : {}),
     deps,
     ledger,
     signal: input.interrupt,
@@ -285,6 +242,7 @@ export async function executeRounds<T extends WorkItem>(
   const requests = run.requests?.() ?? { charged: 0, free: 0 };
   await ledger.append('run_end', {
     stop: summary.stop,
+    ...(summary.stopDetail ? { stopDetail: summary.stopDetail } : {}),
     rounds: summary.rounds,
     costUsd: summary.costUsd,
     requests,

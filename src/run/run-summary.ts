@@ -11,6 +11,16 @@ export const STOP_TEXT: Readonly<Record<RunSummary['stop'], string>> = {
   interrupted: 'interrupted; state saved, interrupted work is retried first next time',
 };
 
+/**
+ * Why the run stopped, in words. A shared spend cap (`budget.*`) says so; `stopDetail` then names the
+ * cap, what is spent and reserved, and when its window reopens, on a line of its own.
+ */
+export function stopText(summary: Pick<RunSummary, 'stop' | 'stopDetail'>): string {
+  return summary.stop === 'budget' && summary.stopDetail
+    ? 'spend cap reached: no new claims'
+    : STOP_TEXT[summary.stop];
+}
+
 const dollars = (value: number) => `$${value.toFixed(2)}`;
 const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
 
@@ -49,13 +59,14 @@ export function renderRunSummary(
 ): string {
   const stop =
     summary.stop !== 'empty_backlog'
-      ? STOP_TEXT[summary.stop]
+      ? stopText(summary)
       : label
         ? 'no task left to run'
         : named && named.length > 0
           ? `nothing left to do on the named issue${named.length === 1 ? '' : 's'} (${named.map((n) => `#${n}`).join(', ')})`
           : STOP_TEXT.empty_backlog;
   const lines = [`issueloop run: ${stop} after ${summary.rounds} round(s)`];
+  if (summary.stop === 'budget' && summary.stopDetail) lines.push(summary.stopDetail);
   if (summary.reports.length > 0) {
     lines.push(
       '',

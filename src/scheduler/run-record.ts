@@ -12,6 +12,8 @@ export interface RunSummary {
   reports: SessionReport[];
   stop: RunStop;
   costUsd: number;
+  /** Why the run stopped, beyond `stop`: which spend cap it reached and when its window reopens. */
+  stopDetail?: string;
   /** What the last planned round left out, and why (leased, needs a human, in review, untrusted). */
   skipped: Array<{ issue: number; title: string; why: string }>;
 }
@@ -41,6 +43,9 @@ export interface Run<T extends WorkItem> {
   reports: SessionReport[];
   costUsd: number;
   skipped: RunSummary['skipped'];
+  /** Spend reservations taken so far (each one's id is unique within the run). */
+  reservations: number;
+  stopDetail?: string;
   fetchFailures: number;
   empty: ReturnType<typeof createEmptyRoundMonitor>;
   storeOutage: ReturnType<typeof createOutagePause>;
@@ -58,6 +63,7 @@ export function createRun<T extends WorkItem>(ctx: WorkContext<T>, options: RunO
     reports: [],
     costUsd: 0,
     skipped: [],
+    reservations: 0,
     fetchFailures: 0,
     empty: createEmptyRoundMonitor(ctx.config.empty_rounds),
     storeOutage: createOutagePause(ctx),
@@ -68,6 +74,7 @@ export function createRun<T extends WorkItem>(ctx: WorkContext<T>, options: RunO
       stop,
       costUsd: run.costUsd,
       skipped: run.skipped,
+      ...(run.stopDetail !== undefined ? { stopDetail: run.stopDetail } : {}),
     }),
   };
   return run;

@@ -5,6 +5,7 @@ import type { Log } from '../core/logger.js';
 import { isStoreOutage, pause } from './pauses.js';
 import { describeSkip } from './plan-round.js';
 import { createRun, type Run, type RunOptions, type RunStop, type RunSummary } from './run-record.js';
+import { budgetStop, reserveSession, settledAfter, settleReservation } from './spend-gate.js';
 import { type WorkContext, workItem } from './work-item.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 
@@ -114,11 +115,12 @@ async function rounds<T extends WorkItem>(run: Run<T>, pool: WorkerPool): Promis
       return { stop: limit };
     }
 
-    const { claimed, outage } = await claimUpTo(run, plan, pool);
+    const { claimed, outage, capped } = await claimUpTo(run, plan, pool);
     // A round that claimed nothing because the store was away does not count toward --max-rounds
     // (unless the run was interrupted in it).
     if (outage === undefined || claimed > 0 || ctx.signal.aborted) run.rounds = round;
     await recordRound(run, { round, backlog: listed.backlog, plan, claimed, log });
+    if (capped) return { stop: 'budget' };
     if (run.options.barrier) await pool.drain();
 
     if (outage !== undefined && !ctx.signal.aborted) {
@@ -220,20 +222,6 @@ async function planNext<T extends WorkItem>(
   }
 }
 
-/** The run's dollar budget or the action's time budget: no new claims past either. */
-function budgetStop(run: Run<WorkItem>, log: Log): RunStop | undefined {
-  const { config, deps } = run.ctx;
-  if (config.run_max_usd !== undefined && run.costUsd >= config.run_max_usd) {
-    log.warn({ costUsd: run.costUsd }, `run budget of $${config.run_max_usd} reached: no new claims`);
-    return 'budget';
-  }
-  if (run.options.claimUntil !== undefined && deps.clock.now() >= run.options.claimUntil) {
-    log.warn('time budget reached: no new claims');
-    return 'time_budget';
-  }
-  return undefined;
-}
-
 /**
  * Claims the plan's candidates in order, up to the free workers, starting each claimed session at
  * once (into the pool). A claim store that goes away mid-round stops the claiming; what was claimed
@@ -243,23 +231,32 @@ async function claimUpTo<T extends WorkItem>(
   run: Run<T>,
   plan: SourcePlan<T>,
   pool: WorkerPool,
-): Promise<{ claimed: number; outage?: unknown }> {
+): Promise<{ claimed: number; outage?: unknown; capped?: boolean }> {
   const { ctx, options } = run;
   let claimed = 0;
   for (const item of plan.candidates) {
     if (pool.size >= ctx.config.workers || ctx.signal.aborted) break;
     if (pool.has(item.number) || !plan.claimable(item)) continue;
     let result: Awaited<ReturnType<typeof ctx.claims.claim>>;
+    let reserved: Awaited<ReturnType<typeof reserveSession>>;
     try {
+      // A shared spend cap is checked first: the session's cap is reserved before the claim.
+      reserved = await reserveSession(ctx, `${options.owner}#${item.number}#${++run.reservations}`);
+      if ('full' in reserved) {
+        ctx.deps.log.warn(`${reserved.full}: no new claims`);
+        run.stopDetail = reserved.full;
+        return { claimed, capped: true };
+      }
       result = await ctx.claims.claim(item.number, options.owner, ctx.config.claims.ttl);
     } catch (err) {
       if (!isStoreOutage(err) && !ctx.signal.aborted) throw err;
       return { claimed, outage: err };
     }
     if (result.ok) {
-      pool.add(item.number, workItem({ ...ctx, judge: run.runFailure.judge }, item, result.lease));
+      const session = workItem({ ...ctx, judge: run.runFailure.judge }, item, result.lease);
+      pool.add(item.number, settledAfter(ctx, reserved.reservation, session));
       claimed += 1;
-    }
+    } else await settleReservation(ctx, reserved.reservation, 0);
   }
   return { claimed };
 }

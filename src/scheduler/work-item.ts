@@ -1,6 +1,7 @@
 import type { ClaimStore, ClaimView, Lease, ReleaseOutcome } from '../claims/claim-store.js';
 import { REFUSED_NEEDS_HUMAN } from '../claims/claims-state.js';
 import { StaleLeaseError } from '../claims/errors.js';
+import type { SpendLedger } from '../claims/spend-ledger.js';
 import type { Config } from '../config/schema.js';
 import { computeBackoff } from '../core/backoff.js';
 import { classifyError } from '../core/classify/classify-error.js';
@@ -23,6 +24,8 @@ export interface WorkContext<T extends WorkItem = any>
   /** The backlog: GitHub issues or a task file's tasks. */
   source: WorkSource<T>;
   claims: ClaimStore;
+  /** The spend caps shared through the claim store (`budget.*`); absent when none is set. */
+  spend?: SpendLedger;
   deps: Pick<Deps, 'clock' | 'random' | 'log'>;
   ledger: Ledger;
   /** The run's interrupt: aborts every session. */

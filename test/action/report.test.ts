@@ -126,6 +126,25 @@ describe('writeJobSummary', () => {
     expect(issueMode).toContain('<h2>issueloop: issue #7</h2>');
   });
 
+  it('says which spend cap stopped the run and when its window reopens', () => {
+    const detail =
+      'daily cap $20 reached ($19.40 spent, $5 reserved); the window reopens at 2026-11-27 00:00 UTC, in 3h 12m';
+    const html = render({
+      mode: 'drain',
+      titles,
+      run: run({ stop: 'budget', rounds: 3, stopDetail: detail }),
+    });
+    expect(html).toContain('<p>spend cap reached: no new claims after 3 round(s).</p>');
+    expect(html).toContain(`<p>${escapeHtml(detail)}.</p>`);
+    expect(render({ mode: 'drain', titles, run: run({ stop: 'budget' }) })).toContain(
+      `<p>${STOP_TEXT.budget} after 1 round(s).</p>`,
+    );
+    // A drain the time budget ended after a cap was reached reports the time budget only.
+    const timed = render({ mode: 'drain', titles, run: run({ stop: 'time_budget', stopDetail: detail }) });
+    expect(timed).toContain(`<p>${escapeHtml(STOP_TEXT.time_budget)} after 1 round(s).</p>`);
+    expect(timed).not.toContain('daily cap');
+  });
+
   it('writes a row per issue with its outcome, pull request link and cost', () => {
     const rows = table(render(drain()), 'Issue');
     expect(rows[0]).toEqual(['Issue', 'Title', 'Outcome', 'Pull request', 'Cost', 'Time', 'Reason']);

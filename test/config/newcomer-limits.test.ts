@@ -91,6 +91,8 @@ describe('newcomer: durations past what a timer can hold and absurd dollar caps 
     ['session.max_usd', '.inf', 'got Infinity'],
     ['run_max_usd', '1000001', 'at most 1000000 US dollars'],
     ['run_max_usd', '.nan', 'got NaN'],
+    ['budget.daily_usd', '1e308', 'at most 1000000 US dollars'],
+    ['budget.monthly_usd', '-20', 'expected a positive amount in US dollars'],
   ])('refuses %s: %s, naming the field', async (path, value, expected) => {
     const problems = await problemsOf({ cwd: await configIn(`${yamlAt(path, value)}\n`), env: {} });
     expect(problems).toEqual([expect.objectContaining({ path })]);
@@ -100,6 +102,16 @@ describe('newcomer: durations past what a timer can hold and absurd dollar caps 
   it('takes a cap of exactly the maximum', async () => {
     const { config } = await loadConfig({ cwd: await configIn(`run_max_usd: ${MAX_USD}\n`), env: {} });
     expect(config.run_max_usd).toBe(1_000_000);
+  });
+
+  it('takes budget.daily_usd and budget.monthly_usd, each optional', async () => {
+    const { config } = await loadConfig({ cwd: await configIn('budget:\n  daily_usd: 20\n'), env: {} });
+    expect(config.budget).toEqual({ daily_usd: 20 });
+    const fromEnv = await loadConfig({
+      cwd: await configIn('workers: 1\n'),
+      env: { ISSUELOOP_BUDGET__MONTHLY_USD: '300' },
+    });
+    expect(fromEnv.config.budget).toEqual({ monthly_usd: 300 });
   });
 
   it('refuses absurd caps given as environment variables and --set, naming the source', async () => {

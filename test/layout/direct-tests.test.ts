@@ -80,6 +80,7 @@ const THROUGH: Readonly<Record<string, string>> = {
   'src/model/cache-breakpoints.ts': 'src/model/anthropic-model.ts',
   'src/model/model-access.ts': 'src/cli/commands/doctor.ts',
   'src/run/model-preflight.ts': 'src/run/open-run.ts',
+  'src/run/open-models.ts': 'src/run/open-run.ts',
   'src/run/version.ts': 'src/cli/run-cli.ts',
   'src/sandbox/model-forward.ts': 'src/sandbox/model-proxy.ts',
   'src/sandbox/model-headers.ts': 'src/sandbox/model-proxy.ts',

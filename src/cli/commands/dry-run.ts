@@ -1,4 +1,6 @@
 import type { ClaimStore } from '../../claims/claim-store.js';
+import type { SpendLedger } from '../../claims/spend-ledger.js';
+import { describeWindow, type WindowState } from '../../claims/spend-windows.js';
 import type { Config } from '../../config/schema.js';
 import type { GitHubAdapter } from '../../github/adapter.js';
 import { describeSkip } from '../../scheduler/plan-round.js';
@@ -13,6 +15,8 @@ export interface DryRunPlan {
   skipped: Array<{ number: number; title: string; reason: string }>;
   /** Dollars for the issues it would claim: from past sessions' costs when the ledgers have any. */
   estimate: { low: number; high: number; basis: string };
+  /** With `budget.*` set: today's and this month's spend windows, shared by every runner. */
+  budget?: WindowState[];
 }
 
 /** A named issue that cannot be worked (closed, missing…), as the plan shows it: no title, the why. */
@@ -36,6 +40,7 @@ async function pastSessionCosts(stateDir: string): Promise<number[]> {
 export async function planDryRun(input: {
   github: GitHubAdapter;
   claims: ClaimStore;
+  spend?: SpendLedger;
   config: Config;
   stateDir: string;
   now: number;
@@ -73,6 +78,7 @@ export async function planDryRun(input: {
       ...plan.skipped.map((s) => ({ ...brief(s.issue), reason: describeSkip(s.reason) })),
     ],
     estimate,
+    ...(input.spend ? { budget: await input.spend.windows() } : {}),
   };
 }
 
@@ -90,5 +96,9 @@ export function renderDryRun(plan: DryRunPlan): string {
   }
   const { low, high, basis } = plan.estimate;
   lines.push('', `estimated cost: $${low.toFixed(2)}–$${high.toFixed(2)} (${basis})`);
+  if (plan.budget) {
+    lines.push('', 'spend caps (shared by every runner on this claim store):');
+    lines.push(...plan.budget.map((window) => `  ${describeWindow(window)}`));
+  }
   return `${lines.join('\n')}\n`;
 }

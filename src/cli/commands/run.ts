@@ -114,10 +114,11 @@ async function runIssues(
   try {
     if (input.flags.dryRun) {
       const { planDryRun, renderDryRun } = await import('./dry-run.js');
-      const { github, claims, stateDir } = base;
+      const { github, claims, spend, stateDir } = base;
       const plan = await planDryRun({
         github,
         claims,
+        ...(spend ? { spend } : {}),
         config: input.config,
         stateDir,
         now: input.deps.clock.now(),
@@ -134,7 +135,7 @@ async function runIssues(
     );
   } finally {
     // A Redis store's connection would keep the process alive.
-    await base.claims.close();
+    await base.close();
   }
   const { summary, requests, ledgerFile } = finished;
   input.stdout(
