@@ -119,6 +119,30 @@ describe('startTelemetry', () => {
     });
   }
 
+  it('off (OTEL_SDK_DISABLED=true beside an endpoint): the rounds run, nothing is exported', async () => {
+    const otlp = await startOtlpReceiver();
+    receiver = otlp;
+    let ran = false;
+    await withRunTelemetry(
+      {
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_SDK_DISABLED: 'true' },
+        config,
+        redact: createRedactor([]),
+        log: createMemoryLog(),
+        runId: 'run-off',
+        repo: 'octo-org/widgets',
+      },
+      async () => {
+        await telemetry().span('issueloop.round', {}, async () => {
+          ran = true;
+        });
+        return { stop: 'empty_backlog', costUsd: 0 };
+      },
+    );
+    expect(ran).toBe(true);
+    expect(otlp.contentTypes).toEqual([]);
+  });
+
   it('withRunTelemetry installs the run telemetry for the rounds and the no-op after', async () => {
     const otlp = await startOtlpReceiver();
     receiver = otlp;
