@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigSchema } from '../../src/config/schema.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { createRedactor } from '../../src/core/redact.js';
 import { noTelemetry, telemetry } from '../../src/core/telemetry.js';
@@ -57,6 +58,17 @@ describe('telemetry settings from the standard OTEL_* variables', () => {
     expect(fromConfig?.tracesUrl).toBe('http://127.0.0.1:9/v1/traces');
     const traces = telemetrySettings({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:9/t' }, config);
     expect(traces).toMatchObject({ tracesUrl: 'http://127.0.0.1:9/t', metricsUrl: undefined });
+  });
+
+  it('telemetry.otlp_endpoint in the config must be an http(s) URL', () => {
+    expect(ConfigSchema.parse({ telemetry: { otlp_endpoint: 'http://127.0.0.1:4318' } }).telemetry).toEqual({
+      otlp_endpoint: 'http://127.0.0.1:4318',
+    });
+    const bad = ConfigSchema.safeParse({ telemetry: { otlp_endpoint: 'collector:4318' } });
+    expect(bad.error?.issues[0]).toMatchObject({
+      path: ['telemetry', 'otlp_endpoint'],
+      message: 'expected an http(s) URL',
+    });
   });
 
   it('refuses gRPC and a non-URL with a ConfigError naming the variable', () => {
