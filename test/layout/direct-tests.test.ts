@@ -24,7 +24,6 @@ const NO_TEST_NEEDED: Readonly<Record<string, string>> = {
 /** Module → the tested module whose tests exercise it (it is one of that module's parts). */
 const THROUGH: Readonly<Record<string, string>> = {
   'src/action/action-finish.ts': 'src/action/run-action.ts',
-  'src/action/action-setup.ts': 'src/action/run-action.ts',
   'src/agent/compaction/clip.ts': 'src/agent/compaction/tool-failures.ts',
   'src/agent/compaction/content-blocks.ts': 'src/agent/compaction/compact.ts',
   'src/agent/loop-compaction.ts': 'src/agent/agent-loop.ts',
