@@ -19,6 +19,8 @@ export const GEN_AI = {
   toolName: 'gen_ai.tool.name',
   toolCallId: 'gen_ai.tool.call.id',
   tokenType: 'gen_ai.token.type',
+  /** The conventions' `error.type`, on a failed call's duration. */
+  errorType: 'error.type',
   /** Histogram of tokens per model call, by `gen_ai.token.type`. */
   tokenUsage: 'gen_ai.client.token.usage',
   /** Histogram of a model call's duration in seconds. */

@@ -9,7 +9,7 @@ const PROVIDER = 'anthropic';
  * and dollar metrics. Wraps each attempt, so a failover shows as a second span with the other model.
  * Only names, ids and numbers are recorded: never the prompt or the answer.
  */
-export function tracedCallModel(call: CallModel): CallModel {
+export function tracedCallModel(call: CallModel, now: () => number): CallModel {
   return (request, signal) =>
     telemetry().span(
       `chat ${request.model}`,
@@ -20,13 +20,24 @@ export function tracedCallModel(call: CallModel): CallModel {
         [GEN_AI.requestModel]: request.model,
       },
       async (span) => {
+        const started = now();
+        const duration = (more: Record<string, string>) =>
+          telemetry().record(GEN_AI.operationDuration, (now() - started) / 1000, {
+            [GEN_AI.operation]: 'chat',
+            [GEN_AI.provider]: PROVIDER,
+            [GEN_AI.requestModel]: request.model,
+            ...more,
+          });
         try {
           const response = await call(request, signal);
           span.set(responseAttributes(response));
           recordUsage(response);
+          duration({ [GEN_AI.responseModel]: response.model });
           return response;
         } catch (err) {
-          if (err instanceof ModelError) span.set({ [ISSUELOOP.errorClass]: err.classified.errorClass });
+          const errorClass = err instanceof ModelError ? err.classified.errorClass : 'error';
+          span.set({ [ISSUELOOP.errorClass]: errorClass });
+          duration({ [GEN_AI.errorType]: errorClass });
           throw err;
         }
       },

@@ -53,7 +53,14 @@ describe('tracedCallModel', () => {
       usage: { input: 100, cacheRead: 50, cacheWrite: 25, output: 40 },
       costUsd: 0.0123,
     });
-    await tracedCallModel(call)(request);
+    let now = 1_000;
+    await tracedCallModel(
+      async (r) => {
+        now += 2_500;
+        return call(r);
+      },
+      () => now,
+    )(request);
     expect(rec.spans).toEqual([
       {
         name: 'chat claude-sonnet-5-5',
@@ -80,6 +87,10 @@ describe('tracedCallModel', () => {
       ['output', 40],
     ]);
     expect(rec.metrics).toContainEqual(expect.objectContaining({ name: 'issueloop.cost', value: 0.0123 }));
+    // The duration, on the injected clock: 2.5 s.
+    expect(rec.metrics).toContainEqual(
+      expect.objectContaining({ name: GEN_AI.operationDuration, value: 2.5 }),
+    );
     // Neither the prompt nor the answer is in any attribute.
     const recorded = JSON.stringify([rec.spans, rec.metrics]);
     expect(recorded).toContain('claude-sonnet-5-5');
@@ -97,11 +108,17 @@ describe('tracedCallModel', () => {
     const call: CallModel = async () => {
       throw overloaded;
     };
-    await expect(tracedCallModel(call)(request)).rejects.toBe(overloaded);
+    await expect(tracedCallModel(call, () => 0)(request)).rejects.toBe(overloaded);
     expect(rec.spans).toHaveLength(1);
     expect(rec.spans[0]?.attributes).toMatchObject({
       [GEN_AI.requestModel]: 'claude-sonnet-5-5',
       'issueloop.error_class': overloaded.classified.errorClass,
     });
+    expect(rec.metrics).toContainEqual(
+      expect.objectContaining({
+        name: GEN_AI.operationDuration,
+        attributes: expect.objectContaining({ 'error.type': overloaded.classified.errorClass }),
+      }),
+    );
   });
 });

@@ -48,7 +48,7 @@ export function createModelRuntime(options: {
   });
 
   // Each attempt is its own model-call span: a failover shows as a second span with the other model.
-  const callModel = tracedCallModel(adapter.callModel);
+  const callModel = tracedCallModel(adapter.callModel, () => deps.clock.now());
 
   const windowOf = async (model: string, signal?: AbortSignal) =>
     (await adapter.contextWindow(model, signal)) ?? settings.contextWindow;
