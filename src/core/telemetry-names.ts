@@ -33,7 +33,8 @@ export const ISSUELOOP = {
   round: 'issueloop.round',
   issue: 'issueloop.issue.number',
   attempt: 'issueloop.attempt',
-  engine: 'issueloop.engine',
+  /** The model that answered a session's last call (after any failover). */
+  model: 'issueloop.model',
   outcome: 'issueloop.outcome',
   costUsd: 'issueloop.cost_usd',
   claimed: 'issueloop.claimed',

@@ -221,7 +221,7 @@ async function workItemIn<T extends WorkItem>(
 /** The session's outcome and cost on its span, and in the session metrics. */
 function recordSession(span: SpanHandle, report: SessionReport): void {
   const outcome = { [ISSUELOOP.outcome]: report.outcome };
-  span.set({ ...outcome, [ISSUELOOP.costUsd]: report.costUsd });
+  span.set({ ...outcome, [ISSUELOOP.costUsd]: report.costUsd, [ISSUELOOP.model]: report.model });
   if (report.outcome !== 'resolved') span.fail(report.outcome);
   const t = telemetry();
   t.count(ISSUELOOP.sessions, 1, outcome);

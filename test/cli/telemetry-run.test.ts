@@ -108,7 +108,12 @@ describe('telemetry of a run (OTLP to a loopback receiver)', () => {
         .filter((s) => s.name === 'issueloop.session');
       expect(sessions.map((s) => s.attributes['issueloop.issue.number']).sort()).toEqual(issues);
       for (const session of sessions) {
-        expect(session.attributes).toMatchObject({ 'issueloop.outcome': 'resolved', 'issueloop.attempt': 1 });
+        expect(session.attributes).toMatchObject({
+          'issueloop.outcome': 'resolved',
+          'issueloop.attempt': 1,
+          'issueloop.model': FALLBACK,
+        });
+        expect(session.attributes['issueloop.cost_usd']).toBeGreaterThan(0);
         const below = spans.filter((s) => isBelow(spans, s, session));
         const chats = below.filter((s) => s.name.startsWith('chat '));
         const answered = chats.filter((s) => s.name === `chat ${FALLBACK}`);
