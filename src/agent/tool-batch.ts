@@ -1,4 +1,6 @@
 import type { Redactor } from '../core/redact.js';
+import { telemetry } from '../core/telemetry.js';
+import { GEN_AI, ISSUELOOP } from '../core/telemetry-names.js';
 import type { ContentBlockParam, ToolResultBlockParam, ToolUseBlockParam } from '../model/types.js';
 import type { AgentObserver } from './events.js';
 import type { ToolOutput } from './tools/types.js';
@@ -16,6 +18,17 @@ export function toolUses(content: readonly ContentBlockParam[]): ToolUseBlockPar
 /** Error results for calls that will not run, so each tool_use still has its tool_result. */
 export function unrunResults(calls: readonly ToolUseBlockParam[], why: string): ToolResultBlockParam[] {
   return calls.map((call) => ({ type: 'tool_result', tool_use_id: call.id, content: why, is_error: true }));
+}
+
+async function runOne(call: ToolUseBlockParam, runner: ToolRunner, signal: AbortSignal): Promise<ToolOutput> {
+  if (signal.aborted) return { content: INTERRUPTED_RESULT, isError: true };
+  try {
+    return await runner.run(call.name, call.input, signal);
+  } catch (err) {
+    return signal.aborted
+      ? { content: INTERRUPTED_RESULT, isError: true }
+      : { content: `tool failed: ${(err as Error).message}`, isError: true };
+  }
 }
 
 export interface BatchResult {
@@ -43,18 +56,16 @@ export async function runToolBatch(
   for (const call of calls) {
     context.observer?.({ type: 'tool_call', id: call.id, name: call.name, input: call.input });
     const started = context.now();
-    let output: ToolOutput;
-    if (context.signal.aborted) {
-      output = { content: INTERRUPTED_RESULT, isError: true };
-    } else {
-      try {
-        output = await runner.run(call.name, call.input, context.signal);
-      } catch (err) {
-        output = context.signal.aborted
-          ? { content: INTERRUPTED_RESULT, isError: true }
-          : { content: `tool failed: ${(err as Error).message}`, isError: true };
-      }
-    }
+    const output = await telemetry().span(
+      `execute_tool ${call.name}`,
+      { [GEN_AI.operation]: 'execute_tool', [GEN_AI.toolName]: call.name, [GEN_AI.toolCallId]: call.id },
+      async (span) => {
+        const out = await runOne(call, runner, context.signal);
+        // Whether it failed, never its output or input (file text, commands).
+        span.set({ [ISSUELOOP.toolError]: out.isError });
+        return out;
+      },
+    );
     const content = context.redact ? context.redact(output.content) : output.content;
     if (output.isError) errors++;
     context.observer?.({

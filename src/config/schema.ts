@@ -266,6 +266,13 @@ export const ConfigSchema = z.strictObject({
   pr: PullRequestSchema.prefault({}),
   /** How issueloop authenticates to GitHub beyond a token: a GitHub App (config/github-schema.ts). */
   github: GitHubSchema.prefault({}),
+  /** OpenTelemetry: off unless an OTLP endpoint is set here or in `OTEL_EXPORTER_OTLP_ENDPOINT`. */
+  telemetry: z
+    .strictObject({
+      /** The collector's OTLP/HTTP base URL (`/v1/traces`, `/v1/metrics` are added); the variable wins. */
+      otlp_endpoint: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+    })
+    .prefault({}),
 });
 
 /** The validated configuration; durations are milliseconds. */

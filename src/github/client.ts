@@ -5,6 +5,8 @@ import Bottleneck from 'bottleneck';
 import type { Clock } from '../core/clock.js';
 import type { Log } from '../core/logger.js';
 import type { Redactor } from '../core/redact.js';
+import { telemetry } from '../core/telemetry.js';
+import { ISSUELOOP } from '../core/telemetry-names.js';
 import { type GitHubError, type OperationArea, toGitHubError } from './github-error.js';
 import { countingFetch, createRequestMetrics, type RequestMetrics } from './request-metrics.js';
 import { retryNotices } from './retry-notices.js';
@@ -210,17 +212,26 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     log: options.log,
     clock,
     redact,
-    async call<T>(operation: string, run: () => Promise<T>, area?: OperationArea): Promise<T> {
-      try {
-        return await run();
-      } catch (err) {
-        const error: GitHubError = toGitHubError(operation, err, {
-          now: clock.now(),
-          redact,
-          ...(area ? { area } : {}),
-        });
-        throw error;
-      }
+    call<T>(operation: string, run: () => Promise<T>, area?: OperationArea): Promise<T> {
+      const attributes = { [ISSUELOOP.githubOperation]: operation };
+      return telemetry().span(
+        `github ${operation}`,
+        attributes,
+        async (span) => {
+          try {
+            return await run();
+          } catch (err) {
+            const error: GitHubError = toGitHubError(operation, err, {
+              now: clock.now(),
+              redact,
+              ...(area ? { area } : {}),
+            });
+            span.set({ [ISSUELOOP.errorClass]: error.errorClass });
+            throw error;
+          }
+        },
+        { kind: 'client' },
+      );
     },
   };
 }

@@ -129,6 +129,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): AnthropicM
       stopReason: message.stop_reason,
       usage,
       costUsd: costOf(usage, priceOf(request.model, options.prices)),
+      ...(message.id ? { id: message.id } : {}),
     };
     return response;
   };

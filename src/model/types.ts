@@ -42,6 +42,8 @@ export interface ModelResponse {
   stopReason: StopReason | null;
   usage: TokenUsage;
   costUsd: number;
+  /** The API's message id (`msg_…`), when it gave one: telemetry's `gen_ai.response.id`. */
+  id?: string;
 }
 
 /** One Messages API call. Throws `ModelError` (already classified) on failure; aborts end it at once. */

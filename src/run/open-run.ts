@@ -27,6 +27,7 @@ import { openSandbox } from './open-sandbox.js';
 import { assertPrerequisites } from './prerequisites.js';
 import { resolveOrigin } from './resolve-origin.js';
 import type { Env } from './secrets.js';
+import { withRunTelemetry } from './telemetry-setup.js';
 
 // Part of opening a run; its own module only to keep this file short.
 export { openCheckedModels, openModels, requireAnthropicKey } from './open-models.js';
@@ -234,7 +235,10 @@ export async function executeRounds<T extends WorkItem>(
   await ledger.append('run_start', run.start);
   let summary: RunSummary;
   try {
-    summary = await runRounds(ctx, options);
+    const telemetry = { env: ctx.env, config: ctx.config, redact: ctx.redact, log: ctx.deps.log };
+    summary = await withRunTelemetry({ ...telemetry, runId: ledger.runId, repo: ctx.repo }, () =>
+      runRounds(ctx, options),
+    );
   } finally {
     progress?.stop?.();
     await run.close?.().catch(() => undefined);

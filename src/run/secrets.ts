@@ -1,5 +1,7 @@
 // Kept apart from process-deps so that the CLI shell can redact without loading the logger.
 
+import { OTLP_HEADER_NAMES } from '../agent/tools/scrub-env.js';
+
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** The credentials issueloop is given, plus the values of any variables the user names as secret. */
@@ -12,7 +14,28 @@ export function secretsFromEnv(env: Env, extraNames: readonly string[] = []): st
     .filter((value): value is string => typeof value === 'string' && value !== '');
   // The Redis claim store's URL names a server that messages do show; only its credentials are secret.
   const redisUrl = env.ISSUELOOP_CLAIMS__REDIS_URL;
-  return redisUrl ? [...values, ...urlCredentials(redisUrl)] : values;
+  const otlp = OTLP_HEADER_NAMES.flatMap((name) => headerValues(env[name]));
+  return redisUrl ? [...values, ...otlp, ...urlCredentials(redisUrl)] : [...values, ...otlp];
+}
+
+/**
+ * An OTLP headers variable's secrets: the whole text and each header's value, as written and
+ * percent-decoded (the form the exporter sends). A bearer token is also kept without its scheme.
+ */
+function headerValues(text: string | undefined): string[] {
+  if (!text) return [];
+  const values = text.split(',').flatMap((pair) => {
+    const at = pair.indexOf('=');
+    const value = at < 0 ? '' : pair.slice(at + 1).trim();
+    if (value === '') return [];
+    let decoded = value;
+    try {
+      decoded = decodeURIComponent(value);
+    } catch {}
+    const bare = decoded.replace(/^(bearer|basic|token)\s+/i, '');
+    return [value, decoded, bare];
+  });
+  return [...new Set([text, ...values])].filter((v) => v.length >= 4);
 }
 
 /**

@@ -1,7 +1,7 @@
-import { computeBackoff } from '../core/backoff.js';
-import { classifyError } from '../core/classify/classify-error.js';
-import { IssueloopError, UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
+import { telemetry } from '../core/telemetry.js';
+import { ISSUELOOP } from '../core/telemetry-names.js';
+import { listBacklog } from './list-backlog.js';
 import { isStoreOutage, pause } from './pauses.js';
 import { describeSkip } from './plan-round.js';
 import { createRun, type Run, type RunOptions, type RunStop, type RunSummary } from './run-record.js';
@@ -13,8 +13,7 @@ export { MAX_STORE_OUTAGES } from './pauses.js';
 
 import type { SourcePlan, WorkItem } from './work-source.js';
 
-/** A run that cannot read its backlog this many times in a row fails (exit 1) rather than spin. */
-export const MAX_FETCH_FAILURES = 3;
+export { MAX_FETCH_FAILURES } from './list-backlog.js';
 
 export type { RunOptions, RunStop, RunSummary } from './run-record.js';
 
@@ -83,54 +82,14 @@ async function rounds<T extends WorkItem>(run: Run<T>, pool: WorkerPool): Promis
       if (!(await pause(ctx, holdMs))) return { stop: 'interrupted' };
     }
 
-    await ctx.source.sweep?.({
-      round,
-      log,
-      claims: ctx.claims,
-      owner: run.options.owner,
-      ledger: ctx.ledger,
+    const step = await telemetry().span('issueloop.round', { [ISSUELOOP.round]: round }, async (span) => {
+      const played = await playRound(run, pool, round, log);
+      if ('claimed' in played) span.set({ [ISSUELOOP.claimed]: played.claimed });
+      return played;
     });
-    const listed = await listBacklog(run, round, log);
-    if ('stop' in listed) return { stop: listed.stop, inRound: round };
-    if ('waitMs' in listed) {
-      if (!(await pause(ctx, listed.waitMs))) return { stop: 'interrupted' };
-      continue;
-    }
-    const planned = await planNext(run, listed.backlog, round, log);
-    if ('stop' in planned) return { stop: planned.stop, inRound: round };
-    if ('outage' in planned) {
-      if (!(await run.storeOutage.pause(planned.outage, log))) return { stop: 'interrupted' };
-      continue;
-    }
-    const { plan } = planned;
-    run.skipped = plan.skipped.map((skip) => ({
-      issue: skip.issue.number,
-      title: skip.issue.title,
-      why: describeSkip(skip.reason),
-    }));
-    for (const skip of plan.skipped) log.debug({ issue: skip.issue.number }, describeSkip(skip.reason));
-    const limit = budgetStop(run, log);
-    if (limit) {
-      run.rounds = round;
-      return { stop: limit };
-    }
-
-    const { claimed, outage, capped } = await claimUpTo(run, plan, pool);
-    // A round that claimed nothing because the store was away does not count toward --max-rounds
-    // (unless the run was interrupted in it).
-    if (outage === undefined || claimed > 0 || ctx.signal.aborted) run.rounds = round;
-    await recordRound(run, { round, backlog: listed.backlog, plan, claimed, log });
-    if (capped) return { stop: 'budget' };
-    if (run.options.barrier) await pool.drain();
-
-    if (outage !== undefined && !ctx.signal.aborted) {
-      // Says nothing about the backlog: not an empty round.
-      if (!(await run.storeOutage.pause(outage, log))) return { stop: 'interrupted' };
-      continue;
-    }
-    run.storeOutage.reset();
-    const stop = stopReason(run, claimed + pool.size);
-    if (stop) return { stop };
+    if ('end' in step) return step.end;
+    if ('again' in step) continue;
+    const { claimed } = step;
     // The next round: at once when what it claimed has ended already, when a session ends, or after
     // poll_interval with a worker free.
     if (pool.size === 0) {
@@ -141,59 +100,72 @@ async function rounds<T extends WorkItem>(run: Run<T>, pool: WorkerPool): Promis
   }
 }
 
-function roundLimitReached(run: Run<WorkItem>): boolean {
-  return run.options.maxRounds !== undefined && run.rounds >= run.options.maxRounds;
-}
+type RoundStep = { end: RunEnd } | { again: true } | { claimed: number };
 
 /**
- * The backlog, or how long to wait before the same round tries again. A backlog the user broke (a task
- * file edited into bad syntax) is not a fetch to retry: it throws (exit 2), as does the third failed
- * fetch in a row (exit 1).
+ * One round, from the sweep to the stop check: what ends the run, a round to play again (a failed
+ * fetch, a store outage: it does not count), or how many items it claimed.
  */
-async function listBacklog<T extends WorkItem>(
+async function playRound<T extends WorkItem>(
   run: Run<T>,
+  pool: WorkerPool,
   round: number,
   log: Log,
-): Promise<{ backlog: readonly T[] } | { waitMs: number } | { stop: RunStop }> {
-  const { ctx, options } = run;
-  try {
-    const backlog = await ctx.source.list();
-    run.fetchFailures = 0;
-    return {
-      backlog: options.only === undefined ? backlog : backlog.filter((item) => item.number === options.only),
-    };
-  } catch (err) {
-    if (ctx.signal.aborted) return { stop: 'interrupted' };
-    if (err instanceof UsageError) throw err;
-    run.fetchFailures += 1;
-    const failure = classifyError(err, { now: ctx.deps.clock.now(), redact: ctx.redact });
-    await ctx.ledger.append('backlog_failed', {
-      round,
-      errorClass: failure.errorClass,
-      message: failure.message,
-    });
-    if (run.fetchFailures >= MAX_FETCH_FAILURES) {
-      throw new IssueloopError(
-        'backlog_unreadable',
-        `could not read the backlog ${run.fetchFailures} times in a row: ${failure.message}${failure.hint ? `: ${failure.hint}` : ''}`,
-        { cause: err },
-      );
-    }
-    // Not an empty round: it says nothing about the backlog.
-    const waitMs = computeBackoff(
-      run.fetchFailures,
-      {
-        rateLimited: failure.errorClass === 'rate_limit',
-        ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
-      },
-      ctx.deps.random,
-    );
-    log.warn(
-      { errorClass: failure.errorClass, waitMs },
-      `backlog fetch failed (${failure.message}); retrying`,
-    );
-    return { waitMs };
+): Promise<RoundStep> {
+  const { ctx } = run;
+  await ctx.source.sweep?.({
+    round,
+    log,
+    claims: ctx.claims,
+    owner: run.options.owner,
+    ledger: ctx.ledger,
+  });
+  const listed = await listBacklog(run, round, log);
+  if ('stop' in listed) return { end: { stop: listed.stop, inRound: round } };
+  if ('waitMs' in listed) {
+    if (!(await pause(ctx, listed.waitMs))) return { end: { stop: 'interrupted' } };
+    return { again: true };
   }
+  const planned = await planNext(run, listed.backlog, round, log);
+  if ('stop' in planned) return { end: { stop: planned.stop, inRound: round } };
+  if ('outage' in planned) {
+    if (!(await run.storeOutage.pause(planned.outage, log))) return { end: { stop: 'interrupted' } };
+    return { again: true };
+  }
+  const { plan } = planned;
+  run.skipped = plan.skipped.map((skip) => ({
+    issue: skip.issue.number,
+    title: skip.issue.title,
+    why: describeSkip(skip.reason),
+  }));
+  for (const skip of plan.skipped) log.debug({ issue: skip.issue.number }, describeSkip(skip.reason));
+  const limit = budgetStop(run, log);
+  if (limit) {
+    run.rounds = round;
+    return { end: { stop: limit } };
+  }
+
+  const { claimed, outage, capped } = await claimUpTo(run, plan, pool);
+  // A round that claimed nothing because the store was away does not count toward --max-rounds
+  // (unless the run was interrupted in it).
+  if (outage === undefined || claimed > 0 || ctx.signal.aborted) run.rounds = round;
+  await recordRound(run, { round, backlog: listed.backlog, plan, claimed, log });
+  if (capped) return { end: { stop: 'budget' } };
+  if (run.options.barrier) await pool.drain();
+
+  if (outage !== undefined && !ctx.signal.aborted) {
+    // Says nothing about the backlog: not an empty round.
+    if (!(await run.storeOutage.pause(outage, log))) return { end: { stop: 'interrupted' } };
+    return { again: true };
+  }
+  run.storeOutage.reset();
+  const stop = stopReason(run, claimed + pool.size);
+  if (stop) return { end: { stop } };
+  return { claimed };
+}
+
+function roundLimitReached(run: Run<WorkItem>): boolean {
+  return run.options.maxRounds !== undefined && run.rounds >= run.options.maxRounds;
 }
 
 /** The source's plan for this round over the claim store's view, or the store's outage to wait out. */

@@ -8,6 +8,8 @@ import { classifyError } from '../core/classify/classify-error.js';
 import type { Deps } from '../core/deps.js';
 import { safeDestination, safeRole } from '../core/destination-text.js';
 import type { Log } from '../core/logger.js';
+import { type SpanHandle, telemetry } from '../core/telemetry.js';
+import { ISSUELOOP } from '../core/telemetry-names.js';
 import type { Ledger } from '../session/ledger.js';
 import { failureClassOf, isFailure } from '../session/outcome.js';
 import { runSession } from '../session/run-session.js';
@@ -105,10 +107,23 @@ async function readClaim(
  * and keeps the failure; after `max_failures` the item goes to a human; an interruption is not a
  * failure and leaves its partial context for the next attempt.
  */
-export async function workItem<T extends WorkItem>(
+export function workItem<T extends WorkItem>(
   ctx: WorkContext<T>,
   item: T,
   lease: Lease,
+): Promise<SessionReport> {
+  return telemetry().span('issueloop.session', { [ISSUELOOP.issue]: item.number }, async (span) => {
+    const report = await workItemIn(ctx, item, lease, span);
+    recordSession(span, report);
+    return report;
+  });
+}
+
+async function workItemIn<T extends WorkItem>(
+  ctx: WorkContext<T>,
+  item: T,
+  lease: Lease,
+  span: SpanHandle,
 ): Promise<SessionReport> {
   const { claims } = ctx;
   const log = ctx.deps.log.child(item.logFields ?? { issue: item.number });
@@ -117,6 +132,7 @@ export async function workItem<T extends WorkItem>(
   let readable = first.readable;
   // `claim` has counted this attempt already.
   const attempt = before?.attempts ?? 1;
+  span.set({ [ISSUELOOP.attempt]: attempt });
   const tracker = ctx.source.track(item, {
     attempt,
     before,
@@ -203,6 +219,17 @@ export async function workItem<T extends WorkItem>(
     await ctx.ledger.append('needs_human', { issue: item.number, failures: after.failure_count });
   }
   return report;
+}
+
+/** The session's outcome and cost on its span, and in the session metrics. */
+function recordSession(span: SpanHandle, report: SessionReport): void {
+  const outcome = { [ISSUELOOP.outcome]: report.outcome };
+  span.set({ ...outcome, [ISSUELOOP.costUsd]: report.costUsd, [ISSUELOOP.model]: report.model });
+  if (report.outcome !== 'resolved') span.fail(report.outcome);
+  const t = telemetry();
+  t.count(ISSUELOOP.sessions, 1, outcome);
+  t.record(ISSUELOOP.sessionCost, report.costUsd, outcome);
+  t.record(ISSUELOOP.sessionDuration, report.durationMs / 1000, outcome);
 }
 
 /** Refused destinations as the ledger keeps them: shown text only (see core/destination-text.ts). */

@@ -24,7 +24,6 @@ const NO_TEST_NEEDED: Readonly<Record<string, string>> = {
 /** Module → the tested module whose tests exercise it (it is one of that module's parts). */
 const THROUGH: Readonly<Record<string, string>> = {
   'src/action/action-finish.ts': 'src/action/run-action.ts',
-  'src/action/action-setup.ts': 'src/action/run-action.ts',
   'src/agent/compaction/clip.ts': 'src/agent/compaction/tool-failures.ts',
   'src/agent/compaction/content-blocks.ts': 'src/agent/compaction/compact.ts',
   'src/agent/loop-compaction.ts': 'src/agent/agent-loop.ts',
@@ -81,10 +80,12 @@ const THROUGH: Readonly<Record<string, string>> = {
   'src/model/model-access.ts': 'src/cli/commands/doctor.ts',
   'src/run/model-preflight.ts': 'src/run/open-run.ts',
   'src/run/open-models.ts': 'src/run/open-run.ts',
+  'src/run/otel-telemetry.ts': 'src/run/telemetry-setup.ts',
   'src/run/version.ts': 'src/cli/run-cli.ts',
   'src/sandbox/model-forward.ts': 'src/sandbox/model-proxy.ts',
   'src/sandbox/model-headers.ts': 'src/sandbox/model-proxy.ts',
   'src/sandbox/session-network.ts': 'src/sandbox/sandbox-host.ts',
+  'src/scheduler/list-backlog.ts': 'src/scheduler/run-rounds.ts',
   'src/scheduler/pauses.ts': 'src/scheduler/run-rounds.ts',
   'src/scheduler/run-record.ts': 'src/scheduler/run-rounds.ts',
   'src/session/git/git-args.ts': 'src/session/git/branch-tip.ts',

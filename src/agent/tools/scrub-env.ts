@@ -1,3 +1,11 @@
+/** The standard variables that carry OTLP exporters' headers: secrets, like tokens. */
+export const OTLP_HEADER_NAMES: readonly string[] = Object.freeze([
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+  'OTEL_EXPORTER_OTLP_METRICS_HEADERS',
+  'OTEL_EXPORTER_OTLP_LOGS_HEADERS',
+]);
+
 /** Variables the agent's commands never see: the harness's credentials and the ssh agent that signs pushes. */
 export const SECRET_ENV_NAMES: readonly string[] = Object.freeze([
   'GITHUB_TOKEN',
@@ -8,6 +16,8 @@ export const SECRET_ENV_NAMES: readonly string[] = Object.freeze([
   'ISSUELOOP_APP_PRIVATE_KEY',
   // The claim store's URL, which may carry a Redis password.
   'ISSUELOOP_CLAIMS__REDIS_URL',
+  // Telemetry's OTLP headers carry the collector's credentials (an API key, a bearer token).
+  ...OTLP_HEADER_NAMES,
   'SSH_AUTH_SOCK',
   // Credential helpers hand out what the variables above would have.
   'GIT_ASKPASS',

@@ -2,6 +2,7 @@ import type { AgentObserver } from '../../agent/events.js';
 import { scrubEnv } from '../../agent/tools/scrub-env.js';
 import type { Config } from '../../config/schema.js';
 import type { Log } from '../../core/logger.js';
+import { telemetry } from '../../core/telemetry.js';
 import type { MessageParam } from '../../model/types.js';
 import type { CommandSandbox } from '../../sandbox/sandbox.js';
 import {
@@ -82,6 +83,26 @@ export function claudeEnv(options: ClaudeCodeEngineOptions): Record<string, stri
     ...QUIET_CLI,
     ...(options.configDir ? { CLAUDE_CONFIG_DIR: options.configDir } : {}),
     ...options.model?.env(options.sandbox),
+    ...claudeTelemetryEnv(options.config),
+  };
+}
+
+/**
+ * With telemetry on, Claude Code's own OpenTelemetry joins the run's trace: its switch, the
+ * session span's `TRACEPARENT`, and the endpoint from the config when no variable names one (the
+ * runner's other `OTEL_*` variables pass through the scrubbed environment; the headers never do,
+ * being secrets). Its export leaves through the sandbox's egress proxy like any other traffic.
+ */
+export function claudeTelemetryEnv(config: Pick<Config, 'telemetry'>): Record<string, string> {
+  const t = telemetry();
+  if (!t.enabled) return {};
+  const traceparent = t.traceparent();
+  return {
+    CLAUDE_CODE_ENABLE_TELEMETRY: '1',
+    ...(config.telemetry.otlp_endpoint
+      ? { OTEL_EXPORTER_OTLP_ENDPOINT: config.telemetry.otlp_endpoint }
+      : {}),
+    ...(traceparent ? { TRACEPARENT: traceparent } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Redactor } from '../../core/redact.js';
 import type { AnthropicModel } from '../../model/anthropic-model.js';
 import { createFailoverChain, type FailoverChain } from '../../model/failover.js';
 import { createReliableCall } from '../../model/reliable-call.js';
+import { tracedCallModel } from '../../model/traced-call.js';
 import type { CallModel } from '../../model/types.js';
 
 export interface ModelSettings {
@@ -46,6 +47,9 @@ export function createModelRuntime(options: {
     now: () => deps.clock.now(),
   });
 
+  // Each attempt is its own model-call span: a failover shows as a second span with the other model.
+  const callModel = tracedCallModel(adapter.callModel, () => deps.clock.now());
+
   const windowOf = async (model: string, signal?: AbortSignal) =>
     (await adapter.contextWindow(model, signal)) ?? settings.contextWindow;
 
@@ -57,7 +61,7 @@ export function createModelRuntime(options: {
       let diagnosis: Diagnosis | undefined;
       const diagnose = async (failure: ClassifiedError): Promise<boolean> => {
         const result = await diagnoseFailure({
-          callModel: adapter.callModel,
+          callModel,
           model: settings.diagnosisModel,
           task: issue.task,
           logTail: failure.message,
@@ -69,15 +73,15 @@ export function createModelRuntime(options: {
         diagnosis = result.diagnosis;
         return diagnosis?.retry ?? false;
       };
-      const callModel = createReliableCall({
-        call: adapter.callModel,
+      const reliableCall = createReliableCall({
+        call: callModel,
         chain,
         deps,
         diagnose,
         ...(issue.observer ? { onEvent: issue.observer } : {}),
       });
       return {
-        callModel,
+        callModel: reliableCall,
         contextWindow: Math.min(...windows),
         lastDiagnosis: () => diagnosis,
       };

@@ -1,5 +1,7 @@
 import type { ErrorClass } from '../../core/classify/policy.js';
 import { type Redactor, redact as redactPatterns } from '../../core/redact.js';
+import { telemetry } from '../../core/telemetry.js';
+import { ISSUELOOP } from '../../core/telemetry-names.js';
 import { classifyGitOutput, GitError, tail } from './git-error.js';
 import { spawnGit } from './spawn-git.js';
 
@@ -118,7 +120,30 @@ function toGitError(input: FailureInput): GitError {
  * Runs one git command: no shell, explicit args, never interactive. Every failure
  * becomes a redacted, classified GitError; an abort is `aborted`, our own timeout `timeout`.
  */
-export async function runGit(args: readonly string[], options: RunGitOptions): Promise<GitResult> {
+export function runGit(args: readonly string[], options: RunGitOptions): Promise<GitResult> {
+  // The span names the subcommand only: arguments can be paths, URLs or messages.
+  const command = subcommandOf(args);
+  return telemetry().span(`git ${command}`, { [ISSUELOOP.gitCommand]: command }, async (span) => {
+    try {
+      return await spawnAndCheck(args, options);
+    } catch (err) {
+      if (err instanceof GitError) span.set({ [ISSUELOOP.errorClass]: err.errorClass });
+      throw err;
+    }
+  });
+}
+
+/** The git subcommand in `args` (`-C dir`, `-c key=value` and other options before it skipped). */
+export function subcommandOf(args: readonly string[]): string {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '-C' || arg === '-c') i++;
+    else if (!arg.startsWith('-')) return /^[a-z][a-z0-9-]*$/.test(arg) ? arg : 'command';
+  }
+  return 'command';
+}
+
+async function spawnAndCheck(args: readonly string[], options: RunGitOptions): Promise<GitResult> {
   const redactor = options.redact ?? redactPatterns;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
   const signal = options.signal;

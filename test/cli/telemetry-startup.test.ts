@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { CLI, runNodeScript } from '../helpers/cli.js';
+
+// Off costs nothing: the built CLI's --help loads no @opentelemetry module (the SDK and exporters
+// are loaded by dynamic import only when an OTLP endpoint is configured). Node's module hooks list
+// every module the process loads, ESM and CommonJS alike.
+const LIST_LOADED = `
+import { registerHooks } from 'node:module';
+const loaded = [];
+registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(loaded) + '\\n'));
+`;
+
+async function loadedBy(args: readonly string[], env: Record<string, string> = {}): Promise<string[]> {
+  const result = await runNodeScript(CLI, args, {
+    env,
+    nodeArgs: ['--import', `data:text/javascript,${encodeURIComponent(LIST_LOADED)}`],
+  });
+  expect(result.code).toBe(0);
+  const line = result.stderr.split('\n').find((l) => l.startsWith('LOADED '));
+  return JSON.parse(line?.slice('LOADED '.length) ?? '[]') as string[];
+}
+
+describe('telemetry off costs nothing', () => {
+  it('issueloop --help loads no @opentelemetry module, also with an OTLP endpoint set', async () => {
+    const envs: Record<string, string>[] = [{}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' }];
+    for (const env of envs) {
+      const loaded = await loadedBy(['--help'], env);
+      // Anchor: the list is real (the CLI's own entry and commander are in it).
+      expect(loaded.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
+      expect(loaded.some((url) => url.includes('/commander/'))).toBe(true);
+      expect(loaded.filter((url) => url.includes('@opentelemetry'))).toEqual([]);
+    }
+  });
+});
