@@ -158,11 +158,15 @@ describe('issue 31 scenario: merged untouched, merged after a maintainer commit,
     const onClosed = costOf(outcomes.filter((e) => e.pr !== undefined && closed.includes(e.pr)));
     const mergedIssues = [1, 2];
     const followUps = sum(mergedIssues.map((i) => sessionsOf(i).length - 1));
-    // Time to merge: from the first claim (taken just before the ledger's first claim line of the
-    // issue, after the line before it) to GitHub's merged_at.
+    // Time to merge: from the first claim to GitHub's merged_at. The ledger brackets the claim: the
+    // lease is taken after the previous round's line (or the run's start) and before the claim line.
     const claimBounds = (issue: number) => {
       const at = events.findIndex((e) => e.type === 'claim' && e.issue === issue);
-      return { latest: Date.parse(events[at]?.ts ?? ''), earliest: Date.parse(events[at - 2]?.ts ?? '') };
+      const ownRound = events.findLastIndex((e, i) => i < at && e.type === 'round');
+      const before = events.findLast(
+        (e, i) => i < ownRound && (e.type === 'round' || e.type === 'run_start'),
+      );
+      return { latest: Date.parse(events[at]?.ts ?? ''), earliest: Date.parse(before?.ts ?? '') };
     };
     const toMerge = mergedIssues.map((i) => {
       const mergedAt = Date.parse(prOfIssue(gh.pulls(), i)?.merged_at ?? '');
