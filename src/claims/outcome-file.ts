@@ -47,6 +47,7 @@ export const OutcomeRecordSchema = z.looseObject({
   first_claimed_at: timestamp,
   sessions: z.array(SessionEntrySchema),
   pull: PullFateSchema.optional(),
+  earlier_pulls: z.array(PullFateSchema).optional(),
   touch: z.looseObject({ commits: count, change_requests: count, threads: count }),
 });
 

@@ -64,7 +64,17 @@ export interface OutcomeRecord {
   first_claimed_at: string;
   sessions: SessionEntry[];
   pull?: PullFate;
+  /**
+   * The issue's earlier pull requests, oldest first: each one a newer PR replaced (closed unmerged,
+   * its issue worked again), as the sweep last saw it. Absent when there was none.
+   */
+  earlier_pulls?: PullFate[];
   touch: HumanTouch;
+}
+
+/** Every pull request of the issue, oldest first: the earlier ones, then the current one. */
+export function pullsOf(record: Pick<OutcomeRecord, 'pull' | 'earlier_pulls'>): PullFate[] {
+  return [...(record.earlier_pulls ?? []), ...(record.pull ? [record.pull] : [])];
 }
 
 /** Merged with no human commit and no change request: the PR was accepted as issueloop wrote it. */

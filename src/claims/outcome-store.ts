@@ -72,7 +72,18 @@ export function withSession(
   };
 }
 
-/** The record with the sweep's view of its PR; undefined when nothing changes. */
+/**
+ * A PR a newer one of the same issue replaced: kept, so a PR closed unmerged still counts once its
+ * issue is worked again. One last seen open was closed since (a branch has one open PR at a time).
+ */
+function replaced(kept: PullFate): PullFate {
+  return kept.state === 'open' ? { ...kept, state: 'closed' } : { ...kept };
+}
+
+/**
+ * The record with the sweep's view of its PR; undefined when nothing changes. A PR of another number
+ * becomes the current one, the one it replaces goes to `earlier_pulls`.
+ */
 export function withPull(
   current: OutcomeRecord,
   fate: PullFate,
@@ -81,7 +92,11 @@ export function withPull(
   const kept = current.pull;
   // A merge is final: a read from before it (another runner's, a cached one) does not undo it.
   if (kept?.state === 'merged' && kept.number === fate.number && fate.state !== 'merged') return undefined;
+  // PR numbers only grow: a late read of a PR the issue has moved on from does not bring it back.
+  if (kept && fate.number < kept.number) return undefined;
   const next: OutcomeRecord = { ...current, pull: { ...fate }, touch: { ...touch } };
+  if (kept && kept.number !== fate.number)
+    next.earlier_pulls = [...(current.earlier_pulls ?? []), replaced(kept)];
   return JSON.stringify(next) === JSON.stringify(current) ? undefined : next;
 }
 

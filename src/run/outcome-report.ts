@@ -1,4 +1,4 @@
-import { type OutcomeRecord, type SessionEntry, zeroTouch } from '../claims/outcome-record.js';
+import { type OutcomeRecord, pullsOf, type SessionEntry, zeroTouch } from '../claims/outcome-record.js';
 
 /**
  * What the fleet achieved and what it cost, over a window, from the issues' outcome records: the
@@ -7,7 +7,10 @@ import { type OutcomeRecord, type SessionEntry, zeroTouch } from '../claims/outc
  *
  * The rules (README "Report" says the same):
  * - An issue counts when any of its sessions ended in the window, or its PR opened, merged or closed
- *   in it. Its PR counts by the state the sweep last saw.
+ *   in it. Its PR counts by the state the sweep last saw; so does each earlier PR of the issue (one
+ *   closed unmerged before the issue was worked again), so PRs are counted, not issues.
+ * - A session's dollars belong to the PR it worked on: the issue's first PR that had not ended
+ *   (merged, closed, or replaced) when the session ended; the current PR takes the rest.
  * - Spend and follow-ups are the sessions that ended in the window: a PR merged early in the window
  *   whose first attempt ran before it brings its merge, not that attempt's dollars.
  * - `--by label`: an issue counts in the group of each of its labels (one with two labels counts in
@@ -34,7 +37,7 @@ export interface OutcomeFigures {
   usd_total: number;
   /** usd_total / merged; null with no merged PR ("no merged PR yet"). */
   usd_per_merged_pr: number | null;
-  /** Dollars of the sessions in the window on issues whose PR was closed unmerged. */
+  /** Dollars of the sessions in the window that worked on a PR closed unmerged. */
   usd_on_closed_prs: number;
   /** Median of merged_at − first_claimed_at over merged PRs, ms; null with none. */
   median_ms_to_merge: number | null;
@@ -74,14 +77,29 @@ function median(values: readonly number[]): number | null {
   return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? 0) + upper) / 2;
 }
 
+/** Dollars of the counted sessions that worked on a PR closed unmerged (see the rules above). */
+function closedSpend(c: Counted): number {
+  const pulls = pullsOf(c.record);
+  const ended = (i: number) => {
+    const p = pulls[i];
+    return Date.parse(p?.merged_at ?? p?.closed_at ?? pulls[i + 1]?.opened_at ?? '');
+  };
+  let spent = 0;
+  for (const s of c.sessions) {
+    const at = Date.parse(s.at);
+    const owner = pulls.find((_, i) => i === pulls.length - 1 || at <= ended(i));
+    if (owner?.state === 'closed') spent += s.usd;
+  }
+  return spent;
+}
+
 /** The figures over counted issues, each with the sessions whose spend counts. */
 export function figuresOf(counted: readonly Counted[]): OutcomeFigures {
-  const withPull = counted.filter((c) => c.record.pull);
-  const merged = withPull.filter((c) => c.record.pull?.state === 'merged');
-  const closed = withPull.filter((c) => c.record.pull?.state === 'closed');
-  const spend = (list: readonly Counted[]) =>
-    list.reduce((sum, c) => sum + c.sessions.reduce((s, e) => s + e.usd, 0), 0);
-  const total = spend(counted);
+  const pulls = counted.flatMap((c) => pullsOf(c.record));
+  const mergedPulls = pulls.filter((p) => p.state === 'merged').length;
+  const closedPulls = pulls.filter((p) => p.state === 'closed').length;
+  const merged = counted.filter((c) => c.record.pull?.state === 'merged');
+  const total = counted.reduce((sum, c) => sum + c.sessions.reduce((s, e) => s + e.usd, 0), 0);
   const followups = merged.reduce((n, c) => n + c.sessions.filter((s) => s.kind !== 'attempt').length, 0);
   const toMerge = merged.flatMap((c) => {
     const ms = Date.parse(c.record.pull?.merged_at ?? '') - Date.parse(c.record.first_claimed_at);
@@ -91,19 +109,19 @@ export function figuresOf(counted: readonly Counted[]): OutcomeFigures {
   return {
     issues_attempted: counted.length,
     prs: {
-      opened: withPull.length,
-      merged: merged.length,
-      closed_unmerged: closed.length,
-      open: withPull.length - merged.length - closed.length,
+      opened: pulls.length,
+      merged: mergedPulls,
+      closed_unmerged: closedPulls,
+      open: pulls.length - mergedPulls - closedPulls,
     },
-    acceptance_rate: ratio(merged.length, merged.length + closed.length),
+    acceptance_rate: ratio(mergedPulls, mergedPulls + closedPulls),
     zero_touch: zero,
-    zero_touch_rate: ratio(zero, merged.length),
+    zero_touch_rate: ratio(zero, mergedPulls),
     usd_total: usd(total),
-    usd_per_merged_pr: merged.length === 0 ? null : usd(total / merged.length),
-    usd_on_closed_prs: usd(spend(closed)),
+    usd_per_merged_pr: mergedPulls === 0 ? null : usd(total / mergedPulls),
+    usd_on_closed_prs: usd(counted.reduce((sum, c) => sum + closedSpend(c), 0)),
     median_ms_to_merge: median(toMerge),
-    followups_per_merged_pr: ratio(followups, merged.length),
+    followups_per_merged_pr: ratio(followups, mergedPulls),
   };
 }
 
@@ -136,10 +154,13 @@ function grouped(counted: readonly Counted[], by: GroupBy): Map<string, Counted[
 
 /** A session ended, or the PR opened, merged or closed, in `[from, to]` (epoch ms). */
 export function isActive(record: OutcomeRecord, from: number, to: number): boolean {
-  const pull = record.pull;
-  return (
-    record.sessions.some((s) => inWindow(s.at, from, to)) ||
-    [pull?.opened_at, pull?.merged_at, pull?.closed_at].some((at) => inWindow(at, from, to))
+  return record.sessions.some((s) => inWindow(s.at, from, to)) || pullActive(record, from, to);
+}
+
+/** Any PR of the issue opened, merged or closed in `[from, to]`. */
+function pullActive(record: OutcomeRecord, from: number, to: number): boolean {
+  return pullsOf(record).some((p) =>
+    [p.opened_at, p.merged_at, p.closed_at].some((at) => inWindow(at, from, to)),
   );
 }
 
@@ -153,11 +174,7 @@ export function outcomeReport(
   const counted: Counted[] = [];
   for (const record of records) {
     const sessions = record.sessions.filter((s) => inWindow(s.at, from, to));
-    const pull = record.pull;
-    const pullActive = [pull?.opened_at, pull?.merged_at, pull?.closed_at].some((at) =>
-      inWindow(at, from, to),
-    );
-    if (sessions.length > 0 || pullActive) counted.push({ record, sessions });
+    if (sessions.length > 0 || pullActive(record, from, to)) counted.push({ record, sessions });
   }
   counted.sort((a, b) => a.record.issue - b.record.issue);
   const report: OutcomeReport = {

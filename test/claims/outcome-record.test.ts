@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type OutcomeRecord, spentUsd, zeroTouch } from '../../src/claims/outcome-record.js';
+import { type OutcomeRecord, pullsOf, spentUsd, zeroTouch } from '../../src/claims/outcome-record.js';
 
 const base: OutcomeRecord = {
   issue: 7,
@@ -46,5 +46,14 @@ describe('spentUsd', () => {
     });
     expect(spentUsd({ sessions: [session(0.25), session(0.5)] })).toBeCloseTo(0.75, 10);
     expect(spentUsd({ sessions: [] })).toBe(0);
+  });
+});
+
+describe('pullsOf', () => {
+  it('lists the earlier PRs oldest first, then the current one; none without a PR', () => {
+    const closed = { ...merged, number: 5, state: 'closed' as const };
+    expect(pullsOf({ ...base, pull: merged, earlier_pulls: [closed] })).toEqual([closed, merged]);
+    expect(pullsOf({ ...base, pull: merged })).toEqual([merged]);
+    expect(pullsOf(base)).toEqual([]);
   });
 });

@@ -121,6 +121,30 @@ export function describeOutcomeStoreContract(name: string, factory: OutcomeContr
       expect((await store.get(8))?.pull?.state).toBe('open');
     });
 
+    it("bug: a PR closed unmerged vanished from the record once its issue's next PR opened: it is kept in earlier_pulls", async () => {
+      const { store, twin } = await factory();
+      await store.recordSession(7, sessionEntry(), meta);
+      const closed: PullFate = { ...openPull, state: 'closed', closed_at: '2026-11-03T00:00:00.000Z' };
+      await store.recordPull(7, closed, { commits: 1, change_requests: 0, threads: 0 });
+      const next: PullFate = { ...openPull, number: 45, url: openPull.url.replace('41', '45') };
+      await store.recordPull(7, next, untouched);
+      const record = await twin.get(7);
+      expect(record?.pull).toEqual(next);
+      expect(record?.earlier_pulls).toEqual([closed]);
+      // The touch is the current PR's; a late read of the replaced PR brings nothing back.
+      expect(record?.touch).toEqual(untouched);
+      expect(await store.recordPull(7, openPull, untouched)).toBe(true);
+      expect(await twin.get(7)).toEqual(record);
+    });
+
+    it('a PR last seen open and replaced by a newer one is kept as closed (a branch has one open PR)', async () => {
+      const { store } = await factory();
+      await store.recordSession(7, sessionEntry(), meta);
+      await store.recordPull(7, openPull, untouched);
+      await store.recordPull(7, { ...openPull, number: 45 }, untouched);
+      expect((await store.get(7))?.earlier_pulls).toEqual([{ ...openPull, state: 'closed' }]);
+    });
+
     it('imports a record only for an issue it does not know', async () => {
       const { store } = await factory();
       const imported: OutcomeRecord = {

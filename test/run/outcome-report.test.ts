@@ -42,6 +42,39 @@ describe('the outcome figures over a window', () => {
     expect(total.median_ms_to_merge).toBe(7 * DAY);
   });
 
+  it('bug: a PR closed unmerged whose issue was worked again vanished from the report (acceptance overstated, its dollars not on closed PRs)', () => {
+    const first = pull(8, 'closed', '2025-06-02T01:00:00Z', '2025-06-03T00:00:00Z');
+    const reworked = record(8, {
+      sessions: [
+        session('2025-06-02T01:00:00Z', 0.5),
+        session('2025-06-02T05:00:00Z', 0.25, { kind: 'ci_followup' }),
+        session('2025-06-04T01:00:00Z', 1),
+      ],
+      earlier_pulls: [first],
+      pull: { ...pull(8, 'merged', '2025-06-04T01:00:00Z', '2025-06-05T00:00:00Z'), number: 120 },
+    });
+    const { total } = outcomeReport([reworked], window30);
+    expect(total.issues_attempted).toBe(1);
+    expect(total.prs).toEqual({ opened: 2, merged: 1, closed_unmerged: 1, open: 0 });
+    expect(total.acceptance_rate).toBe(0.5);
+    // The attempt and the follow-up on the closed PR; the second attempt made the merged one.
+    expect(total.usd_on_closed_prs).toBe(0.75);
+    expect(total.usd_total).toBe(1.75);
+    expect(total.usd_per_merged_pr).toBe(1.75);
+    // Its only activity in the window being the closed PR's closing still counts the issue.
+    const closedOnly = record(9, {
+      sessions: [session('2025-05-01T00:00:00Z', 2)],
+      earlier_pulls: [pull(9, 'closed', '2025-05-01T00:00:00Z', '2025-06-01T00:00:00Z')],
+      pull: { ...pull(9, 'open', '2025-05-02T00:00:00Z'), number: 130 },
+    });
+    expect(outcomeReport([closedOnly], window30).total.prs).toEqual({
+      opened: 2,
+      merged: 0,
+      closed_unmerged: 1,
+      open: 1,
+    });
+  });
+
   it('by label: an issue with two labels counts in both groups; one without in (no label)', () => {
     const { groups, total } = outcomeReport(fleet(), { ...window30, by: 'label' });
     const byKey = new Map(groups?.map((g) => [g.key, g]));
