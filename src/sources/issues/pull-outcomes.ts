@@ -49,7 +49,10 @@ async function fateOf(input: PullOutcomeInput, pull: OwnPull): Promise<PullFate>
     const by = (await input.github.pullWatch.detail(pull.number)).mergedBy;
     return { ...fate, ...(pull.mergedAt ? { merged_at: pull.mergedAt } : {}), ...(by ? { by } : {}) };
   }
-  return state === 'closed' && pull.closedAt ? { ...fate, closed_at: pull.closedAt } : fate;
+  if (state !== 'closed') return fate;
+  // GitHub's issue view of the PR says who closed it (its PR view does not).
+  const by = (await input.github.issues.get(pull.number)).closedBy;
+  return { ...fate, ...(pull.closedAt ? { closed_at: pull.closedAt } : {}), ...(by ? { by } : {}) };
 }
 
 async function touchOf(input: PullOutcomeInput, pull: OwnPull): Promise<HumanTouch> {
