@@ -70,7 +70,9 @@ function addClaimsCommands(program: Command, io: CommandIo): void {
     });
   program
     .command('reset')
-    .description('clear all leases and failure history, after a confirmation')
+    .description(
+      'clear all leases and failure history, after a confirmation (outcome history and spend ledger are kept)',
+    )
     .addOption(
       new Option('--claims', 'reset only the claim store (today the only state reset clears)').conflicts(
         'tasks',

@@ -3,6 +3,8 @@ import { type BacklogIssue, toBacklogIssue } from './issue-shape.js';
 
 export interface IssueState extends BacklogIssue {
   state: 'open' | 'closed';
+  /** Who closed it last (GitHub's `closed_by`), when it is closed and GitHub says. */
+  closedBy?: string;
 }
 
 /** Reads one issue as it is now: for the session's read-back, never from the ETag cache. */
@@ -13,8 +15,14 @@ export function createIssueOperations(gh: GitHubClient) {
       const res = await gh.call(`read issue #${number}`, () =>
         gh.rest.issues.get({ owner, repo, issue_number: number }),
       );
-      const state = (res.data as { state?: unknown }).state === 'closed' ? 'closed' : 'open';
-      return { ...toBacklogIssue(res.data), state };
+      const data = res.data as { state?: unknown; closed_by?: { login?: unknown } | null };
+      const state = data.state === 'closed' ? 'closed' : 'open';
+      const by = state === 'closed' ? data.closed_by?.login : undefined;
+      return {
+        ...toBacklogIssue(res.data),
+        state,
+        ...(typeof by === 'string' && by ? { closedBy: by } : {}),
+      };
     },
   };
 }

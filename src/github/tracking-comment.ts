@@ -3,6 +3,7 @@ import type { Redactor } from '../core/redact.js';
 import { type BlockedLine, blockedItems, WIDEN_HINT } from './blocked-requests-text.js';
 import { neutraliseMarkdown } from './neutralise.js';
 import { clip, oneLine } from './text-limits.js';
+import { parseSessionsLine, sessionsLine, type TrackedSession } from './tracked-sessions.js';
 
 /**
  * The body of the one comment issueloop keeps on each issue: a short status a person reads, and a
@@ -40,6 +41,11 @@ export interface TrackingRecord {
   failure_reasons: TrackingFailure[];
   last_outcome: string | null;
   updated_at: string;
+  /**
+   * The issue's sessions, oldest first (tracked-sessions.ts): written on a line of their own, so a
+   * reader that predates them still reads the record.
+   */
+  sessions?: TrackedSession[];
 }
 
 export type TrackingPhase =
@@ -74,7 +80,7 @@ type Redact = Redactor;
 
 const timestamp = z.iso.datetime({ offset: true });
 
-const TrackingRecordSchema: z.ZodType<TrackingRecord> = z.strictObject({
+const TrackingRecordSchema: z.ZodType<Omit<TrackingRecord, 'sessions'>> = z.strictObject({
   version: z.literal(1),
   attempts: z.int().nonnegative(),
   failure_count: z.int().nonnegative(),
@@ -145,12 +151,13 @@ export function renderTrackingComment(view: TrackingView, redact: Redact): strin
     `<sub>Updated ${shown(record.updated_at, redact)}. issueloop rewrites this comment; edits are lost.</sub>`,
     '',
     `${RECORD_OPEN}${Buffer.from(JSON.stringify(record), 'utf8').toString('base64url')} -->`,
+    ...[sessionsLine(view.record.sessions ?? [])].filter((line) => line !== ''),
   ].join('\n');
   return `${head}${failureList(record, MAX_COMMENT_LENGTH - 1 - head.length - tail.length)}${tail}`;
 }
 
 /** The reasons, newest first, as many as fit in `budget` characters (all of them, short of a pathological redactor). */
-function failureList(record: TrackingRecord, budget: number): string {
+function failureList(record: Omit<TrackingRecord, 'sessions'>, budget: number): string {
   const reasons = [...record.failure_reasons].reverse();
   if (reasons.length === 0) return '';
   const open = `\n\n<details><summary>Failures: ${count(record.failure_count)}, newest first</summary>\n\n`;
@@ -192,14 +199,16 @@ export function parseTrackingRecord(body: string): TrackingRecord | undefined {
     const parsed = TrackingRecordSchema.safeParse(
       JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')),
     );
-    return parsed.success ? parsed.data : undefined;
+    if (!parsed.success) return undefined;
+    const sessions = parseSessionsLine(body);
+    return sessions ? { ...parsed.data, sessions } : parsed.data;
   } catch {
     return undefined;
   }
 }
 
-/** The record as written: newest reasons only, every text redacted, one line and capped. */
-function storedRecord(record: TrackingRecord, redact: Redact): TrackingRecord {
+/** The record as written (sessions aside): newest reasons only, every text redacted, one line and capped. */
+function storedRecord(record: TrackingRecord, redact: Redact): Omit<TrackingRecord, 'sessions'> {
   return {
     version: 1,
     attempts: nonNegative(record.attempts),

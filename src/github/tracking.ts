@@ -3,6 +3,7 @@ import { getAllPages } from './conditional-get.js';
 import type { EtagCache } from './etag-cache.js';
 import { httpStatusOf } from './github-error.js';
 import { WRITE_ASSOCIATIONS } from './issue-shape.js';
+import { mergeSessions, type TrackedSession } from './tracked-sessions.js';
 import {
   isTrackingComment,
   parseTrackingRecord,
@@ -39,13 +40,18 @@ function reduceComments(raw: unknown): CommentSummary[] {
 export function createTracking(gh: GitHubClient, cache: EtagCache) {
   const { owner, name: repo } = gh.repo;
   const known = new Map<number, number>();
+  // The sessions each issue's comment lists, as last read or written: a write keeps them.
+  const listed = new Map<number, TrackedSession[]>();
 
   async function find(issue: number): Promise<CommentSummary | undefined> {
     const url = `${repoPath(gh.repo)}/issues/${issue}/comments?per_page=100`;
     const listing = await getAllPages(gh, cache, url, reduceComments, `read the comments of #${issue}`);
     // The oldest trusted one: if two ever existed, every run keeps editing the same one.
     const found = listing.items.find((c) => c.trusted);
-    if (found) known.set(issue, found.id);
+    if (found) {
+      known.set(issue, found.id);
+      listed.set(issue, parseTrackingRecord(found.body)?.sessions ?? []);
+    }
     return found;
   }
 
@@ -78,15 +84,32 @@ export function createTracking(gh: GitHubClient, cache: EtagCache) {
       return found ? parseTrackingRecord(found.body) : undefined;
     },
 
-    /** Writes the comment: edits the existing one, creates it only when none exists. */
+    /**
+     * Writes the comment: edits the existing one, creates it only when none exists. The sessions it
+     * lists stay, with the view's added (`mergeSessions`): a writer that knows none (a claim's, the
+     * sweep's) or fewer (a fresh store) erases none.
+     */
     async upsert(issue: number, view: TrackingView): Promise<{ id: number; created: boolean }> {
-      const body = renderTrackingComment(view, gh.redact);
+      // Rendered after `find` (when it runs), which reads the sessions the comment lists.
+      const next = () => {
+        const sessions = mergeSessions(listed.get(issue) ?? [], view.record.sessions ?? []);
+        const record = { ...view.record, sessions };
+        return { sessions, body: renderTrackingComment({ ...view, record }, gh.redact) };
+      };
+      const edit = async (id: number) => {
+        const { sessions, body } = next();
+        if (!(await update(issue, id, body))) return false;
+        listed.set(issue, sessions);
+        return true;
+      };
       const cachedId = known.get(issue);
-      if (cachedId !== undefined && (await update(issue, cachedId, body)))
-        return { id: cachedId, created: false };
+      if (cachedId !== undefined && (await edit(cachedId))) return { id: cachedId, created: false };
       const found = await find(issue);
-      if (found && (await update(issue, found.id, body))) return { id: found.id, created: false };
-      return { id: await create(issue, body), created: true };
+      if (found && (await edit(found.id))) return { id: found.id, created: false };
+      const { sessions, body } = next();
+      const id = await create(issue, body);
+      listed.set(issue, sessions);
+      return { id, created: true };
     },
   };
 }

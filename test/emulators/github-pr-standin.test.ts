@@ -45,7 +45,7 @@ describe('merging and closing without origin', () => {
     expect(() => emulator.mergePull(created.json.number, 'maintainer')).toThrow(/not mergeable/);
   });
 
-  it('closes without merging: the issue stays open, a PR into another branch closes nothing', async () => {
+  it('closes without merging: the issue stays open, closed_by names who closed the PR, a PR into another branch closes nothing', async () => {
     const { emulator, advance } = clockedEmulator();
     const issue = emulator.addIssue({ title: 'one', author: 'octocat' });
     const body = { title: 'x', head: 'b', base: 'release', body: `Fixes #${issue}` };
@@ -59,6 +59,18 @@ describe('merging and closing without origin', () => {
       updated_at: '2026-11-21T12:31:00Z',
     });
     expect(emulator.issue(issue)?.state).toBe('open');
+    // Who closed it: on GET /issues/{n} for the PR's number, as GitHub's closed_by, not in a list.
+    const single = await call<{ closed_by: { login: string } | null }>(
+      emulator,
+      'GET',
+      `${REPO}/issues/${created.json.number}`,
+    );
+    expect(single.json.closed_by?.login).toBe('maintainer');
+    const open = await call<{ closed_by: unknown }>(emulator, 'GET', `${REPO}/issues/${issue}`);
+    expect(open.json.closed_by).toBeNull();
+    const listed = await call<Array<Record<string, unknown>>>(emulator, 'GET', `${REPO}/issues?state=all`);
+    expect(listed.json.length).toBeGreaterThan(0);
+    expect(listed.json.every((i) => !('closed_by' in i))).toBe(true);
     const other = await call<PullJson>(emulator, 'POST', `${REPO}/pulls`, { body: { ...body, head: 'c' } });
     emulator.mergePull(other.json.number, 'maintainer');
     expect(emulator.issue(issue)?.state).toBe('open');

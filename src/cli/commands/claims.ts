@@ -87,6 +87,14 @@ export interface ResetInput {
 }
 
 /**
+ * What reset leaves: the outcome records are what `report` is built on (a claim's history only
+ * decides what is worked next), and forgetting the spend ledger would lift a budget cap over money
+ * already spent.
+ */
+export const KEPT =
+  'kept the outcome history (what `issueloop report` reads) and the spend ledger (what the budget caps count)\n';
+
+/**
  * Clears every lease and all failure history after a confirmation. A claims file that cannot be
  * read is moved aside as `claims.json.corrupt-<time>` instead, so nothing is lost.
  */
@@ -121,5 +129,5 @@ export async function resetClaims(input: ResetInput): Promise<string> {
     return `moved the unreadable claims file to ${basename(moved)}; issueloop starts with no claims\n`;
   }
   const cleared = await opened.store.clear();
-  return `cleared ${cleared.leases} lease(s) and the history of ${cleared.issues} issue(s)\n`;
+  return `cleared ${cleared.leases} lease(s) and the history of ${cleared.issues} issue(s)\n${KEPT}`;
 }

@@ -41,6 +41,8 @@ export interface IssueJson {
   closed_at: string | null;
   author_association: string;
   body: string | null;
+  /** `GET /issues/{n}` only (a list leaves it out): who closed it last, null while open. */
+  closed_by?: UserJson | null;
   /** Pull requests only. */
   draft?: boolean;
   pull_request?: {

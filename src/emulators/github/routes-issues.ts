@@ -11,7 +11,7 @@ import {
   validationFailed,
 } from './replies.js';
 import { intParam, type Route, type RouteContext } from './router.js';
-import { eventJson, issueJson } from './serialize.js';
+import { eventJson, issueJson, singleIssueJson } from './serialize.js';
 
 /** Open, closed or all, from `state`; GitHub answers 422 for anything else. */
 export function stateFilter(ctx: RouteContext): ((issue: IssueRecord) => boolean) | undefined {
@@ -106,7 +106,7 @@ export const issueRoutes: readonly Route[] = [
     pattern: '/repos/:owner/:repo/issues/:number',
     handle: (ctx) => {
       const issue = findIssue(ctx);
-      return issue ? ok(issueJson(ctx.store, issue, ctx.urls)) : notFound();
+      return issue ? ok(singleIssueJson(ctx.store, issue, ctx.urls)) : notFound();
     },
   },
   { method: 'PATCH', pattern: '/repos/:owner/:repo/issues/:number', handle: updateIssue },

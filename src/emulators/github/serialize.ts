@@ -109,6 +109,15 @@ export function issueJson(store: Store, issue: IssueRecord, urls: Urls): IssueJs
   return json;
 }
 
+/** An issue or PR as `GET /issues/{n}` answers: with `closed_by`, the actor of its last close. */
+export function singleIssueJson(store: Store, issue: IssueRecord, urls: Urls): IssueJson {
+  const closed =
+    issue.state === 'closed'
+      ? store.events.findLast((e) => e.issueNumber === issue.number && e.event === 'closed')
+      : undefined;
+  return { ...issueJson(store, issue, urls), closed_by: closed ? userOf(store, closed.actor, urls) : null };
+}
+
 /** A PR as `GET /pulls` lists it. */
 export function pullSimpleJson(store: Store, issue: IssueRecord, urls: Urls): PullSimpleJson {
   const pull = requirePull(issue);

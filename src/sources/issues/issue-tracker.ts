@@ -16,6 +16,7 @@ import type { ItemTracker, TrackerInput } from '../../scheduler/work-source.js';
 import { isFailure } from '../../session/outcome.js';
 import type { SessionReport } from '../../session/session-report.js';
 import type { IssueSourceOptions } from './options.js';
+import { trackedSession } from './session-entries.js';
 
 /** Runs one issue's write after the ones asked for before it (`issueWrites().inOrder`). */
 export type InOrder = (issue: number, work: () => Promise<void>) => Promise<void>;
@@ -158,6 +159,21 @@ function issueWriters(options: IssueSourceOptions, issue: BacklogIssue, input: T
 
 type IssueWriters = ReturnType<typeof issueWriters>;
 
+/** The sessions the outcome store keeps for the issue, for its comment; none when it cannot tell. */
+async function storedSessions(
+  options: Pick<IssueSourceOptions, 'outcomes'>,
+  issue: BacklogIssue,
+  writers: Pick<IssueWriters, 'quiet'>,
+): Promise<Pick<TrackingRecord, 'sessions'>> {
+  const store = options.outcomes;
+  if (!store) return {};
+  let sessions: TrackingRecord['sessions'];
+  await writers.quiet(`outcome record of #${issue.number}`, async () => {
+    sessions = (await store.get(issue.number))?.sessions.map(trackedSession);
+  });
+  return sessions ? { sessions } : {};
+}
+
 /** The outcome on GitHub: the label off, the board's column, the comment's phase and record. */
 async function writeOutcome(
   options: IssueSourceOptions,
@@ -172,6 +188,8 @@ async function writeOutcome(
   const failed = isFailure(report.outcome);
   const finalRecord: TrackingRecord = {
     ...record(),
+    // The store's, this session's included (kept before this write): a fresh store imports them.
+    ...(await storedSessions(options, issue, writers)),
     failure_count: after?.failure_count ?? 0,
     failure_reasons: (after?.failure_reasons ?? []).map((f) => ({ ...f })),
     // As the claim records it: a runner that imports this history skips the item too.

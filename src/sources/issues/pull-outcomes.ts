@@ -5,6 +5,7 @@ import type { Log } from '../../core/logger.js';
 import type { Redactor } from '../../core/redact.js';
 import type { GitHubAdapter } from '../../github/adapter.js';
 import type { OwnPull } from '../../github/pr-watch.js';
+import { sessionEntry } from './session-entries.js';
 
 /**
  * The sweep's part in the outcome records: each current PR's fate (open, merged, closed unmerged;
@@ -13,7 +14,7 @@ import type { OwnPull } from '../../github/pr-watch.js';
  * (a merged one, once): an unchanged backlog costs no request here.
  */
 export interface PullOutcomeInput {
-  github: Pick<GitHubAdapter, 'pullWatch' | 'reviewThreads' | 'issues'>;
+  github: Pick<GitHubAdapter, 'pullWatch' | 'reviewThreads' | 'issues' | 'tracking'>;
   outcomes: OutcomeStore;
   /** `pr.author`: the identity issueloop's commits carry (the App's bot with an App). */
   config: Pick<Config, 'pr'>;
@@ -48,7 +49,10 @@ async function fateOf(input: PullOutcomeInput, pull: OwnPull): Promise<PullFate>
     const by = (await input.github.pullWatch.detail(pull.number)).mergedBy;
     return { ...fate, ...(pull.mergedAt ? { merged_at: pull.mergedAt } : {}), ...(by ? { by } : {}) };
   }
-  return state === 'closed' && pull.closedAt ? { ...fate, closed_at: pull.closedAt } : fate;
+  if (state !== 'closed') return fate;
+  // GitHub's issue view of the PR says who closed it (its PR view does not).
+  const by = (await input.github.issues.get(pull.number)).closedBy;
+  return { ...fate, ...(pull.closedAt ? { closed_at: pull.closedAt } : {}), ...(by ? { by } : {}) };
 }
 
 async function touchOf(input: PullOutcomeInput, pull: OwnPull): Promise<HumanTouch> {
@@ -68,20 +72,24 @@ async function touchOf(input: PullOutcomeInput, pull: OwnPull): Promise<HumanTou
 
 /**
  * A PR whose issue has no record (a new runner, a lost state directory, every Actions job) gets
- * one read back from GitHub: the issue's title and labels, the PR's opening as the earliest claim
- * known. Sessions of earlier runs are not on GitHub, so their cost is not imported.
+ * one read back from GitHub: the issue's title and labels, and the sessions its tracking comment
+ * lists (with what they cost); the first claim known is the PR's opening or the first session's end,
+ * whichever is earlier. An issue whose reads fail is tried again next sweep.
  */
 async function importedRecord(input: PullOutcomeInput, pull: OwnPull): Promise<OutcomeRecord | undefined> {
   const tried = input.outcomesImported;
   if (tried?.has(pull.issue)) return undefined;
-  tried?.add(pull.issue);
   const issue = await input.github.issues.get(pull.issue);
+  const sessions = ((await input.github.tracking.readRecord(pull.issue))?.sessions ?? []).map(sessionEntry);
+  tried?.add(pull.issue);
+  const opened = pull.createdAt ?? new Date(input.now()).toISOString();
+  const first = sessions.map((s) => s.at).reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a), opened);
   const record: OutcomeRecord = {
     issue: pull.issue,
     title: issue.title,
     labels: [...issue.labels],
-    first_claimed_at: pull.createdAt ?? new Date(input.now()).toISOString(),
-    sessions: [],
+    first_claimed_at: first,
+    sessions,
     touch: { commits: 0, change_requests: 0, threads: 0 },
   };
   await input.outcomes.importRecord(pull.issue, record);

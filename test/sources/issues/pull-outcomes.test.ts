@@ -77,12 +77,17 @@ describe("the sweep keeps each PR's fate and human touch", () => {
     expect(record && zeroTouch(record)).toBe(false);
   });
 
-  it('a PR closed unmerged: closed, when', async () => {
+  it("a PR closed unmerged: closed, when and by whom (GitHub's closed_by of its issue view)", async () => {
     const { keep, outcomes, issue, pr, emulator } = await resolved();
-    emulator.closePull(pr.number, 'maintainer');
+    emulator.addUser('reviewer-rae');
+    emulator.closePull(pr.number, 'reviewer-rae');
     await keep();
     const record = await outcomes.get(issue);
-    expect(record?.pull).toMatchObject({ state: 'closed', closed_at: expect.any(String) });
+    expect(record?.pull).toMatchObject({
+      state: 'closed',
+      closed_at: expect.any(String),
+      by: 'reviewer-rae',
+    });
     expect(record && zeroTouch(record)).toBe(false);
   });
 
