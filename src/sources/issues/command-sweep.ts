@@ -9,6 +9,13 @@ import type { IssueSourceOptions } from './options.js';
 
 /** How far back a run that has not read comments yet looks for commands nobody answered. */
 export const COMMAND_LOOKBACK_MS = 7 * 24 * 60 * 60_000;
+/**
+ * The read starts where it started last round (the same URL: a 304 while nothing changed) until it
+ * lists this many comments; then it moves to the newest, which costs one full read.
+ */
+export const MOVE_SINCE_AFTER = 50;
+const DAY_MS = 24 * 60 * 60_000;
+
 /** The reaction that answers a command, and marks it worked for every later run. */
 export const DONE_REACTION = '+1';
 
@@ -72,7 +79,9 @@ export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redac
   }
 
   return async function sweepCommands(round: SweepRound): Promise<void> {
-    const from = since ?? new Date(options.clock.now() - COMMAND_LOOKBACK_MS).toISOString();
+    // Whole days, so a new process on the same state directory repeats yesterday's URL (and ETag).
+    const start = Math.floor((options.clock.now() - COMMAND_LOOKBACK_MS) / DAY_MS) * DAY_MS;
+    const from = since ?? new Date(start).toISOString();
     let listed: IssueComment[];
     try {
       listed = (await github.commands.since(from)).comments;
@@ -100,9 +109,9 @@ export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redac
         undecided ??= comment.updatedAt;
       }
     }
-    // The next read starts at the newest comment seen (GitHub's `since` includes it, so the same
-    // URL, and a 304, while nothing changes), or at the oldest one still to be worked.
+    // The oldest comment still to be worked holds the start; a long listing moves it to the newest
+    // comment (GitHub's `since` includes it); otherwise it stays, and so does the URL.
     const newest = listed.at(-1)?.updatedAt;
-    since = undecided ?? newest ?? from;
+    since = undecided ?? (newest && listed.length >= MOVE_SINCE_AFTER ? newest : from);
   };
 }
