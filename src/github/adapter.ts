@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import { type Backlog, listBacklog } from './backlog.js';
 import { type Board, openBoard } from './board/board.js';
 import type { GitHubClient } from './client.js';
+import { type CommentCommands, createCommentCommands } from './comment-commands.js';
 import { type EtagCache, openFileEtagCache } from './etag-cache.js';
 import { createIssueOperations, type IssueOperations } from './issues.js';
 import { createLabelOperations, type LabelOperations } from './labels.js';
@@ -23,6 +24,8 @@ export interface GitHubAdapter {
   /** A gate for one round: permissions are looked up once per login per round. */
   trustGate(): TrustGate;
   labels: LabelOperations;
+  /** Commands in comments: the repository's new comments, reactions, issueloop's own login. */
+  commands: CommentCommands;
   issues: IssueOperations;
   tracking: TrackingComments;
   pulls: PullRequestOperations;
@@ -62,6 +65,7 @@ export async function openGitHubAdapter(
     trustGate: () =>
       createTrustGate(client, cache, { label: config.label, trustedAuthors: config.trusted_authors }),
     labels: createLabelOperations(client, cache),
+    commands: createCommentCommands(client, cache),
     issues: createIssueOperations(client),
     tracking: createTracking(client, cache),
     pulls: createPullRequestOperations(client, cache),

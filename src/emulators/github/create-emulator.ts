@@ -13,6 +13,7 @@ import { issueRoutes } from './routes-issues.js';
 import { labelRoutes } from './routes-labels.js';
 import { protectionRoutes } from './routes-protection.js';
 import { pullRoutes } from './routes-pulls.js';
+import { reactionRoutes } from './routes-reactions.js';
 import { reviewRoutes } from './routes-reviews.js';
 import { lifecycleSeeding } from './seed-lifecycle.js';
 import { commentJson, htmlBaseFor, issueJson, pullJson, type Urls } from './serialize.js';
@@ -132,6 +133,7 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
     apps,
     routes: [
       ...accountRoutes,
+      ...reactionRoutes,
       ...issueRoutes,
       ...commentRoutes,
       ...labelRoutes,
@@ -179,6 +181,10 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
     },
     comments: (number) =>
       store.comments.filter((c) => c.issueNumber === number).map((c) => commentJson(store, c, urls)),
+    reactions: (commentId) =>
+      store.reactions
+        .filter((r) => r.commentId === commentId)
+        .map((r) => ({ user: r.user, content: r.content })),
     pulls: () => [...store.issues.values()].filter((i) => i.pull).map((i) => pullJson(store, i, urls)),
     labelsOf: (number) => requireIssue(number).labels.map((key) => store.findLabel(key)?.name ?? key),
     repoLabels: () =>

@@ -88,6 +88,15 @@ export interface CommentRecord {
   updatedAt: string;
 }
 
+/** A reaction on an issue comment; one per user and content, as on GitHub. */
+export interface ReactionRecord {
+  id: number;
+  commentId: number;
+  user: string;
+  content: string;
+  createdAt: string;
+}
+
 export interface EventRecord {
   id: number;
   nodeId: string;

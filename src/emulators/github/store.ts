@@ -8,6 +8,7 @@ import type {
   LabelRecord,
   ProjectRecord,
   PullRecord,
+  ReactionRecord,
   TokenRecord,
   UserRecord,
 } from './records.js';
@@ -33,6 +34,7 @@ export interface Store {
   liveToken(token: string): TokenRecord | undefined;
   readonly issues: Map<number, IssueRecord>;
   readonly comments: CommentRecord[];
+  readonly reactions: ReactionRecord[];
   readonly events: EventRecord[];
   readonly projects: ProjectRecord[];
   readonly lifecycle: Lifecycle;
@@ -138,6 +140,7 @@ export function createStore(options: StoreOptions): Store {
     },
     issues,
     comments: [],
+    reactions: [],
     events,
     projects: [],
     lifecycle: createLifecycle(options.origin),

@@ -264,6 +264,8 @@ export interface GitHubEmulator {
   /** The REST representation, freshly built: mutating it does not touch the emulator's state. */
   issue(number: number): IssueJson | undefined;
   comments(number: number): CommentJson[];
+  /** The reactions on an issue comment, oldest first. */
+  reactions(commentId: number): Array<{ user: string; content: string }>;
   pulls(): PullJson[];
   labelsOf(number: number): string[];
   repoLabels(): Array<{ name: string; color: string; description: string | null }>;

@@ -4,6 +4,7 @@ import type { Backlog } from '../../github/backlog.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import type { TrustDecision } from '../../github/trust.js';
 import type { WorkSource } from '../../scheduler/work-source.js';
+import { commandSweep } from './command-sweep.js';
 import { importCandidateHistory } from './history.js';
 import { issueWrites, trackIssue } from './issue-tracker.js';
 import { issueWork } from './issue-work.js';
@@ -51,6 +52,7 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
   const untrustedLogged = new Map<number, string>();
   const writes = issueWrites();
   const pulls = followPulls(options, writes.inOrder);
+  const commands = commandSweep(options);
   const named = options.issues ? namedBacklog(github, config, options.issues) : undefined;
   /** What each issue's current session is for (a first attempt or a follow-up), for its outcome record. */
   const kinds = new Map<number, SessionKind>();
@@ -122,7 +124,11 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
         return kind;
       }),
 
-    sweep: (round) => pulls.sweep(round),
+    // Commands first: a stop or a retry holds for the round's plan.
+    async sweep(round) {
+      await commands(round);
+      await pulls.sweep(round);
+    },
 
     async afterRound(log) {
       await github.board?.retryPending().catch(() => undefined);

@@ -1,0 +1,117 @@
+import type { ClaimStore } from '../../claims/claim-store.js';
+import type { CommentCommand, IssueComment } from '../../github/comment-commands.js';
+import { parseCommand } from '../../github/comment-commands.js';
+import { NEEDS_HUMAN_LABEL } from '../../github/labels.js';
+import { canWrite, type TrustGate } from '../../github/trust.js';
+import type { SweepRound } from '../../scheduler/work-source.js';
+import { labelNeedsHuman } from './issue-tracker.js';
+import type { IssueSourceOptions } from './options.js';
+
+/** How far back a run that has not read comments yet looks for commands nobody answered. */
+export const COMMAND_LOOKBACK_MS = 7 * 24 * 60 * 60_000;
+/**
+ * The read starts where it started last round (the same URL: a 304 while nothing changed) until it
+ * lists this many comments; then it moves to the newest, which costs one full read.
+ */
+export const MOVE_SINCE_AFTER = 50;
+const DAY_MS = 24 * 60 * 60_000;
+
+/** The reaction that answers a command, and marks it worked for every later run. */
+export const DONE_REACTION = '+1';
+
+type Decided = 'done' | 'ignored';
+
+/**
+ * Commands in comments, read at the start of each round: the repository's comments since the last
+ * one read (one conditional request: a 304 in an idle round), each command from someone with write
+ * access on an issue or on issueloop's own PR worked once and answered with a 👍. A comment already
+ * carrying issueloop's 👍 was worked by an earlier run; commands from anyone else are ignored, and
+ * never answered. `retry` clears the issue's failures and the needs-human label; `stop` ends any
+ * lease on it (the session holding it stops at its next renewal) and labels it needs-human, which
+ * keeps it out of the backlog (exclude_labels) until a person removes the label or says retry.
+ */
+export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redact' | 'clock'>) {
+  const { github } = options;
+  /** Comments decided this run: worked, ignored, or no command at all. */
+  const decided = new Set<number>();
+  let since: string | undefined;
+
+  async function decide(
+    comment: IssueComment,
+    command: CommentCommand,
+    gate: TrustGate,
+    round: SweepRound,
+  ): Promise<Decided> {
+    const permission = await gate.permission(comment.author);
+    if (!canWrite(permission)) {
+      round.log.info(
+        { comment: comment.id, by: comment.author },
+        `ignored /issueloop ${command} from ${comment.author} (permission ${permission})`,
+      );
+      return 'ignored';
+    }
+    const target = await github.commands.target(comment.number);
+    if ('ignore' in target) return 'ignored';
+    const me = await github.commands.viewerLogin();
+    const reactors = await github.commands.reactors(comment.id, DONE_REACTION);
+    if (reactors.some((login) => login.toLowerCase() === me.toLowerCase())) return 'done';
+    await (command === 'retry' ? retry : stop)(round.claims, target.issue);
+    await github.commands.react(comment.id, DONE_REACTION);
+    await round.ledger.append('command', {
+      round: round.round,
+      issue: target.issue,
+      command,
+      comment: comment.id,
+      by: comment.author,
+    });
+    round.log.info({ issue: target.issue }, `worked /issueloop ${command} from ${comment.author}`);
+    return 'done';
+  }
+
+  async function retry(claims: ClaimStore, issue: number): Promise<void> {
+    await claims.resetFailures(issue);
+    await github.labels.removeLabel(issue, NEEDS_HUMAN_LABEL);
+  }
+
+  async function stop(claims: ClaimStore, issue: number): Promise<void> {
+    await labelNeedsHuman(github.labels, issue);
+    await claims.forceRelease(issue);
+  }
+
+  return async function sweepCommands(round: SweepRound): Promise<void> {
+    // Whole days, so a new process on the same state directory repeats yesterday's URL (and ETag).
+    const start = Math.floor((options.clock.now() - COMMAND_LOOKBACK_MS) / DAY_MS) * DAY_MS;
+    const from = since ?? new Date(start).toISOString();
+    let listed: IssueComment[];
+    try {
+      listed = (await github.commands.since(from)).comments;
+    } catch (err) {
+      round.log.warn({ err: options.redact((err as Error).message) }, 'could not read new comments');
+      return;
+    }
+    const gate = github.trustGate();
+    let undecided: string | undefined;
+    for (const comment of listed) {
+      if (decided.has(comment.id)) continue;
+      const command = parseCommand(comment.body);
+      if (!command) {
+        decided.add(comment.id);
+        continue;
+      }
+      try {
+        await decide(comment, command, gate, round);
+        decided.add(comment.id);
+      } catch (err) {
+        round.log.warn(
+          { err: options.redact((err as Error).message), comment: comment.id },
+          `could not work /issueloop ${command}; it is tried again next round`,
+        );
+        undecided ??= comment.updatedAt;
+      }
+    }
+    // The oldest comment still to be worked holds the start; a long listing moves it to the newest
+    // comment (GitHub's `since` includes it); otherwise it stays, and so does the URL.
+    const newest = listed.at(-1)?.updatedAt;
+    since = undecided ?? (newest && listed.length >= MOVE_SINCE_AFTER ? newest : from);
+  };
+}
