@@ -31,6 +31,20 @@ async function runOne(call: ToolUseBlockParam, runner: ToolRunner, signal: Abort
   }
 }
 
+/**
+ * The tool's name and call id as telemetry may show them. Both come from the model's answer, which
+ * could put any text there (what it read in a file, its instructions): only a name of the shape the
+ * Messages API allows for a tool (and the call id's shape) goes into a span, anything else is `unknown`.
+ */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const CALL_ID = /^[A-Za-z0-9_-]{1,128}$/;
+export function toolTelemetry(call: Pick<ToolUseBlockParam, 'name' | 'id'>): { name: string; id: string } {
+  return {
+    name: TOOL_NAME.test(call.name) ? call.name : 'unknown',
+    id: CALL_ID.test(call.id) ? call.id : 'unknown',
+  };
+}
+
 export interface BatchResult {
   results: ToolResultBlockParam[];
   errors: number;
@@ -56,9 +70,10 @@ export async function runToolBatch(
   for (const call of calls) {
     context.observer?.({ type: 'tool_call', id: call.id, name: call.name, input: call.input });
     const started = context.now();
+    const shown = toolTelemetry(call);
     const output = await telemetry().span(
-      `execute_tool ${call.name}`,
-      { [GEN_AI.operation]: 'execute_tool', [GEN_AI.toolName]: call.name, [GEN_AI.toolCallId]: call.id },
+      `execute_tool ${shown.name}`,
+      { [GEN_AI.operation]: 'execute_tool', [GEN_AI.toolName]: shown.name, [GEN_AI.toolCallId]: shown.id },
       async (span) => {
         const out = await runOne(call, runner, context.signal);
         // Whether it failed, never its output or input (file text, commands).

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { CorruptStateError } from '../core/errors.js';
-import { formatPath } from '../core/format-path.js';
 import { stateAccessErrorOf } from '../core/state-access.js';
 import {
   CLAIMS_FORMAT_VERSION,
@@ -9,6 +8,7 @@ import {
   ClaimsFileSchema,
   emptyClaimsFile,
 } from './claims-schema.js';
+import { parseStateFile } from './parse-state-file.js';
 
 function corrupt(file: string, detail: string, cause?: unknown): CorruptStateError {
   const fix =
@@ -30,31 +30,12 @@ export function salvageNextToken(text: string): number | undefined {
 
 /** Parses and validates the claims file's text; anything else is a `CorruptStateError` naming the file. */
 export function parseClaimsFile(file: string, text: string): ClaimsFile {
-  if (text.trim() === '') throw corrupt(file, 'the file is empty');
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw corrupt(file, `invalid JSON: ${(err as Error).message}`, err);
-  }
-  const version = (data as { version?: unknown } | null)?.version;
-  if (typeof version === 'number' && version > CLAIMS_FORMAT_VERSION) {
-    throw new CorruptStateError(
-      file,
-      `format version ${version} was written by a newer issueloop (this one reads version ${CLAIMS_FORMAT_VERSION})`,
-      'Upgrade issueloop to read it.',
-      { reason: 'newer_version' },
-    );
-  }
-  const parsed = ClaimsFileSchema.safeParse(data);
-  if (!parsed.success) {
-    const shown = parsed.error.issues
-      .slice(0, 3)
-      .map((i) => `${formatPath(i.path) || '(top level)'}: ${i.message}`);
-    const more = parsed.error.issues.length > 3 ? ` (and ${parsed.error.issues.length - 3} more)` : '';
-    throw corrupt(file, `not a claims file: ${shown.join('; ')}${more}`, parsed.error);
-  }
-  return parsed.data;
+  return parseStateFile(file, text, {
+    schema: ClaimsFileSchema,
+    version: CLAIMS_FORMAT_VERSION,
+    what: 'a claims file',
+    corrupt,
+  });
 }
 
 /**

@@ -107,13 +107,11 @@ export function openSpendLedger(
 ): SpendLedger | undefined {
   const caps = settings.budget;
   if (!hasCaps(caps)) return undefined;
-  if (settings.claims.store === 'redis' && settings.claims.redis_url && settings.repo) {
-    return createRedisSpendLedger({
-      url: settings.claims.redis_url,
-      repo: settings.repo,
-      caps,
-      clock: options.clock,
-    });
+  // A Redis store without its URL or repository is the same error as for the claims: spend kept in
+  // a local file instead would let runners sharing the Redis claims overspend together.
+  if (settings.claims.store === 'redis') {
+    const { url, repo } = redisSettings(settings);
+    return createRedisSpendLedger({ url, repo, caps, clock: options.clock });
   }
   const file = resolve(options.cwd, settings.state_dir, SPEND_FILE_NAME);
   return createSpendLedger(createFileSpendBackend(file), { caps, clock: options.clock });

@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { CorruptStateError } from '../core/errors.js';
-import { formatPath } from '../core/format-path.js';
 import { stateAccessErrorOf } from '../core/state-access.js';
 import type { OutcomeRecord } from './outcome-record.js';
+import { parseStateFile } from './parse-state-file.js';
 
 /**
  * The outcomes file's format (`<state dir>/outcomes.json`), validated on every read. Objects keep
@@ -82,31 +82,12 @@ function corrupt(file: string, detail: string, cause?: unknown): CorruptStateErr
 
 /** Parses and validates the outcomes file's text; anything else is a `CorruptStateError` naming the file. */
 export function parseOutcomesFile(file: string, text: string): OutcomesFile {
-  if (text.trim() === '') throw corrupt(file, 'the file is empty');
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw corrupt(file, `invalid JSON: ${(err as Error).message}`, err);
-  }
-  const version = (data as { version?: unknown } | null)?.version;
-  if (typeof version === 'number' && version > OUTCOMES_FORMAT_VERSION) {
-    throw new CorruptStateError(
-      file,
-      `format version ${version} was written by a newer issueloop (this one reads version ${OUTCOMES_FORMAT_VERSION})`,
-      'Upgrade issueloop to read it.',
-      { reason: 'newer_version' },
-    );
-  }
-  const parsed = OutcomesFileSchema.safeParse(data);
-  if (!parsed.success) {
-    const shown = parsed.error.issues
-      .slice(0, 3)
-      .map((i) => `${formatPath(i.path) || '(top level)'}: ${i.message}`);
-    const more = parsed.error.issues.length > 3 ? ` (and ${parsed.error.issues.length - 3} more)` : '';
-    throw corrupt(file, `not an outcomes file: ${shown.join('; ')}${more}`, parsed.error);
-  }
-  return parsed.data as OutcomesFile;
+  return parseStateFile(file, text, {
+    schema: OutcomesFileSchema,
+    version: OUTCOMES_FORMAT_VERSION,
+    what: 'an outcomes file',
+    corrupt,
+  }) as OutcomesFile;
 }
 
 /** The current records; a missing file is none. An unreadable path is a `StateAccessError`. */

@@ -170,7 +170,8 @@ export function outcomeReport(
   options: { since: string; sinceMs: number; now: number; by?: GroupBy },
 ): OutcomeReport {
   const to = options.now;
-  const from = to - options.sinceMs;
+  // A window longer than the epoch (`--since 1000000000d`) is all of it, not an invalid date.
+  const from = Math.max(0, to - options.sinceMs);
   const counted: Counted[] = [];
   for (const record of records) {
     const sessions = record.sessions.filter((s) => inWindow(s.at, from, to));

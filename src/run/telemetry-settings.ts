@@ -9,7 +9,10 @@ export interface TelemetrySettings {
   tracesUrl: string;
   /** Undefined when only a traces endpoint is set: metrics then have nowhere to go. */
   metricsUrl: string | undefined;
+  /** The traces' protocol (`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`). */
   protocol: OtlpProtocol;
+  /** The metrics' own (`OTEL_EXPORTER_OTLP_METRICS_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`). */
+  metricsProtocol: OtlpProtocol;
   serviceName: string;
   /** `OTEL_RESOURCE_ATTRIBUTES`, as written (parsed by the SDK's own parser when loaded). */
   resourceAttributes: string | undefined;
@@ -93,6 +96,7 @@ export function telemetrySettings(
     tracesUrl,
     metricsUrl,
     protocol: protocolOf(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'),
+    metricsProtocol: protocolOf(env, 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL'),
     serviceName: set(env.OTEL_SERVICE_NAME) ?? 'issueloop',
     resourceAttributes: set(env.OTEL_RESOURCE_ATTRIBUTES),
     traceHeaders: joined(set(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS)),

@@ -110,19 +110,17 @@ export async function startTelemetry(input: {
   };
 }
 
+/** Each signal's OTLP/HTTP exporter in the protocol set for it (a collector may take JSON for one only). */
 async function loadExporters(settings: TelemetrySettings) {
-  if (settings.protocol === 'http/json') {
-    const [traces, metrics] = await Promise.all([
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/exporter-metrics-otlp-http'),
-    ]);
-    return { Traces: traces.OTLPTraceExporter, Metrics: metrics.OTLPMetricExporter };
-  }
-  const [traces, metrics] = await Promise.all([
-    import('@opentelemetry/exporter-trace-otlp-proto'),
-    import('@opentelemetry/exporter-metrics-otlp-proto'),
+  const [Traces, Metrics] = await Promise.all([
+    settings.protocol === 'http/json'
+      ? import('@opentelemetry/exporter-trace-otlp-http').then((m) => m.OTLPTraceExporter)
+      : import('@opentelemetry/exporter-trace-otlp-proto').then((m) => m.OTLPTraceExporter),
+    settings.metricsProtocol === 'http/json'
+      ? import('@opentelemetry/exporter-metrics-otlp-http').then((m) => m.OTLPMetricExporter)
+      : import('@opentelemetry/exporter-metrics-otlp-proto').then((m) => m.OTLPMetricExporter),
   ]);
-  return { Traces: traces.OTLPTraceExporter, Metrics: metrics.OTLPMetricExporter };
+  return { Traces, Metrics };
 }
 
 /**

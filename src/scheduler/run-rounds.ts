@@ -210,7 +210,7 @@ async function claimUpTo<T extends WorkItem>(
     if (pool.size >= ctx.config.workers || ctx.signal.aborted) break;
     if (pool.has(item.number) || !plan.claimable(item)) continue;
     let result: Awaited<ReturnType<typeof ctx.claims.claim>>;
-    let reserved: Awaited<ReturnType<typeof reserveSession>>;
+    let reserved: Awaited<ReturnType<typeof reserveSession>> | undefined;
     try {
       // A shared spend cap is checked first: the session's cap is reserved before the claim.
       reserved = await reserveSession(ctx, `${options.owner}#${item.number}#${++run.reservations}`);
@@ -221,6 +221,8 @@ async function claimUpTo<T extends WorkItem>(
       }
       result = await ctx.claims.claim(item.number, options.owner, ctx.config.claims.ttl);
     } catch (err) {
+      // No session runs on this reservation: it goes back now, not when it lapses an hour later.
+      if (reserved && 'reservation' in reserved) await settleReservation(ctx, reserved.reservation, 0);
       if (!isStoreOutage(err) && !ctx.signal.aborted) throw err;
       return { claimed, outage: err };
     }

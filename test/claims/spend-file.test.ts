@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openSpendLedger } from '../../src/claims/open-claim-store.js';
 import { createFileSpendBackend, parseSpendFile } from '../../src/claims/spend-file.js';
 import { createSpendLedger } from '../../src/claims/spend-ledger.js';
-import { CorruptStateError } from '../../src/core/errors.js';
+import { CorruptStateError, UsageError } from '../../src/core/errors.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { describeSpendLedgerContract } from './spend-ledger-contract.js';
 import { createTempStateDirs } from './temp-state-dirs.js';
@@ -70,5 +70,20 @@ describe('openSpendLedger', () => {
     expect(JSON.parse(await readFile(join(dir, 'spend.json'), 'utf8')).windows).toHaveProperty([
       'day:2026-11-26',
     ]);
+  });
+
+  it('regression: a Redis claim store without its repository is a usage error, not spend kept in a local file', async () => {
+    const dir = await temp.make();
+    const clock = new FakeClock(Date.UTC(2026, 10, 26, 9));
+    const redis = {
+      claims: { store: 'redis' as const, max_failures: 3, redis_url: 'redis://127.0.0.1:6390' },
+      state_dir: dir,
+      budget: { daily_usd: 20 },
+    };
+    expect(() => openSpendLedger(redis, { cwd: '/', clock })).toThrow(UsageError);
+    expect(() => openSpendLedger(redis, { cwd: '/', clock })).toThrow('pass --repo owner/name');
+    const ledger = openSpendLedger({ ...redis, repo: 'octo-org/widgets' }, { cwd: '/', clock });
+    expect(ledger?.caps).toEqual({ daily_usd: 20 });
+    await ledger?.close();
   });
 });

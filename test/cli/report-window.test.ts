@@ -19,6 +19,13 @@ describe('issueloop report: its flags', () => {
     expect(() => reportWindow({ by: 'labels' })).toThrow('--by labels: group by label, engine, model');
   });
 
+  it('regression: a window longer than the epoch (--since 1000000000d) reports everything instead of failing on an invalid date', () => {
+    const all = runReport(fleet(), { since: '1000000000d' }, NOW).report;
+    expect(all.from).toBe('1970-01-01T00:00:00.000Z');
+    expect(all.total).toEqual(runReport(fleet(), { since: `${Math.ceil(NOW / DAY)}d` }, NOW).report.total);
+    expect(all.total.issues_attempted).toBeGreaterThan(0);
+  });
+
   it('gives the report and its text together', () => {
     const { report, text } = runReport(fleet(), { by: 'engine' }, NOW);
     expect(report.groups?.map((g) => g.key)).toEqual(['claude-code', 'native']);

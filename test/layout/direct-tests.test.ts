@@ -29,7 +29,6 @@ const THROUGH: Readonly<Record<string, string>> = {
   'src/agent/loop-compaction.ts': 'src/agent/agent-loop.ts',
   'src/agent/loop-state.ts': 'src/agent/agent-loop.ts',
   'src/agent/model-failure.ts': 'src/agent/agent-loop.ts',
-  'src/agent/tool-batch.ts': 'src/agent/agent-loop.ts',
   'src/agent/tools/confined-open.ts': 'src/agent/project-files.ts',
   'src/agent/tools/list-directory.ts': 'src/agent/tools/text-editor.ts',
   'src/agent/tools/text-file.ts': 'src/agent/tools/text-editor.ts',

@@ -48,6 +48,7 @@ describe('telemetry settings from the standard OTEL_* variables', () => {
         tracesUrl: 'http://127.0.0.1:4318/v1/traces',
         metricsUrl: 'http://127.0.0.1:4318/v1/metrics',
         protocol: 'http/protobuf',
+        metricsProtocol: 'http/protobuf',
         serviceName: 'issueloop',
       },
     );
@@ -130,6 +131,20 @@ describe('startTelemetry', () => {
       );
     });
   }
+
+  it('regression: OTEL_EXPORTER_OTLP_METRICS_PROTOCOL is honoured (metrics went in the traces’ protocol)', async () => {
+    const otlp = await startOtlpReceiver();
+    receiver = otlp;
+    await exportTwoSpans({
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json',
+    });
+    expect(otlp.spans.map((s) => s.name).sort()).toEqual(['inner', 'outer']);
+    expect(otlp.points).toContainEqual(expect.objectContaining({ metric: 'issueloop.sessions', value: 1 }));
+    expect(otlp.contentTypes.some((t) => t.includes('protobuf'))).toBe(true);
+    expect(otlp.contentTypes.some((t) => t.includes('json'))).toBe(true);
+  });
 
   it('off (OTEL_SDK_DISABLED=true beside an endpoint): the rounds run, nothing is exported', async () => {
     const otlp = await startOtlpReceiver();
