@@ -4,6 +4,7 @@ import { type Backlog, listBacklog } from './backlog.js';
 import { type Board, openBoard } from './board/board.js';
 import type { GitHubClient } from './client.js';
 import { type CommentCommands, createCommentCommands } from './comment-commands.js';
+import { createDependencyReader, type DependencyReader } from './dependencies.js';
 import { type EtagCache, openFileEtagCache } from './etag-cache.js';
 import { createIssueOperations, type IssueOperations } from './issues.js';
 import { createLabelOperations, type LabelOperations } from './labels.js';
@@ -23,6 +24,8 @@ export interface GitHubAdapter {
   listBacklog(): Promise<Backlog>;
   /** A gate for one round: permissions are looked up once per login per round. */
   trustGate(): TrustGate;
+  /** A reader for one round of what blocks each issue: each blocker's state is read once per round. */
+  dependencies(): DependencyReader;
   labels: LabelOperations;
   /** Commands in comments: the repository's new comments, reactions, issueloop's own login. */
   commands: CommentCommands;
@@ -64,6 +67,7 @@ export async function openGitHubAdapter(
       }),
     trustGate: () =>
       createTrustGate(client, cache, { label: config.label, trustedAuthors: config.trusted_authors }),
+    dependencies: () => createDependencyReader(client, cache),
     labels: createLabelOperations(client, cache),
     commands: createCommentCommands(client, cache),
     issues: createIssueOperations(client),

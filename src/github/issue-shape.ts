@@ -29,6 +29,11 @@ export interface BacklogIssue {
   updatedAt: string;
   url: string;
   isPullRequest: boolean;
+  /**
+   * GitHub's count of the open issues this one is blocked by (`issue_dependencies_summary.blocked_by`);
+   * absent where GitHub does not send it (a GitHub Enterprise Server without issue dependencies).
+   */
+  openBlockers?: number;
 }
 
 const RawIssueSchema = z.object({
@@ -43,6 +48,7 @@ const RawIssueSchema = z.object({
   updated_at: z.string(),
   html_url: z.string().default(''),
   pull_request: z.unknown().optional(),
+  issue_dependencies_summary: z.object({ blocked_by: z.int().nonnegative() }).nullish(),
 });
 
 /** Throws a zod error naming the bad field when GitHub (or a fixture) sends something unexpected. */
@@ -62,6 +68,9 @@ export function toBacklogIssue(raw: unknown): BacklogIssue {
     updatedAt: issue.updated_at,
     url: issue.html_url,
     isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null,
+    ...(issue.issue_dependencies_summary
+      ? { openBlockers: issue.issue_dependencies_summary.blocked_by }
+      : {}),
   };
 }
 

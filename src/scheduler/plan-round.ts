@@ -10,7 +10,9 @@ export type SkipReason =
   | { kind: 'untrusted'; why: string }
   | { kind: 'completed' }
   | { kind: 'waiting'; on: string }
-  | { kind: 'deferred'; why: string };
+  | { kind: 'deferred'; why: string }
+  /** Waits for other issues to close; `unreadable` ones (the token cannot see them) count as open. */
+  | { kind: 'blocked'; by: ReadonlyArray<{ ref: string; state: 'open' | 'unreadable' }> };
 
 export interface RoundPlan<T> {
   /** Claimable items in the order they are worked; the round claims the first `workers`. */
@@ -38,6 +40,13 @@ export function describeSkip(reason: SkipReason): string {
       return `waits for ${reason.on}: tasks run in file order`;
     case 'deferred':
       return `left for a later run: ${reason.why}`;
+    case 'blocked':
+      return `blocked by ${reason.by
+        .map(
+          (b) =>
+            `${b.ref} (${b.state === 'open' ? 'open' : 'not readable with this token: counted as open'})`,
+        )
+        .join(', ')}`;
   }
 }
 

@@ -133,3 +133,32 @@ describe('a run for a pull request event (follow-ups only)', () => {
     expect(everything.candidates.map((i) => i.number)).toEqual([1, 2]);
   });
 });
+
+describe('blocked issues', () => {
+  it('skips an issue with open blockers (naming each, an unreadable one as counted open), unless it is a follow-up', () => {
+    const issues = [issue(1), issue(2), issue(3)];
+    const trust = new Map<number, TrustDecision>(issues.map((i) => [i.number, trusted]));
+    const blockers = new Map([
+      [
+        1,
+        [
+          { ref: '#7', state: 'open' as const },
+          { ref: 'other/api#4', state: 'unreadable' as const },
+        ],
+      ],
+      [2, [{ ref: '#7', state: 'open' as const }]],
+    ]);
+    const result = planRound({
+      issues,
+      claims: new Map(),
+      trust,
+      now: NOW,
+      blockers,
+      followUps: new Set([2]),
+    });
+    expect(result.candidates.map((i) => i.number)).toEqual([2, 3]);
+    expect(result.skipped.map((s) => [s.issue.number, describeSkip(s.reason)])).toEqual([
+      [1, 'blocked by #7 (open), other/api#4 (not readable with this token: counted as open)'],
+    ]);
+  });
+});

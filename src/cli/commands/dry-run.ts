@@ -5,7 +5,7 @@ import type { Config } from '../../config/schema.js';
 import type { GitHubAdapter } from '../../github/adapter.js';
 import { describeSkip } from '../../scheduler/plan-round.js';
 import { latestLedger, readLedger } from '../../session/ledger.js';
-import { readTrust } from '../../sources/issues/issue-source.js';
+import { readBlockers, readTrust } from '../../sources/issues/issue-source.js';
 import { readNamedIssues } from '../../sources/issues/named-issues.js';
 import { planRound } from '../../sources/issues/plan-issues.js';
 
@@ -53,7 +53,16 @@ export async function planDryRun(input: {
     : await input.github.listBacklog();
   const views = new Map((await input.claims.list()).map((view) => [view.issue, view]));
   const trust = await readTrust({ github: input.github }, backlog, views, input.now);
-  const plan = planRound({ issues: backlog.issues, claims: views, trust, now: input.now });
+  const planned = { issues: backlog.issues, claims: views, trust, now: input.now };
+  // As a round plans: only the issues it could claim cost a dependency read.
+  const blockers = await readBlockers(
+    input.github,
+    backlog.issues,
+    planRound(planned).candidates,
+    trust,
+    new Set(),
+  );
+  const plan = planRound({ ...planned, blockers });
   const brief = (issue: { number: number; title: string }) => ({ number: issue.number, title: issue.title });
   const wouldClaim = plan.candidates.slice(0, input.config.workers).map(brief);
   const costs = await pastSessionCosts(input.stateDir);

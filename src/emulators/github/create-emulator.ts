@@ -9,6 +9,7 @@ import type { EmulatorRequest, GitRequest } from './request-log.js';
 import { accountRoutes } from './routes-account.js';
 import { checkRoutes } from './routes-checks.js';
 import { commentRoutes, createComment } from './routes-comments.js';
+import { addBlockedBy, dependencyRoutes } from './routes-dependencies.js';
 import { issueRoutes } from './routes-issues.js';
 import { labelRoutes } from './routes-labels.js';
 import { protectionRoutes } from './routes-protection.js';
@@ -44,6 +45,7 @@ type Seeding = Pick<
   | 'editIssue'
   | 'addComment'
   | 'addProject'
+  | 'blockIssue'
 >;
 
 /** What a test sets up, as GitHub would have it: tokens, users, permissions, labels, issues, comments, projects. */
@@ -80,6 +82,7 @@ function seeding(store: Store): Seeding {
     labelIssue: (number, label, actor) => void store.labelIssue(requireIssue(number), label, actor),
     unlabelIssue: (number, label, actor) => void store.unlabelIssue(requireIssue(number), label, actor),
     editIssue: (number, changes, actor) => store.editIssue(requireIssue(number), changes, actor),
+    blockIssue: (number, blocker) => addBlockedBy(requireIssue(number), requireIssue(blocker)),
     addComment(number, { author, body, authorAssociation }) {
       const comment = createComment(store, requireIssue(number).number, author, body, authorAssociation);
       if (!comment) throw new Error(`emulator: no issue #${number}`);
@@ -135,6 +138,7 @@ export function createGitHubEmulator(options: GitHubEmulatorOptions = {}): GitHu
       ...accountRoutes,
       ...reactionRoutes,
       ...issueRoutes,
+      ...dependencyRoutes,
       ...commentRoutes,
       ...labelRoutes,
       ...pullRoutes,

@@ -75,6 +75,8 @@ export interface IssueRecord {
   lastEditedAt?: string;
   editor?: string;
   pull?: PullRecord;
+  /** GitHub's issue dependencies: the numbers of the issues this one is blocked by, in the order added. */
+  blockedBy?: number[];
 }
 
 export interface CommentRecord {

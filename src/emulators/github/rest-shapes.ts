@@ -41,6 +41,13 @@ export interface IssueJson {
   closed_at: string | null;
   author_association: string;
   body: string | null;
+  /** Counts of GitHub's issue dependencies; `blocked_by` and `blocking` count open issues only. */
+  issue_dependencies_summary: {
+    blocked_by: number;
+    blocking: number;
+    total_blocked_by: number;
+    total_blocking: number;
+  };
   /** `GET /issues/{n}` only (a list leaves it out): who closed it last, null while open. */
   closed_by?: UserJson | null;
   /** Pull requests only. */

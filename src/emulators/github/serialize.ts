@@ -68,6 +68,19 @@ export function issueLabelsJson(store: Store, issue: IssueRecord, urls: Urls): L
   });
 }
 
+/** GitHub's counts of an issue's dependencies, open ones apart (they change as blockers close). */
+function dependencySummary(store: Store, issue: IssueRecord): IssueJson['issue_dependencies_summary'] {
+  const isOpen = (number: number) => store.issues.get(number)?.state === 'open';
+  const blockers = issue.blockedBy ?? [];
+  const blocked = [...store.issues.values()].filter((other) => other.blockedBy?.includes(issue.number));
+  return {
+    blocked_by: blockers.filter(isOpen).length,
+    blocking: blocked.filter((other) => other.state === 'open').length,
+    total_blocked_by: blockers.length,
+    total_blocking: blocked.length,
+  };
+}
+
 export function issueJson(store: Store, issue: IssueRecord, urls: Urls): IssueJson {
   const api = `${repoApi(store, urls)}/issues/${issue.number}`;
   const kind = issue.pull ? 'pull' : 'issues';
@@ -92,6 +105,7 @@ export function issueJson(store: Store, issue: IssueRecord, urls: Urls): IssueJs
     closed_at: issue.closedAt,
     author_association: issue.authorAssociation,
     body: issue.body,
+    issue_dependencies_summary: dependencySummary(store, issue),
   };
   if (issue.pull) {
     // First, so that a head seen to have moved shows in `updated_at` below.

@@ -235,6 +235,8 @@ export interface GitHubEmulator {
   /** As `actor` would through the web or the API: a title change is a `renamed` event, a body change sets `editor`. */
   editIssue(number: number, changes: { title?: string; body?: string }, actor: string): void;
   addComment(number: number, comment: SeedComment): number;
+  /** GitHub's issue dependencies: `number` is blocked by `blocker` (its summary counts open blockers). */
+  blockIssue(number: number, blocker: number): void;
   addProject(project: SeedProject): { id: string; number: number };
   /**
    * Merges as `actor` would through the web (a draft is merged as if marked ready first): the PR is

@@ -1,6 +1,7 @@
 import type { ClaimView } from '../../claims/claim-store.js';
 import type { SessionKind } from '../../claims/outcome-record.js';
 import type { Backlog } from '../../github/backlog.js';
+import type { Blocker } from '../../github/dependencies.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import type { TrustDecision } from '../../github/trust.js';
 import type { WorkSource } from '../../scheduler/work-source.js';
@@ -40,6 +41,27 @@ export async function readTrust(
 }
 
 /**
+ * What blocks each of `candidates`: GitHub's issue dependencies, and the `Blocked by #N` lines of
+ * an issue whose author is trusted (a label vouches for whom to work on, not for what waits).
+ */
+export function readBlockers(
+  github: Pick<IssueSourceOptions['github'], 'dependencies'>,
+  backlog: readonly BacklogIssue[],
+  candidates: readonly BacklogIssue[],
+  trust: ReadonlyMap<number, TrustDecision>,
+  followUps: ReadonlySet<number>,
+): Promise<Map<number, Blocker[]>> {
+  const authorTrusted = (issue: BacklogIssue) => {
+    const decision = trust.get(issue.number);
+    return decision?.trusted === true && decision.reason !== 'labeled_by_writer';
+  };
+  return github.dependencies().openBlockers(
+    candidates.filter((issue) => !followUps.has(issue.number)),
+    { linesTrusted: authorTrusted, openInBacklog: new Set(backlog.map((issue) => issue.number)) },
+  );
+}
+
+/**
  * GitHub issues as the backlog: the labelled open issues (ETag-cached), the trust gate, history from
  * tracking comments for a runner with an empty state directory, and a session that ends as a draft
  * PR; the board, the in-progress and needs-human labels and the tracking comment follow each phase.
@@ -70,6 +92,7 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
         untrustedLogged.set(issue, decision.reason);
         await round.ledger.append('untrusted', { round: round.round, issue, reason: decision.reason });
       }
+      let blockers: ReadonlyMap<number, readonly Blocker[]> = new Map();
       const planWith = (known: ReadonlyMap<number, ClaimView>) =>
         planRound({
           issues,
@@ -78,9 +101,13 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
           now: round.now,
           followUps: pending,
           withOpenPull: pulls.withOpenPull(),
+          blockers,
           ...(options.followUpsOnly ? { followUpsOnly: true } : {}),
         });
       let plan = planWith(claims);
+      // Only the issues the round could claim cost a dependency read (follow-ups are not blocked).
+      blockers = await readBlockers(github, issues, plan.candidates, trust, pending);
+      plan = planWith(claims);
       const unread = new Set<number>();
       // Imported history can only add records, so the trust read above still covers every candidate.
       for (;;) {

@@ -1,5 +1,6 @@
 import type { ClaimView } from '../../claims/claim-store.js';
 import { REFUSED_NEEDS_HUMAN } from '../../claims/claims-state.js';
+import type { Blocker } from '../../github/dependencies.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import type { TrustDecision } from '../../github/trust.js';
 import { DEPRIORITISE_AFTER_FAILURES, type RoundPlan } from '../../scheduler/plan-round.js';
@@ -17,7 +18,7 @@ function wasInterrupted(claim: ClaimView | undefined): boolean {
 /**
  * One round's plan, a pure function of what the round read: drop what is leased (live leases only:
  * an expired one is free), needs a human, awaits review of its PR (unless the PR needs a follow-up),
- * was merged or is untrusted; order the rest — interrupted issues
+ * was merged, is untrusted or is blocked by an open issue; order the rest — interrupted issues
  * first (an interruption is not a failure, and its context is fresh), then the backlog's own order
  * (priority labels, then oldest), with issues that failed 3+ times last.
  */
@@ -38,6 +39,8 @@ export function planRound(input: {
    * asking for a first attempt; a requeued issue waits for a drain or its label).
    */
   followUpsOnly?: boolean;
+  /** Issues that wait for others to close (issue dependencies, trusted `Blocked by #N` lines). */
+  blockers?: ReadonlyMap<number, readonly Blocker[]>;
 }): RoundPlan<BacklogIssue> {
   const skipped: RoundPlan<BacklogIssue>['skipped'] = [];
   const ready: Array<{ issue: BacklogIssue; rank: number; index: number }> = [];
@@ -83,6 +86,12 @@ export function planRound(input: {
     const trust = input.trust.get(issue.number);
     if (!trust?.trusted) {
       skipped.push({ issue, reason: { kind: 'untrusted', why: trust?.reason ?? 'not checked' } });
+      return;
+    }
+    // A follow-up works a PR that already exists: what the issue waited for no longer matters.
+    const blockers = input.blockers?.get(issue.number);
+    if (blockers && blockers.length > 0 && !input.followUps?.has(issue.number)) {
+      skipped.push({ issue, reason: { kind: 'blocked', by: blockers } });
       return;
     }
     if (input.followUpsOnly && !input.followUps?.has(issue.number)) {
