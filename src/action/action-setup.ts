@@ -48,15 +48,24 @@ export async function readEvent(env: Env): Promise<ActionEvent> {
   }
 }
 
-/** Whether the actor who applied the label may start work: write access, or a bot the workflow lists. */
-export async function gate(base: RunBase, actor: Actor, inputs: ActionInputs): Promise<string | undefined> {
+/**
+ * Whether the actor who applied the label (or gave the command in a comment) may start work: write
+ * access, or a bot the workflow lists.
+ */
+export async function gate(
+  base: RunBase,
+  actor: Actor,
+  inputs: ActionInputs,
+  by: 'label' | 'command' = 'label',
+): Promise<string | undefined> {
+  const did = by === 'label' ? 'the label was applied by' : 'the command was given by';
   if (actor.type === 'Bot') {
     if (inputs.allowedBots.includes(botName(actor.login))) return undefined;
-    return `the label was applied by the bot ${actor.login}, which is not listed in the allowed_bots input`;
+    return `${did} the bot ${actor.login}, which is not listed in the allowed_bots input`;
   }
   const permission = await base.github.trustGate().permission(actor.login);
   if (canWrite(permission)) return undefined;
-  return `the label was applied by ${actor.login}, whose permission on the repository is "${permission}"; only users with write, maintain or admin access can start issueloop`;
+  return `${did} ${actor.login}, whose permission on the repository is "${permission}"; only users with write, maintain or admin access can start issueloop`;
 }
 
 /** Drain mode: no claims once too little of the budget is left for a session, a hard stop at its end. */

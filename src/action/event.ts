@@ -1,9 +1,11 @@
+import { type CommentCommand, type IssueComment, parseCommand } from '../github/comment-commands.js';
 import { sanitizeIssueTitle } from '../github/issue-title.js';
 import type { ActionMode } from './inputs.js';
 
 /**
  * What a workflow run should do, decided from the event that started it and the `mode` input:
- * a maintainer's trigger label on one issue works that issue; CI completing, a review or the PR
+ * a maintainer's trigger label on one issue works that issue; a command in a new comment
+ * (`/issueloop retry`, `/issueloop stop`) runs that issue's round for it; CI completing, a review or the PR
  * closing on issueloop's own branch runs that issue's round (its sweep follows the PR up); a schedule
  * or a manual dispatch drains the backlog; anything else is a notice and a green run without work, so
  * a workflow listening to more events than it needs costs nothing.
@@ -25,9 +27,22 @@ export type Decision =
        * closed): the round's sweep decides what it needs, and the actor is not the one vouching.
        */
       pullEvent?: string;
+      /** Set when a new comment gives a command: the round carries it out (see command-event.ts). */
+      command?: CommandEvent;
     }
   | { kind: 'drain' }
   | { kind: 'skip'; why: string };
+
+/** A command in the comment that started the run, as the command sweep reads comments. */
+export interface CommandEvent {
+  name: CommentCommand;
+  comment: IssueComment;
+  /**
+   * The comment is on a pull request (the decision's `issue` is the PR's number until the run asks
+   * which issue that PR is issueloop's for: the payload has no head ref).
+   */
+  onPull: boolean;
+}
 
 export interface ActionEvent {
   name: string;
@@ -67,6 +82,42 @@ function issueDecision(payload: LabeledPayload, label: string): Decision {
     // The payload's title names the log group: sanitised like every title read through the API.
     title: typeof payload.issue?.title === 'string' ? sanitizeIssueTitle(payload.issue.title) : '',
     actor: { login, type: typeof payload.sender?.type === 'string' ? payload.sender.type : 'User' },
+  };
+}
+
+interface CommentPayload extends LabeledPayload {
+  comment?: { id?: unknown; body?: unknown; user?: { login?: unknown } | null; updated_at?: unknown } | null;
+}
+
+/**
+ * A new comment whose first line is a command: that issue's (or that PR's) round. Any other comment
+ * starts nothing, so a workflow on every comment costs a runner only for commands (its `if:` saves
+ * even that). Who may command is checked when the run starts (writers only) and again by the sweep.
+ */
+function commentDecision(payload: CommentPayload): Decision {
+  if (payload.action !== 'created') {
+    return { kind: 'skip', why: `issue_comment event "${String(payload.action)}": only "created" is read` };
+  }
+  const body = typeof payload.comment?.body === 'string' ? payload.comment.body : '';
+  const name = parseCommand(body);
+  if (!name)
+    return { kind: 'skip', why: 'the comment gives no command (/issueloop retry or /issueloop stop)' };
+  const number = payload.issue?.number;
+  const id = payload.comment?.id;
+  const login = payload.sender?.login;
+  if (typeof number !== 'number' || typeof id !== 'number' || typeof login !== 'string') {
+    return { kind: 'skip', why: 'the event payload names no issue, no comment or no sender' };
+  }
+  const onPull = Boolean(payload.issue?.pull_request);
+  const author = typeof payload.comment?.user?.login === 'string' ? payload.comment.user.login : login;
+  const updatedAt = typeof payload.comment?.updated_at === 'string' ? payload.comment.updated_at : '';
+  return {
+    kind: 'issue',
+    issue: number,
+    // A PR's title is not its issue's: the run names the issue once it knows which.
+    title: !onPull && typeof payload.issue?.title === 'string' ? sanitizeIssueTitle(payload.issue.title) : '',
+    actor: { login, type: typeof payload.sender?.type === 'string' ? payload.sender.type : 'User' },
+    command: { name, comment: { id, number, author, body, updatedAt }, onPull },
   };
 }
 
@@ -150,16 +201,20 @@ export function decide(event: ActionEvent, mode: ActionMode, label: string): Dec
   const payload = (event.payload ?? {}) as LabeledPayload;
   const isIssues = event.name === 'issues';
   if (mode === 'drain') return { kind: 'drain' };
+  if (event.name === 'issue_comment') return commentDecision(payload);
   if (mode === 'issue') {
     return isIssues
       ? issueDecision(payload, label)
-      : { kind: 'skip', why: `mode "issue" needs an issues event, this run was started by "${event.name}"` };
+      : {
+          kind: 'skip',
+          why: `mode "issue" needs an issues or issue_comment event, this run was started by "${event.name}"`,
+        };
   }
   if (isIssues) return issueDecision(payload, label);
   if (event.name === 'schedule' || event.name === 'workflow_dispatch') return { kind: 'drain' };
   if (event.name in PULL_EVENTS) return pullDecision(event.name, payload as PullEventPayload);
   return {
     kind: 'skip',
-    why: `event "${event.name}" starts no work: use issues (labeled), schedule, workflow_dispatch, or check_suite, workflow_run, pull_request_review and pull_request on issueloop's PRs`,
+    why: `event "${event.name}" starts no work: use issues (labeled), issue_comment (created, for commands), schedule, workflow_dispatch, or check_suite, workflow_run, pull_request_review and pull_request on issueloop's PRs`,
   };
 }

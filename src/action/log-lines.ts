@@ -1,3 +1,5 @@
+import type { OpenRunInput } from '../run/open-run.js';
+import type { ProgressDisplay } from '../run/progress-display.js';
 import { createLogGroups, type LogGroups } from './log-groups.js';
 
 /** The part of @actions/core the log needs: plain lines and log groups. */
@@ -54,4 +56,35 @@ export function readableLine(line: string): { issue?: number; text: string } {
     .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
   const text = [level.padEnd(5), String(entry.msg ?? ''), ...fields].join('  ').trimEnd();
   return typeof entry.issue === 'number' ? { issue: entry.issue, text } : { text };
+}
+
+/**
+ * The run's progress in the job log: each issue's lines in a log group, and the CLI's progress lines
+ * for a log that is not a terminal (every phase, a heartbeat while one lasts) once the run starts.
+ */
+export function progressWiring(logging: Logging, titles: Map<number, string>) {
+  const { groups } = logging;
+  let display: ProgressDisplay | undefined;
+  const sink: NonNullable<OpenRunInput['progress']> = {
+    started: (issue, title) => {
+      titles.set(issue, title);
+      groups.begin(issue, title);
+    },
+    phase: (issue, phase) => display?.phase(issue, phase),
+    event: (issue, event) => display?.event(issue, event),
+    done: (issue, outcome) => {
+      display?.done(issue, outcome);
+      groups.end(issue, `#${issue}: ${outcome}`);
+    },
+  };
+  return {
+    sink,
+    show(next: ProgressDisplay) {
+      display = next;
+    },
+    stop() {
+      display?.stop();
+      groups.close();
+    },
+  };
 }

@@ -8,14 +8,15 @@ import { EXIT, type ExitCode } from '../run/exit-codes.js';
 import { executeRun, type FinishedRun, type OpenRunInput, openRun, openRunBase } from '../run/open-run.js';
 import type { OutcomeReport } from '../run/outcome-report.js';
 import { createProcessDeps } from '../run/process-deps.js';
-import { createProgressDisplay, type ProgressDisplay } from '../run/progress-display.js';
+import { createProgressDisplay } from '../run/progress-display.js';
 import type { Env } from '../run/secrets.js';
 import { finish } from './action-finish.js';
 import type { ActionIo } from './action-io.js';
 import { actionEnv, budgetOptions, gate, readEvent, runnerRedactor } from './action-setup.js';
+import { commandIssue, commandNotice, commandRunInput } from './command-event.js';
 import { type Decision, decide } from './event.js';
 import { type ActionInputs, readInputs, readTokens } from './inputs.js';
-import { createLogging, type Logging } from './log-lines.js';
+import { createLogging, type Logging, progressWiring } from './log-lines.js';
 import { actionOutcomes } from './outcome-summary.js';
 import type { ActionReport } from './report.js';
 import { announceRoute } from './token-route.js';
@@ -53,11 +54,7 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
       redact = widened;
     });
     const { decision, base } = setup;
-    if (decision.kind === 'skip') {
-      core.notice(`issueloop: nothing to do: ${decision.why}`);
-      await finish(io, { ...base, notice: `Nothing to do: ${decision.why}.` }, redact, 'skipped');
-      return EXIT.ok;
-    }
+    if (decision.kind === 'skip') return await skipped(io, base, decision.why, redact);
     checkRunInputs(setup);
     logging = createLogging(core);
     const deps = await createProcessDeps({
@@ -82,6 +79,8 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
       ...(io.writeSpacingMs !== undefined ? { writeSpacingMs: io.writeSpacingMs } : {}),
       // A PR's event is not someone asking for a first attempt: follow-ups only.
       ...(decision.kind === 'issue' && decision.pullEvent !== undefined ? { followUpsOnly: true } : {}),
+      // A command's event: that command, and (for retry) the issue's work, nothing else.
+      ...(decision.kind === 'issue' && decision.command ? commandRunInput(decision.command) : {}),
     };
     const runBase = await openRunBase(runInput);
     closeStore = () => runBase.close();
@@ -93,8 +92,13 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
     });
     // A PR's event is not someone vouching for work: the sweep's own trust rules apply.
     if (decision.kind === 'issue' && decision.pullEvent === undefined) {
-      setup.titles.set(decision.issue, decision.title);
-      const refused = await gate(runBase, decision.actor, setup.inputs);
+      if (!decision.command?.onPull) setup.titles.set(decision.issue, decision.title);
+      const refused = await gate(
+        runBase,
+        decision.actor,
+        setup.inputs,
+        decision.command ? 'command' : 'label',
+      );
       if (refused) {
         core.notice(`issueloop: #${decision.issue} not worked: ${refused}`);
         await finish(
@@ -104,6 +108,13 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
           'refused',
         );
         return EXIT.ok;
+      }
+      if (decision.command) {
+        // On a PR: its issue, read now (the payload has no head ref); someone else's PR is no work.
+        const found = await commandIssue(runBase, { ...decision, command: decision.command });
+        if (found.kind === 'skip') return await skipped(io, base, found.why, redact);
+        setup.decision = found;
+        base.issue = found.issue;
       }
     }
     progress.show(
@@ -136,6 +147,13 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
     // A Redis store's connection would keep the process alive.
     await closeStore().catch(() => undefined);
   }
+}
+
+/** A green run without work: a notice says why. */
+async function skipped(io: ActionIo, base: ActionReport, why: string, redact: Redactor): Promise<ExitCode> {
+  io.core.notice(`issueloop: nothing to do: ${why}`);
+  await finish(io, { ...base, notice: `Nothing to do: ${why}.` }, redact, 'skipped');
+  return EXIT.ok;
 }
 
 /**
@@ -181,37 +199,6 @@ function checkRunInputs({ decision, inputs, config, env }: ActionSetup): void {
       `input anthropic_api_key is empty: pass \`anthropic_api_key: $\{{ secrets.ANTHROPIC_API_KEY }}\``,
     );
   }
-}
-
-/**
- * The run's progress in the job log: each issue's lines in a log group, and the CLI's progress lines
- * for a log that is not a terminal (every phase, a heartbeat while one lasts) once the run starts.
- */
-function progressWiring(logging: Logging, titles: Map<number, string>) {
-  const { groups } = logging;
-  let display: ProgressDisplay | undefined;
-  const sink: NonNullable<OpenRunInput['progress']> = {
-    started: (issue, title) => {
-      titles.set(issue, title);
-      groups.begin(issue, title);
-    },
-    phase: (issue, phase) => display?.phase(issue, phase),
-    event: (issue, event) => display?.event(issue, event),
-    done: (issue, outcome) => {
-      display?.done(issue, outcome);
-      groups.end(issue, `#${issue}: ${outcome}`);
-    },
-  };
-  return {
-    sink,
-    show(next: ProgressDisplay) {
-      display = next;
-    },
-    stop() {
-      display?.stop();
-      groups.close();
-    },
-  };
 }
 
 /**
@@ -272,7 +259,14 @@ async function reportFinished(
   const { decision, base, redact } = setup;
   const report: ActionReport = { ...base, run: finished, ...(outcomes ? { outcomes } : {}) };
   const mine = finished.summary.skipped.find((s) => s.issue === base.issue);
-  if (
+  if (decision.kind === 'issue' && decision.command) {
+    // A retry worked in this job has the run's report; anything else says what happened.
+    const said = commandNotice({ ...decision, command: decision.command }, finished.summary);
+    if (said !== undefined) {
+      io.core.notice(`issueloop: ${said}`);
+      report.notice = `${said}.`;
+    }
+  } else if (
     decision.kind === 'issue' &&
     decision.pullEvent !== undefined &&
     finished.summary.reports.length === 0

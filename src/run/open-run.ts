@@ -12,6 +12,7 @@ import type { Redactor } from '../core/redact.js';
 import { type GitHubAdapter, openGitHubAdapter } from '../github/adapter.js';
 import { commitAuthorFor } from '../github/app-identity.js';
 import type { GitHubClient } from '../github/client.js';
+import type { IssueComment } from '../github/comment-commands.js';
 import type { BacklogIssue } from '../github/issue-shape.js';
 import type { ProgressSink } from '../scheduler/progress.js';
 import { type RunOptions, type RunSummary, runRounds } from '../scheduler/run-rounds.js';
@@ -52,6 +53,10 @@ export interface OpenRunInput {
   writeSpacingMs?: number;
   /** Work follow-ups of issueloop's PRs only (the action's run for a pull request's event). */
   followUpsOnly?: boolean;
+  /** The action's run for a command in a comment: the sweep works that comment alone. */
+  command?: IssueComment;
+  /** Claim nothing, for this reason (the action's run for `/issueloop stop`). */
+  claimNothing?: string;
   /** `run --issue N`: these issues, each once, and the run ends when none is left to claim. */
   issues?: readonly number[];
 }
@@ -174,6 +179,8 @@ export async function openRun(input: OpenRunInput, opened?: RunBase): Promise<Op
       clock: deps.clock,
       outcomes: base.outcomes,
       ...(input.followUpsOnly ? { followUpsOnly: true } : {}),
+      ...(input.command ? { command: input.command } : {}),
+      ...(input.claimNothing ? { claimNothing: input.claimNothing } : {}),
       ...(input.issues ? { issues: input.issues } : {}),
     }),
     claims: base.claims,

@@ -32,7 +32,7 @@ export interface ActOptions {
   inputs?: Record<string, string>;
   script?: Script;
   /** Called with the run's environment once the servers listen, before the action starts. */
-  beforeRun?: (env: Record<string, string>) => void;
+  beforeRun?: (env: Record<string, string>) => unknown;
 }
 
 /**
@@ -48,7 +48,7 @@ export function useActionRuns(options: RunFixtureOptions = {}) {
 
   async function act(options: ActOptions) {
     const { env, anthropic } = await run.start(options.script ?? fixTheTypo);
-    options.beforeRun?.(env);
+    await options.beforeRun?.(env);
     const event = await writeEvent(options.payload);
     tempDirs.push(event.dir);
     const inputs = await inputEnv({

@@ -61,6 +61,36 @@ export function labeledPayload(options: {
   return payload as unknown as Record<string, unknown>;
 }
 
+/** A new comment (`issue_comment` `created`, from the webhook examples) on an issue or a PR. */
+export function commentPayload(options: {
+  number: number;
+  comment: number;
+  body: string;
+  sender: string;
+  onPull?: boolean;
+}): Record<string, unknown> {
+  const comments = (examples as Example[]).find((e) => e.name === 'issue_comment');
+  const real = comments?.examples.find((e) => e.action === 'created');
+  if (!real) throw new Error('@octokit/webhooks-examples has no issue_comment.created example');
+  const payload = structuredClone(real) as {
+    issue: { number: number; title: string; pull_request?: unknown };
+    comment: { id: number; body: string; user: { login: string } };
+    sender: { login: string; type: string };
+    repository: { full_name: string };
+  };
+  payload.issue.number = options.number;
+  payload.issue.title = 'Greeting typo';
+  if (options.onPull) payload.issue.pull_request = { url: `https://api.github.com/pulls/${options.number}` };
+  else delete payload.issue.pull_request;
+  payload.comment.id = options.comment;
+  payload.comment.body = options.body;
+  payload.comment.user.login = options.sender;
+  payload.sender.login = options.sender;
+  payload.sender.type = 'User';
+  payload.repository.full_name = 'octo-org/widgets';
+  return payload as unknown as Record<string, unknown>;
+}
+
 /** The `workflow_dispatch` example payload, as the runner writes it to GITHUB_EVENT_PATH. */
 export function dispatchPayload(): Record<string, unknown> {
   const dispatch = (examples as Example[]).find((e) => e.name === 'workflow_dispatch');

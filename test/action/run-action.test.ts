@@ -135,7 +135,7 @@ describe('the action, in-process against the emulators', () => {
     const push = await act({ event: 'push', payload: {} });
     expect(push.code).toBe(0);
     expect(push.core.notices[0]).toMatch(
-      /event "push" starts no work: use issues \(labeled\), schedule, workflow_dispatch, or check_suite/,
+      /event "push" starts no work: use issues \(labeled\), issue_comment \(created, for commands\), schedule, workflow_dispatch, or check_suite/,
     );
     expect(run.github.pulls()).toHaveLength(0);
   });

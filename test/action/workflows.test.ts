@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { decide } from '../../src/action/event.js';
 import { INPUT_NAMES, OUTPUT_NAMES } from '../../src/action/inputs.js';
-import { ROOT, readActionYaml } from './action-fixture.js';
+import { commentPayload, ROOT, readActionYaml } from './action-fixture.js';
 
 interface Step {
   id?: string;
@@ -61,6 +61,7 @@ describe('the example workflows', () => {
     const action = await readActionYaml();
     const found = await examples();
     expect(found.map((e) => e.file)).toEqual([
+      'issueloop-commands.yml',
       'issueloop-drain.yml',
       'issueloop-followup.yml',
       'issueloop-issue.yml',
@@ -124,6 +125,22 @@ describe('the example workflows', () => {
     expect(workflow.concurrency.group).toContain('github.event.workflow_run.head_branch');
     const job = Object.values(workflow.jobs)[0] as { if?: string };
     expect(job.if).toContain("'issueloop/issue-'");
+  });
+
+  it('commands: new comments only, a job only for /issueloop bodies, one group per issue', async () => {
+    const workflow = (await examples()).find((e) => e.file === 'issueloop-commands.yml')?.workflow;
+    if (!workflow) throw new Error('issueloop-commands.yml is missing');
+    expect(workflow.on).toEqual({ issue_comment: { types: ['created'] } });
+    // The event it listens to is one the action follows (src/action/event.ts).
+    const payload = commentPayload({ number: 3, comment: 1, body: '/issueloop retry', sender: 'maintainer' });
+    expect(decide({ name: 'issue_comment', payload }, 'auto', 'issueloop')).toMatchObject({
+      kind: 'issue',
+      issue: 3,
+      command: { name: 'retry' },
+    });
+    expect(workflow.concurrency.group).toBe(`issueloop-command-${expression('github.event.issue.number')}`);
+    const job = Object.values(workflow.jobs)[0] as { if?: string };
+    expect(job.if).toBe("startsWith(github.event.comment.body, '/issueloop ')");
   });
 
   it('drain: schedule and manual dispatch, one global group, the state directory cached', async () => {

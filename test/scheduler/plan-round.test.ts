@@ -134,6 +134,22 @@ describe('a run for a pull request event (follow-ups only)', () => {
   });
 });
 
+describe("the action's run for /issueloop stop (claims nothing)", () => {
+  it('claims no issue, a follow-up included, and says why', () => {
+    const issues = [issue(1), issue(2)];
+    const trust = new Map<number, TrustDecision>(issues.map((i) => [i.number, trusted]));
+    const claims = new Map([[1, claim(1, { last_outcome: 'resolved' })]]);
+    const base = { issues, claims, trust, now: NOW, followUps: new Set([1]) };
+    expect(planRound(base).candidates.map((i) => i.number)).toEqual([1, 2]);
+    const stopped = planRound({ ...base, claimNothing: 'a /issueloop stop runs no session' });
+    expect(stopped.candidates).toEqual([]);
+    expect(stopped.skipped.map((s) => [s.issue.number, describeSkip(s.reason)])).toEqual([
+      [1, 'left for a later run: a /issueloop stop runs no session'],
+      [2, 'left for a later run: a /issueloop stop runs no session'],
+    ]);
+  });
+});
+
 describe('blocked issues', () => {
   it('skips an issue with open blockers (naming each, an unreadable one as counted open), unless it is a follow-up', () => {
     const issues = [issue(1), issue(2), issue(3)];

@@ -30,7 +30,7 @@ type Decided = 'done' | 'ignored';
  * lease on it (the session holding it stops at its next renewal) and labels it needs-human, which
  * keeps it out of the backlog (exclude_labels) until a person removes the label or says retry.
  */
-export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redact' | 'clock'>) {
+export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redact' | 'clock' | 'command'>) {
   const { github } = options;
   /** Comments decided this run: worked, ignored, or no command at all. */
   const decided = new Set<number>();
@@ -84,7 +84,8 @@ export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redac
     const from = since ?? new Date(start).toISOString();
     let listed: IssueComment[];
     try {
-      listed = (await github.commands.since(from)).comments;
+      // The action's run for one comment's command works that comment, and only it.
+      listed = options.command ? [options.command] : (await github.commands.since(from)).comments;
     } catch (err) {
       round.log.warn({ err: options.redact((err as Error).message) }, 'could not read new comments');
       return;

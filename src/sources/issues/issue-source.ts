@@ -103,6 +103,7 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
           withOpenPull: pulls.withOpenPull(),
           blockers,
           ...(options.followUpsOnly ? { followUpsOnly: true } : {}),
+          ...(options.claimNothing ? { claimNothing: options.claimNothing } : {}),
         });
       let plan = planWith(claims);
       // Only the issues the round could claim cost a dependency read (follow-ups are not blocked).

@@ -39,6 +39,8 @@ export function planRound(input: {
    * asking for a first attempt; a requeued issue waits for a drain or its label).
    */
   followUpsOnly?: boolean;
+  /** Claim nothing, for this reason (the action's run for `/issueloop stop`). */
+  claimNothing?: string;
   /** Issues that wait for others to close (issue dependencies, trusted `Blocked by #N` lines). */
   blockers?: ReadonlyMap<number, readonly Blocker[]>;
 }): RoundPlan<BacklogIssue> {
@@ -92,6 +94,10 @@ export function planRound(input: {
     const blockers = input.blockers?.get(issue.number);
     if (blockers && blockers.length > 0 && !input.followUps?.has(issue.number)) {
       skipped.push({ issue, reason: { kind: 'blocked', by: blockers } });
+      return;
+    }
+    if (input.claimNothing) {
+      skipped.push({ issue, reason: { kind: 'deferred', why: input.claimNothing } });
       return;
     }
     if (input.followUpsOnly && !input.followUps?.has(issue.number)) {
