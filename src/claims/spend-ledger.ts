@@ -39,6 +39,11 @@ export interface SpendLedger {
   readonly caps: SpendCaps;
   /** Holds `usd` for `ttlMs` in today's and this month's windows, or names the capped window it does not fit. */
   reserve(id: string, usd: number, ttlMs: number): Promise<ReserveResult>;
+  /**
+   * Keeps a running session's reservation holding for `ttlMs` from now (never shorter than it held),
+   * in the windows it was taken in; one that lapsed meanwhile is held again: its session still spends.
+   */
+  extend(reservation: Reservation, ttlMs: number): Promise<Reservation>;
   /** Replaces the reservation by what the session cost (0: it never ran). */
   settle(reservation: Reservation, usd: number): Promise<void>;
   /** Today's and this month's windows, day first. */
@@ -123,6 +128,24 @@ export const spendRules = {
     };
     return { next: state, result: { ok: true, reservation } };
   },
+  extend(
+    state: SpendFile,
+    reservation: Reservation,
+    ttlMs: number,
+    now: number,
+  ): SpendTransaction<Reservation> {
+    const expires = Math.max(now + ttlMs, Date.parse(reservation.expires_at));
+    for (const key of reservation.keys) {
+      const window = windowOf(state, key);
+      const held = window.reservations[reservation.id];
+      window.reservations[reservation.id] = {
+        amount: held?.amount ?? toMicros(reservation.usd),
+        expires: Math.max(expires, held?.expires ?? 0),
+      };
+    }
+    prune(state, now);
+    return { next: state, result: { ...reservation, expires_at: new Date(expires).toISOString() } };
+  },
   settle(state: SpendFile, reservation: Reservation, usd: number, now: number): SpendTransaction<void> {
     for (const key of reservation.keys) {
       const window = windowOf(state, key);
@@ -163,6 +186,10 @@ export function createSpendLedger(
     async reserve(id, usd, ttlMs) {
       checkReserve(id, usd, ttlMs);
       return backend.transact((s) => spendRules.reserve(s, { id, usd, ttlMs, now: clock.now(), caps }));
+    },
+    async extend(reservation, ttlMs) {
+      checkReserve(reservation.id, reservation.usd, ttlMs);
+      return backend.transact((s) => spendRules.extend(s, reservation, ttlMs, clock.now()));
     },
     async settle(reservation, usd) {
       return backend.transact((s) => spendRules.settle(s, reservation, Math.max(0, usd), clock.now()));

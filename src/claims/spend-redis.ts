@@ -73,6 +73,25 @@ end
 return 1
 `;
 
+/**
+ * KEYS: the reservation's windows. ARGV: id, amount, expires, then each key's TTL (ms). A reservation
+ * that lapsed is held again; one that holds longer already keeps its expiry.
+ */
+const EXTEND = `
+for i = 1, #KEYS do
+  local field = 'r:' .. ARGV[1]
+  local held = redis.call('HGET', KEYS[i], field)
+  local expires = tonumber(ARGV[3])
+  if held then
+    local sep = string.find(held, ':', 1, true)
+    expires = math.max(expires, tonumber(string.sub(held, sep + 1)))
+  end
+  redis.call('HSET', KEYS[i], field, ARGV[2] .. ':' .. string.format('%d', expires))
+  redis.call('PEXPIRE', KEYS[i], ARGV[3 + i])
+end
+return 1
+`;
+
 /** KEYS: day, month. ARGV: now. → {spent, reserved, spent, reserved}; writes nothing (`--dry-run`). */
 const READ = `${USED}
 local out = {}
@@ -139,6 +158,24 @@ export function createRedisSpendLedger(options: RedisSpendLedgerOptions): SpendL
         expires_at: new Date(now + ttlMs).toISOString(),
       };
       return { ok: true, reservation };
+    },
+    async extend(reservation, ttlMs) {
+      checkReserve(reservation.id, reservation.usd, ttlMs);
+      const keys = reservation.keys;
+      const now = clock.now();
+      const expires = Math.max(now + ttlMs, Date.parse(reservation.expires_at));
+      await connection.call('renew a session’s reservation', (c) =>
+        c.eval(
+          EXTEND,
+          keys.length,
+          ...keys.map(key),
+          reservation.id,
+          toMicros(reservation.usd),
+          expires,
+          ...keys.map((w) => expiry(w, now)),
+        ),
+      );
+      return { ...reservation, expires_at: new Date(expires).toISOString() };
     },
     async settle(reservation, usd) {
       const keys = reservation.keys;

@@ -73,7 +73,7 @@ export async function readFailureDetails(
     };
     if (check.kind === 'check_run' && check.id !== undefined) {
       const checkRunId = check.id;
-      const listed = await gh.call(`read the annotations of ${check.name}`, () =>
+      const listed = await gh.call(`read the annotations of ${detail.name}`, () =>
         gh.rest.checks.listAnnotations({
           owner,
           repo,
@@ -87,7 +87,7 @@ export async function readFailureDetails(
         level: a.annotation_level,
         message: clean([a.title, a.message].filter(Boolean).join(': '), CI_LIMITS.annotationChars),
       }));
-      const log = await readJobLog(gh, checkRunId, check.name);
+      const log = await readJobLog(gh, checkRunId, detail.name);
       if (log !== undefined) detail.logTail = logTail(log);
     }
     details.push(detail);

@@ -213,9 +213,10 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     clock,
     redact,
     call<T>(operation: string, run: () => Promise<T>, area?: OperationArea): Promise<T> {
-      const attributes = { [ISSUELOOP.githubOperation]: operation };
+      const kind = operationKind(operation);
+      const attributes = { [ISSUELOOP.githubOperation]: kind };
       return telemetry().span(
-        `github ${operation}`,
+        `github ${kind}`,
         attributes,
         async (span) => {
           try {
@@ -234,4 +235,22 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       );
     },
   };
+}
+
+/** Words that start what an operation is about (a check's name, a branch, a number): cut there. */
+const OBJECT_WORDS = new Set(['of', 'on', 'from', 'to', 'for']);
+const KIND_WORDS = 4;
+
+/**
+ * The low-cardinality kind of an operation for telemetry: its leading plain lowercase words ("read
+ * the annotations of <check>" → "read the annotations"), stopping at the first one that is not, or
+ * that names its object. What follows (check names from CI, numbers, branches) reaches no span.
+ */
+export function operationKind(operation: string): string {
+  const words: string[] = [];
+  for (const word of operation.split(' ')) {
+    if (!/^[a-z]+$/.test(word) || OBJECT_WORDS.has(word) || words.length === KIND_WORDS) break;
+    words.push(word);
+  }
+  return words.length > 0 ? words.join(' ') : 'call';
 }

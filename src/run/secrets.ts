@@ -15,7 +15,33 @@ export function secretsFromEnv(env: Env, extraNames: readonly string[] = []): st
   // The Redis claim store's URL names a server that messages do show; only its credentials are secret.
   const redisUrl = env.ISSUELOOP_CLAIMS__REDIS_URL;
   const otlp = OTLP_HEADER_NAMES.flatMap((name) => headerValues(env[name]));
-  return redisUrl ? [...values, ...otlp, ...urlCredentials(redisUrl)] : [...values, ...otlp];
+  // An OTLP endpoint, like the Redis URL, may carry a password (`user:pass@`, `?token=`).
+  const urls = [redisUrl, ...OTLP_ENDPOINT_NAMES.map((name) => env[name])].filter(
+    (url): url is string => typeof url === 'string' && url !== '',
+  );
+  return [...new Set([...values, ...otlp, ...urls.flatMap(urlCredentials)])];
+}
+
+/** The variables that name an OTLP collector, issueloop's own setting included. */
+export const OTLP_ENDPOINT_NAMES: readonly string[] = Object.freeze([
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT',
+  'ISSUELOOP_TELEMETRY__OTLP_ENDPOINT',
+]);
+
+/** Query parameters that carry a credential. */
+const SECRET_PARAMS = ['password', 'token'];
+
+/**
+ * A URL as messages show it: a password (`user:pass@`) and `password=`/`token=` values masked, even
+ * when the text does not parse as a URL (a configuration error names what was written).
+ */
+export function shownUrl(text: string): string {
+  return text
+    .replace(/(\/\/[^/\s:@]*):[^/\s@]*@/g, '$1:***@')
+    .replace(/([?&](?:password|token)=)[^&#\s]*/gi, '$1***');
 }
 
 /**
@@ -40,7 +66,7 @@ function headerValues(text: string | undefined): string[] {
 
 /**
  * The credentials in a URL: the whole URL, its password (as written and decoded, since either can
- * show up alone in a message) and a `password` query parameter, when it has any. A user name such as
+ * show up alone in a message) and a `password` or `token` query parameter, when it has any. A user name such as
  * `default` is not a secret, and redacting it would blank an ordinary word everywhere.
  */
 function urlCredentials(value: string): string[] {
@@ -50,7 +76,8 @@ function urlCredentials(value: string): string[] {
   } catch {
     return [value];
   }
-  const parts = [url.password, url.searchParams.get('password') ?? ''].filter((p) => p !== '');
+  const params = SECRET_PARAMS.map((name) => url.searchParams.get(name) ?? '');
+  const parts = [url.password, ...params].filter((p) => p !== '');
   if (parts.length === 0) return [];
   const decoded = parts.map((p) => {
     try {

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../core/errors.js';
-import type { Env } from './secrets.js';
+import { type Env, shownUrl } from './secrets.js';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
@@ -41,7 +41,7 @@ function checkedUrl(value: string, name: string): string {
   } catch {
     throw problem(
       name,
-      `${JSON.stringify(value)} is not a URL; set the collector's OTLP/HTTP address, e.g. http://127.0.0.1:4318`,
+      `${JSON.stringify(shownUrl(value))} is not a URL; set the collector's OTLP/HTTP address, e.g. http://127.0.0.1:4318`,
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {

@@ -3,7 +3,7 @@ import type { Log } from '../core/logger.js';
 import type { Redactor } from '../core/redact.js';
 import { noTelemetry, type Telemetry, useTelemetry } from '../core/telemetry.js';
 import { ISSUELOOP } from '../core/telemetry-names.js';
-import type { Env } from './secrets.js';
+import { type Env, shownUrl } from './secrets.js';
 import { type TelemetrySettings, telemetrySettings } from './telemetry-settings.js';
 import { readVersion } from './version.js';
 
@@ -104,7 +104,7 @@ export async function startTelemetry(input: {
       api.diag.disable();
       const failed = results?.find((r) => r.status === 'rejected');
       if (!results || failed) {
-        input.log.warn(`telemetry: the last export to ${settings.tracesUrl} did not complete`);
+        input.log.warn(`telemetry: the last export to ${shownUrl(settings.tracesUrl)} did not complete`);
       }
     },
   };

@@ -10,13 +10,14 @@ export const LAPSE_MARGIN_MS = 5_000;
  * lease expired and someone else took the issue) aborts the session at once: two workers must never
  * push the same branch. A renewal that fails because the store cannot be reached (a Redis restart)
  * lets the session go on while the lease still holds, retrying each third of the TTL, and aborts it
- * only shortly before the lease would lapse. Timers are real time: leases are about other
+ * only shortly before the lease would lapse. `onRenewed` hears of each renewal (the session's
+ * spend reservation is renewed with it). Timers are real time: leases are about other
  * processes, not the injected clock.
  */
 export function keepLease(
   claims: ClaimStore,
   lease: Lease,
-  options: { log: Log; onLost: (why: string) => void },
+  options: { log: Log; onLost: (why: string) => void; onRenewed?: (lease: Lease) => void },
 ): { current(): Lease; stop(): void } {
   let current = lease;
   let stopped = false;
@@ -39,6 +40,7 @@ export function keepLease(
         if (stopped) return;
         current = renewed;
         renewedAt = Date.now();
+        options.onRenewed?.(renewed);
         if (lapse) clearTimeout(lapse);
         lapse = undefined;
       },

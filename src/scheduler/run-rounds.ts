@@ -5,7 +5,7 @@ import { listBacklog } from './list-backlog.js';
 import { isStoreOutage, pause } from './pauses.js';
 import { describeSkip } from './plan-round.js';
 import { createRun, type Run, type RunOptions, type RunStop, type RunSummary } from './run-record.js';
-import { budgetStop, reserveSession, settledAfter, settleReservation } from './spend-gate.js';
+import { budgetStop, holdReservation, reserveSession, settleReservation } from './spend-gate.js';
 import { type WorkContext, workItem } from './work-item.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 
@@ -227,8 +227,9 @@ async function claimUpTo<T extends WorkItem>(
       return { claimed, outage: err };
     }
     if (result.ok) {
-      const session = workItem({ ...ctx, judge: run.runFailure.judge }, item, result.lease);
-      pool.add(item.number, settledAfter(ctx, reserved.reservation, session));
+      const held = holdReservation(ctx, reserved.reservation);
+      const session = workItem({ ...ctx, judge: run.runFailure.judge }, item, result.lease, held);
+      pool.add(item.number, held.settledAfter(session));
       claimed += 1;
     } else await settleReservation(ctx, reserved.reservation, 0);
   }

@@ -5,7 +5,7 @@ import { UsageError } from '../core/errors.js';
 import type { Log } from '../core/logger.js';
 import type { SessionReport } from '../session/session-report.js';
 import type { Run, RunStop } from './run-record.js';
-import type { WorkContext } from './work-item.js';
+import type { SessionReservation, WorkContext } from './work-item.js';
 import type { WorkItem } from './work-source.js';
 
 /**
@@ -80,20 +80,63 @@ export async function settleReservation(
 }
 
 /**
- * The session, whose cost replaces its reservation when it ends. A session that threw has no report:
- * its whole reservation counts as spent, the safe side of a cap.
+ * A claimed session's reservation while it runs: renewed with its lease (`renew`), so a session that
+ * runs past the reservation's first TTL keeps holding the cap, and replaced by the session's actual
+ * cost as soon as its report exists (`ended`), even when the work after the session then fails.
  */
-export async function settledAfter(
+export interface HeldReservation extends SessionReservation {
+  /** Settles what `ended` did not: a session that threw has no report and is charged its whole reservation. */
+  settledAfter(session: Promise<SessionReport>): Promise<SessionReport>;
+}
+
+export function holdReservation(ctx: WorkContext, reservation: Reservation | undefined): HeldReservation {
+  let current = reservation;
+  let settled = false;
+  // Renewals run one at a time and before the settlement: a late one must not hold a settled reservation again.
+  let renewing = Promise.resolve();
+  const settle = async (usd: (held: Reservation | undefined) => number) => {
+    if (settled) return;
+    settled = true;
+    await renewing;
+    await settleReservation(ctx, current, usd(current));
+  };
+  return {
+    renew() {
+      const spend = ctx.spend;
+      if (!spend || settled) return renewing;
+      renewing = renewing.then(async () => {
+        if (settled || !current) return;
+        try {
+          // As long as the lease just renewed holds: a runner that dies lets both lapse together.
+          current = await spend.extend(current, ctx.config.claims.ttl);
+        } catch (err) {
+          ctx.deps.log.warn(
+            { reservation: current.id },
+            `could not renew the session's reservation in the spend ledger (${ctx.redact((err as Error).message)}); it lapses at ${current.expires_at}`,
+          );
+        }
+      });
+      return renewing;
+    },
+    ended: (report) => settle(() => report.costUsd),
+    async settledAfter(session) {
+      try {
+        const report = await session;
+        await settle(() => report.costUsd);
+        return report;
+      } catch (err) {
+        await settle((held) => held?.usd ?? 0);
+        throw err;
+      }
+    },
+  };
+}
+
+/** The session, settled after it ends (see `holdReservation`). */
+export function settledAfter(
   ctx: WorkContext,
   reservation: Reservation | undefined,
   session: Promise<SessionReport>,
 ): Promise<SessionReport> {
-  let usd = reservation?.usd ?? 0;
-  try {
-    const report = await session;
-    usd = report.costUsd;
-    return report;
-  } finally {
-    await settleReservation(ctx, reservation, usd);
-  }
+  return holdReservation(ctx, reservation).settledAfter(session);
 }

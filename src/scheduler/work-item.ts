@@ -40,6 +40,12 @@ export interface WorkContext<T extends WorkItem = any>
   judge?: (report: SessionReport) => RunCause | undefined;
 }
 
+/** The session's spend reservation (spend-gate.ts `holdReservation`): renewed with the lease, settled when it reports. */
+export interface SessionReservation {
+  renew(): Promise<void>;
+  ended(report: SessionReport): Promise<void>;
+}
+
 /** Attempts at recording an outcome while the claim store is unreachable, with backoff between them. */
 export const RELEASE_ATTEMPTS = 4;
 
@@ -111,9 +117,10 @@ export function workItem<T extends WorkItem>(
   ctx: WorkContext<T>,
   item: T,
   lease: Lease,
+  reservation?: SessionReservation,
 ): Promise<SessionReport> {
   return telemetry().span('issueloop.session', { [ISSUELOOP.issue]: item.number }, async (span) => {
-    const report = await workItemIn(ctx, item, lease, span);
+    const report = await workItemIn(ctx, item, lease, span, reservation);
     recordSession(span, report);
     return report;
   });
@@ -124,6 +131,7 @@ async function workItemIn<T extends WorkItem>(
   item: T,
   lease: Lease,
   span: SpanHandle,
+  reservation: SessionReservation | undefined,
 ): Promise<SessionReport> {
   const { claims } = ctx;
   const log = ctx.deps.log.child(item.logFields ?? { issue: item.number });
@@ -146,7 +154,11 @@ async function workItemIn<T extends WorkItem>(
   // An interrupt between the claim and here must still reach the session.
   if (ctx.signal.aborted) onRunAbort();
   else ctx.signal.addEventListener('abort', onRunAbort, { once: true });
-  const keeper = keepLease(claims, lease, { log, onLost: (why) => controller.abort(new Error(why)) });
+  const keeper = keepLease(claims, lease, {
+    log,
+    onLost: (why) => controller.abort(new Error(why)),
+    onRenewed: () => void reservation?.renew(),
+  });
   await ctx.ledger.append('claim', { issue: item.number, attempt, token: lease.token });
   ctx.progress?.started?.(item.number, item.title);
   ctx.progress?.phase(item.number, 'claimed');
@@ -183,6 +195,9 @@ async function workItemIn<T extends WorkItem>(
   // A failure that is the run's (a refused credential, billing) is not charged to the item: its claim
   // is released as an interrupted one, first in line once the run can work again.
   const paused = ctx.judge?.(report);
+  // What the session cost and did is kept first: the work after it may still throw.
+  await reservation?.ended(report);
+  await tracker.sessionEnded?.(report, paused);
   const recorded = paused ? 'interrupted' : report.outcome;
   const failed = isFailure(recorded);
   await releaseClaim(ctx, keeper.current(), log, {

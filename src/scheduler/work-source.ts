@@ -54,6 +54,11 @@ export interface ItemTracker {
    * board and comment writes) go on after, and the source's `settle()` waits for them.
    */
   finished(report: SessionReport, after: ClaimView | undefined, paused?: RunCause): Promise<void>;
+  /**
+   * The session has its report, before anything else is recorded: what must be kept even when the
+   * work after the session fails (the outcome record's session entry). Never throws.
+   */
+  sessionEnded?(report: SessionReport, paused?: RunCause): Promise<void>;
 }
 
 export interface TrackerInput {

@@ -94,6 +94,48 @@ export function describeSpendLedgerContract(name: string, factory: SpendFactory)
       granted(await ledger.reserve('b', 5, TTL));
     });
 
+    it('regression (long sessions run unreserved): a renewed reservation keeps holding past its first TTL, on every ledger sharing it', async () => {
+      const clock = new FakeClock(START);
+      const { ledger, share } = await factory({ daily_usd: 5 }, clock);
+      const other = share();
+      try {
+        let long = granted(await ledger.reserve('long', 5, TTL));
+        for (let renewal = 0; renewal < 3; renewal++) {
+          clock.advance(TTL - 60_000);
+          long = await ledger.extend(long, TTL);
+          expect(long.expires_at).toBe(new Date(clock.now() + TTL).toISOString());
+        }
+        // Three TTLs later the session still runs: its reservation still holds the cap.
+        expect(clock.now() - START).toBeGreaterThan(2 * TTL);
+        expect((await other.reserve('b', 5, TTL)).ok).toBe(false);
+        const [day] = await other.windows();
+        expect(day).toMatchObject({ reserved_usd: 5, left_usd: 0 });
+        await ledger.settle(long, 2);
+        expect(await other.windows()).toMatchObject([{ spent_usd: 2, reserved_usd: 0, left_usd: 3 }, {}]);
+        // Not renewed again, a reservation lapses as before.
+        const crashed = granted(await other.reserve('c', 3, TTL));
+        expect(crashed.usd).toBe(3);
+        clock.advance(TTL);
+        granted(await ledger.reserve('d', 3, TTL));
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('holds a reservation again when it is renewed after it lapsed, and never shortens one', async () => {
+      const clock = new FakeClock(START);
+      const { ledger } = await factory({ daily_usd: 5 }, clock);
+      const late = granted(await ledger.reserve('late', 5, TTL));
+      clock.advance(TTL + 1);
+      expect(await ledger.windows()).toMatchObject([{ reserved_usd: 0 }, {}]);
+      const renewed = await ledger.extend(late, TTL);
+      expect(await ledger.windows()).toMatchObject([{ reserved_usd: 5, left_usd: 0 }, {}]);
+      const kept = await ledger.extend(renewed, 1_000);
+      expect(kept.expires_at).toBe(renewed.expires_at);
+      clock.advance(TTL - 1);
+      expect(await ledger.windows()).toMatchObject([{ reserved_usd: 5 }, {}]);
+    });
+
     it('is shared: a second ledger on the same storage sees and respects the first one’s reservations', async () => {
       const clock = new FakeClock(START);
       const { ledger, share } = await factory({ daily_usd: 10 }, clock);

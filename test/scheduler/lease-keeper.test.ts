@@ -53,6 +53,21 @@ describe('keepLease', () => {
     keeper.stop();
   });
 
+  it('regression (long sessions run unreserved): tells onRenewed of each renewal, with the renewed lease, and of no failed one', async () => {
+    const { store } = scriptedStore(['ok', 'down', 'ok']);
+    const renewed: Lease[] = [];
+    const keeper = keepLease(store, lease, {
+      log: createMemoryLog(),
+      onLost: vi.fn(),
+      onRenewed: (l) => renewed.push(l),
+    });
+    await vi.advanceTimersByTimeAsync(3 * (TTL / 3));
+    expect(renewed).toHaveLength(2);
+    expect(renewed[1]).toEqual(keeper.current());
+    expect(renewed[0]?.expires_at).not.toBe(lease.expires_at);
+    keeper.stop();
+  });
+
   it('a stale lease stops the session at once', async () => {
     const { store } = scriptedStore(['stale']);
     const onLost = vi.fn();

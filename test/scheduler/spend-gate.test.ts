@@ -3,11 +3,13 @@ import { createMemorySpendLedger } from '../../src/claims/spend-ledger.js';
 import { UsageError } from '../../src/core/errors.js';
 import {
   assertSessionFitsCaps,
+  holdReservation,
   reservationTtl,
   reserveSession,
   settledAfter,
 } from '../../src/scheduler/spend-gate.js';
 import type { WorkContext } from '../../src/scheduler/work-item.js';
+import type { SessionReport } from '../../src/session/session-report.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 
@@ -58,6 +60,40 @@ describe('spend gate', () => {
     ).rejects.toThrow('disk full');
     const [day] = await spend.windows();
     expect(day).toMatchObject({ spent_usd: 5, reserved_usd: 0 });
+  });
+
+  it('regression (long sessions run unreserved): a held reservation renewed with its lease holds past its first TTL', async () => {
+    const { ctx, spend } = context(8);
+    const clock = ctx.deps.clock as FakeClock;
+    const reserved = await reserveSession(ctx, 'long');
+    if (!('reservation' in reserved) || !reserved.reservation) throw new Error('expected a reservation');
+    const held = holdReservation(ctx, reserved.reservation);
+    // Leases of 30 minutes renewed every 10: two hours in, far past the first 75 minutes.
+    for (let minute = 10; minute <= 120; minute += 10) {
+      clock.advance(10 * 60_000);
+      await held.renew();
+    }
+    expect(await reserveSession(ctx, 'other')).toMatchObject({ full: expect.stringContaining('$5 reserved') });
+    await held.ended({ costUsd: 2.5 } as SessionReport);
+    expect(await spend.windows()).toMatchObject([{ spent_usd: 2.5, reserved_usd: 0 }, {}]);
+    // A renewal after the session ended holds nothing again.
+    await held.renew();
+    expect(await reserveSession(ctx, 'other')).toMatchObject({ reservation: { usd: 5 } });
+  });
+
+  it('regression (failures after the session understate its cost): the reported cost is charged even when the work after the session throws', async () => {
+    const { ctx, spend } = context(20);
+    const reserved = await reserveSession(ctx, 'a');
+    if (!('reservation' in reserved) || !reserved.reservation) throw new Error('expected a reservation');
+    const held = holdReservation(ctx, reserved.reservation);
+    const work = (async () => {
+      await held.ended({ costUsd: 1.25 } as SessionReport);
+      throw new Error('claims file is corrupt');
+    })();
+    await expect(held.settledAfter(work)).rejects.toThrow('claims file is corrupt');
+    const [day] = await spend.windows();
+    // The session's $1.25, not its $5 reservation, and charged once.
+    expect(day).toMatchObject({ spent_usd: 1.25, reserved_usd: 0 });
   });
 
   it('without a spend ledger, reserves nothing and claims as before', async () => {

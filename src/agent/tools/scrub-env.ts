@@ -55,9 +55,15 @@ function isSecretName(name: string, dropped: ReadonlySet<string>): boolean {
   return SECRET_NAME_WORDS.some((word) => words.includes(word));
 }
 
-/** A URL with a password in it (`postgres://app:hunter2@db/app`) is a secret whatever its name. */
-function holdsCredentials(value: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i.test(value);
+/**
+ * A URL with a password in it (`postgres://app:hunter2@db/app`, `https://collector/?token=…`) is a
+ * secret whatever its name.
+ */
+export function holdsCredentials(value: string): boolean {
+  return (
+    /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^/\s@]+@/i.test(value) ||
+    /^[a-z][a-z0-9+.-]*:\/\/[^\s]*[?&](password|token)=[^&#\s]/i.test(value)
+  );
 }
 
 /**

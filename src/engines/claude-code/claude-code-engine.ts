@@ -1,5 +1,5 @@
 import type { AgentObserver } from '../../agent/events.js';
-import { scrubEnv } from '../../agent/tools/scrub-env.js';
+import { holdsCredentials, scrubEnv } from '../../agent/tools/scrub-env.js';
 import type { Config } from '../../config/schema.js';
 import type { Log } from '../../core/logger.js';
 import { telemetry } from '../../core/telemetry.js';
@@ -99,7 +99,8 @@ export function claudeTelemetryEnv(config: Pick<Config, 'telemetry'>): Record<st
   const traceparent = t.traceparent();
   return {
     CLAUDE_CODE_ENABLE_TELEMETRY: '1',
-    ...(config.telemetry.otlp_endpoint
+    // An endpoint with a password in it is a secret: Claude Code never gets it.
+    ...(config.telemetry.otlp_endpoint && !holdsCredentials(config.telemetry.otlp_endpoint)
       ? { OTEL_EXPORTER_OTLP_ENDPOINT: config.telemetry.otlp_endpoint }
       : {}),
     ...(traceparent ? { TRACEPARENT: traceparent } : {}),

@@ -38,7 +38,8 @@ export function sessionEntryOf(
 }
 
 /**
- * The issue's tracker, with each finished session appended to its outcome record first (never
+ * The issue's tracker, with each finished session appended to its outcome record as soon as it
+ * reports, before its claim is released (never
  * failing the session: a store that cannot be written is logged). Without an outcome store, the
  * tracker as it is.
  */
@@ -52,18 +53,26 @@ export function keepingOutcomes(
   const store = options.outcomes;
   if (!store) return tracker;
   const claimedAt = input.before?.lease?.claimed_at ?? new Date(options.clock.now()).toISOString();
+  let recorded = false;
+  const record = async (report: SessionReport, paused: RunCause | undefined) => {
+    if (recorded) return;
+    recorded = true;
+    const entry = sessionEntryOf(report, {
+      kind: kind(),
+      runId: input.ledger.runId,
+      at: options.clock.now(),
+      paused,
+    });
+    await quietly(options, input.log, `outcome record of #${issue.number}`, () =>
+      store.recordSession(issue.number, entry, { title: issue.title, labels: issue.labels, claimedAt }),
+    );
+  };
   return {
     ...tracker,
+    // As soon as the session reports: the work after it (release, comments) may still fail.
+    sessionEnded: (report, paused) => record(report, paused),
     async finished(report, after, paused) {
-      const entry = sessionEntryOf(report, {
-        kind: kind(),
-        runId: input.ledger.runId,
-        at: options.clock.now(),
-        paused,
-      });
-      await quietly(options, input.log, `outcome record of #${issue.number}`, () =>
-        store.recordSession(issue.number, entry, { title: issue.title, labels: issue.labels, claimedAt }),
-      );
+      await record(report, paused);
       return tracker.finished(report, after, paused);
     },
   };
