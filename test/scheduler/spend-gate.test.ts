@@ -73,7 +73,9 @@ describe('spend gate', () => {
       clock.advance(10 * 60_000);
       await held.renew();
     }
-    expect(await reserveSession(ctx, 'other')).toMatchObject({ full: expect.stringContaining('$5 reserved') });
+    expect(await reserveSession(ctx, 'other')).toMatchObject({
+      full: expect.stringContaining('$5 reserved'),
+    });
     await held.ended({ costUsd: 2.5 } as SessionReport);
     expect(await spend.windows()).toMatchObject([{ spent_usd: 2.5, reserved_usd: 0 }, {}]);
     // A renewal after the session ended holds nothing again.
