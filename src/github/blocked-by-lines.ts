@@ -12,7 +12,8 @@ export interface IssueRef {
 const LINE = /^(?:[-*+]\s+)?(?:\*\*|__)?(?:blocked\s+by|depends\s+on)(?:\*\*|__)?\s*:?(?:\*\*|__)?\s+(.+)$/i;
 const REF = /^(?:([A-Za-z0-9][A-Za-z0-9-]*)\/([A-Za-z0-9._-]+))?#(\d+)$/;
 const SEPARATOR = /\s*(?:,|\band\b|\s)\s*/i;
-const FENCE = /^(?:```|~~~)/;
+/** A code fence: its character and length (a closing fence uses the same character, at least as many). */
+const FENCE = /^(`{3,}|~{3,})/;
 
 function sameName(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
@@ -51,14 +52,18 @@ function refsOf(rest: string, home: RepoRef): IssueRef[] {
 export function parseBlockedByLines(body: string, home: RepoRef): IssueRef[] {
   const seen = new Set<string>();
   const out: IssueRef[] = [];
-  let fenced = false;
+  /** The open fence, if any: only a fence of the same character, as long or longer, closes it. */
+  let open: string | undefined;
   for (const raw of sanitizeIssueText(body).text.split(/\r?\n/)) {
     const line = raw.trim();
-    if (FENCE.test(line)) {
-      fenced = !fenced;
+    const fence = FENCE.exec(line)?.[1];
+    if (fence !== undefined) {
+      const closes = open !== undefined && fence[0] === open[0] && fence.length >= open.length;
+      if (open === undefined) open = fence;
+      else if (closes && line === fence) open = undefined;
       continue;
     }
-    const match = fenced ? null : LINE.exec(line);
+    const match = open !== undefined ? null : LINE.exec(line);
     if (!match?.[1]) continue;
     for (const ref of refsOf(match[1], home)) {
       const key = `${ref.owner}/${ref.name}#${ref.number}`.toLowerCase();

@@ -112,11 +112,16 @@ export function createCommentCommands(gh: GitHubClient, cache: EtagCache) {
           cache,
           `${repo}/pulls/${number}`,
           (raw) => {
-            const head = (raw as { head?: { ref?: unknown; repo?: { full_name?: unknown } | null } }).head;
+            const head = (
+              raw as { head?: { ref?: unknown; label?: unknown; repo?: { full_name?: unknown } | null } }
+            ).head;
             const ref = typeof head?.ref === 'string' ? head.ref : '';
             const from =
               typeof head?.repo?.full_name === 'string' ? head.repo.full_name.toLowerCase() : fullName;
-            return { ref, fork: from !== fullName };
+            // A deleted fork's PR has no head repository; its label (`forker:branch`) still says whose.
+            const label =
+              typeof head?.label === 'string' ? head.label.toLowerCase() : `${owner}:`.toLowerCase();
+            return { ref, fork: from !== fullName || !label.startsWith(`${owner.toLowerCase()}:`) };
           },
           `read pull request #${number}`,
         );

@@ -16,6 +16,22 @@ describe('Blocked by lines in an issue body', () => {
     expect(refs(body)).toEqual(['#3', '#4', '#5', 'octo-org/api#6', '#7']);
   });
 
+  it('review32: a fence is closed only by the same character, at least as long, so code inside stays code', () => {
+    const body = [
+      '~~~markdown',
+      '```',
+      'Blocked by #3',
+      '~~~~',
+      '````md',
+      '```js',
+      'Depends on #4',
+      '````',
+      'Blocked by #5',
+    ].join('\n');
+    // #3 is inside the ~~~ fence (``` does not close it), #4 inside the ```` one; #5 is after both.
+    expect(refs(body)).toEqual(['#5']);
+  });
+
   it('names this repository’s issues #N whatever case its owner/name is written in', () => {
     expect(refs('Blocked by Octo-Org/Widgets#9')).toEqual(['#9']);
   });

@@ -51,9 +51,15 @@ export function readBlockers(
   trust: ReadonlyMap<number, TrustDecision>,
   followUps: ReadonlySet<number>,
 ): Promise<Map<number, Blocker[]>> {
+  // Trusted for its author's sake, not a labeller's: a login in trusted_authors labelling an
+  // outsider's issue is also reason `trusted_author`, with `by` the labeller.
   const authorTrusted = (issue: BacklogIssue) => {
     const decision = trust.get(issue.number);
-    return decision?.trusted === true && decision.reason !== 'labeled_by_writer';
+    return (
+      decision?.trusted === true &&
+      decision.reason !== 'labeled_by_writer' &&
+      decision.by.toLowerCase() === issue.author.toLowerCase()
+    );
   };
   return github.dependencies().openBlockers(
     candidates.filter((issue) => !followUps.has(issue.number)),

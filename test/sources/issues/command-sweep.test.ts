@@ -162,6 +162,32 @@ describe('commands in comments', () => {
     expect((await claims.get(issue))?.needs_human).toBe(false);
   });
 
+  it("review32: a command on a fork's PR with issueloop's branch name (head repository gone) is ignored", async () => {
+    const { emulator, issue, gh, claims, round, comment } = await commandWorld();
+    const pull = async (head: string) =>
+      (
+        await gh.client.rest.pulls.create({
+          owner: 'octo-org',
+          repo: 'widgets',
+          head,
+          base: 'main',
+          title: head,
+        })
+      ).data.number;
+    // The emulator's PR has no head repository, as GitHub's once the fork is deleted: only the label says whose.
+    const forked = await pull(`forker:issueloop/issue-${issue}`);
+    const onFork = comment('maintainer', '/issueloop retry', forked);
+    await round();
+    expect(emulator.reactions(onFork)).toEqual([]);
+    expect((await claims.get(issue))?.needs_human).toBe(true);
+    // The anchor: the same branch of this repository is issueloop's.
+    const own = await pull(`issueloop/issue-${issue}`);
+    const onOwn = comment('maintainer', '/issueloop retry', own);
+    await round(2);
+    expect(emulator.reactions(onOwn)).toHaveLength(1);
+    expect((await claims.get(issue))?.needs_human).toBe(false);
+  });
+
   it("an idle round's comment read is a 304", async () => {
     const { emulator, round, comment } = await commandWorld();
     comment('maintainer', 'a remark');
