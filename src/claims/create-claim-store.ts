@@ -6,16 +6,10 @@ import type { ClaimStore, Lease } from './claim-store.js';
 import type { ClaimsFile } from './claims-schema.js';
 import * as rules from './claims-state.js';
 import { checkTtl, createLeaseWarnings } from './lease-limits.js';
+import type { StateBackend } from './state-backend.js';
 
-/**
- * Where a store keeps its state. `transact` runs `fn` on the current state with every other writer
- * shut out and persists `next` (when given) before resolving; if `fn` throws nothing is written.
- */
-export interface ClaimsBackend {
-  transact<T>(fn: (current: ClaimsFile) => rules.Transaction<T> | Promise<rules.Transaction<T>>): Promise<T>;
-  /** A consistent snapshot, without taking the lock. */
-  read(): Promise<ClaimsFile>;
-}
+/** Where a claim store keeps its state (state-backend.ts). */
+export type ClaimsBackend = StateBackend<ClaimsFile>;
 
 export interface ClaimStoreOptions {
   clock: Pick<Clock, 'now'>;

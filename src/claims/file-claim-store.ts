@@ -1,15 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { Log } from '../core/logger.js';
 import { removeOrphanTemps } from '../core/remove-orphan-temps.js';
 import { withStateAccess } from '../core/state-access.js';
-import { ensureStateDir } from '../core/state-dir.js';
 import { writeFileDurably } from '../core/write-file-durably.js';
 import type { ClaimStore } from './claim-store.js';
 import { readClaimsFile, salvageNextToken, serializeClaimsFile } from './claims-file.js';
 import { emptyClaimsFile } from './claims-schema.js';
 import { type ClaimStoreOptions, type ClaimsBackend, createClaimStore } from './create-claim-store.js';
 import { createFileLock, type FileLockOptions } from './file-lock.js';
+import { createFileStateBackend } from './state-backend.js';
 
 export type { FileLockOptions } from './file-lock.js';
 
@@ -20,20 +19,14 @@ export type { FileLockOptions } from './file-lock.js';
  * of each backend also removes temp files that writers killed mid-write left behind.
  */
 export function createFileBackend(file: string, lockOptions: FileLockOptions = {}, log?: Log): ClaimsBackend {
-  // The lock directory is the first thing made in the state directory: when that fails for want of
-  // the directory, the lock creates it (with its .gitignore) and carries on.
-  const lock = createFileLock(file, { ...lockOptions, prepareDir: () => ensureStateDir(dirname(file)) });
-  // A read-only or unwritable state directory fails the first lock attempt, at once, with the fix.
-  const writing = { path: file, action: 'write' } as const;
   let swept = false;
-
   /** Once per backend, under the lock: every writer of the file holds it while its temp file exists. */
-  async function sweepOrphans(): Promise<void> {
+  async function sweepOrphans(staleMs: number): Promise<void> {
     if (swept) return;
     swept = true;
     try {
       // File times are the filesystem's: the clock the lock is judged by, not the claim store's.
-      const removed = await removeOrphanTemps(file, { now: Date.now(), abandonedAfterMs: lock.staleMs });
+      const removed = await removeOrphanTemps(file, { now: Date.now(), abandonedAfterMs: staleMs });
       if (removed.length > 0) {
         log?.info({ file, removed }, `claims: removed ${removed.length} temp file(s) a killed writer left`);
       }
@@ -42,22 +35,11 @@ export function createFileBackend(file: string, lockOptions: FileLockOptions = {
       log?.warn({ file, err: String(err) }, 'claims: could not look for temp files a killed writer left');
     }
   }
-
-  return {
-    transact: (fn) =>
-      withStateAccess(writing, () =>
-        lock.withLock(async (held) => {
-          await sweepOrphans();
-          const tx = await fn(await readClaimsFile(file));
-          if (tx.next) {
-            const text = serializeClaimsFile(tx.next);
-            await writeFileDurably(file, text, { beforeRename: () => held.assertHeld() });
-          }
-          return tx.result;
-        }),
-      ),
-    read: () => readClaimsFile(file),
-  };
+  return createFileStateBackend(file, {
+    read: readClaimsFile,
+    lock: lockOptions,
+    beforeTransact: sweepOrphans,
+  });
 }
 
 export interface FileClaimStoreOptions extends ClaimStoreOptions {

@@ -1,17 +1,8 @@
-import { dirname } from 'node:path';
-import { createSerialQueue } from '../core/serial-queue.js';
-import { withStateAccess } from '../core/state-access.js';
-import { ensureStateDir } from '../core/state-dir.js';
-import { writeFileDurably } from '../core/write-file-durably.js';
-import { createFileLock, type FileLockOptions } from './file-lock.js';
-import {
-  emptyOutcomesFile,
-  type OutcomesFile,
-  readOutcomesFile,
-  serializeOutcomesFile,
-} from './outcome-file.js';
+import type { FileLockOptions } from './file-lock.js';
+import { emptyOutcomesFile, type OutcomesFile, readOutcomesFile } from './outcome-file.js';
 import type { OutcomeRecord } from './outcome-record.js';
 import { createOutcomeStore, type OutcomeBackend, type OutcomeStore } from './outcome-store.js';
+import { createFileStateBackend, createMemoryStateBackend, type StateBackend } from './state-backend.js';
 
 const byIssue = (file: OutcomesFile): OutcomeRecord[] =>
   Object.values(file.issues).sort((a, b) => a.issue - b.issue);
@@ -27,48 +18,28 @@ function step<T>(
   return { result: tx.result, next: { ...state, issues: { ...state.issues, [issue]: tx.next } } };
 }
 
-/**
- * `outcomes.json` in the state directory, under the claims' discipline: every update takes the
- * file's own lock (`outcomes.json.lock`), reads and validates the file, and replaces it (temp file,
- * fsync, rename) only after checking that the lock is still its own. A corrupt file is an error
- * naming it and the fix, never reset.
- */
-export function createFileOutcomeBackend(file: string, lockOptions: FileLockOptions = {}): OutcomeBackend {
-  const lock = createFileLock(file, { ...lockOptions, prepareDir: () => ensureStateDir(dirname(file)) });
+/** The outcome store's operations on the whole file's state, one record a transaction. */
+function outcomeBackend(state: StateBackend<OutcomesFile>): OutcomeBackend {
   return {
-    update: (issue, fn) =>
-      withStateAccess({ path: file, action: 'write' }, () =>
-        lock.withLock(async (held) => {
-          const tx = step(await readOutcomesFile(file), issue, fn);
-          if (tx.next) {
-            await writeFileDurably(file, serializeOutcomesFile(tx.next), {
-              beforeRename: () => held.assertHeld(),
-            });
-          }
-          return tx.result;
-        }),
-      ),
-    get: async (issue) => (await readOutcomesFile(file)).issues[issue],
-    list: async () => byIssue(await readOutcomesFile(file)),
+    update: (issue, fn) => state.transact((current) => step(current, issue, fn)),
+    get: async (issue) => (await state.read()).issues[issue],
+    list: async () => byIssue(await state.read()),
     close: async () => undefined,
   };
 }
 
+/**
+ * `outcomes.json` in the state directory, under the claims' discipline (state-backend.ts): its own
+ * lock (`outcomes.json.lock`), validated on every read, replaced atomically. A corrupt file is an
+ * error naming it and the fix, never reset.
+ */
+export function createFileOutcomeBackend(file: string, lockOptions: FileLockOptions = {}): OutcomeBackend {
+  return outcomeBackend(createFileStateBackend(file, { read: readOutcomesFile, lock: lockOptions }));
+}
+
 /** Records in this process only, for tests and `--dry-run`; updates run one after another. */
 export function createMemoryOutcomeBackend(initial: OutcomesFile = emptyOutcomesFile()): OutcomeBackend {
-  let state = structuredClone(initial);
-  const serial = createSerialQueue();
-  return {
-    update: (issue, fn) =>
-      serial(async () => {
-        const tx = step(state, issue, fn);
-        if (tx.next) state = structuredClone(tx.next);
-        return tx.result;
-      }),
-    get: async (issue) => structuredClone(state.issues[issue]),
-    list: async () => structuredClone(byIssue(state)),
-    close: async () => undefined,
-  };
+  return outcomeBackend(createMemoryStateBackend(initial));
 }
 
 export function createFileOutcomeStore(options: { file: string; lock?: FileLockOptions }): OutcomeStore {

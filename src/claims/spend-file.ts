@@ -1,12 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { z } from 'zod';
 import { CorruptStateError } from '../core/errors.js';
-import { withStateAccess } from '../core/state-access.js';
-import { ensureStateDir } from '../core/state-dir.js';
-import { writeFileDurably } from '../core/write-file-durably.js';
-import { createFileLock, type FileLockOptions } from './file-lock.js';
+import type { FileLockOptions } from './file-lock.js';
+import { parseStateFile } from './parse-state-file.js';
 import { emptySpendFile, type SpendBackend, type SpendFile } from './spend-ledger.js';
+import { createFileStateBackend } from './state-backend.js';
 
 /**
  * The spend ledger of a file claim store: `spend.json` beside `claims.json`, with its own lock
@@ -26,27 +24,17 @@ const SpendFileSchema = z.strictObject({
   ),
 });
 
-function corrupt(file: string, detail: string): CorruptStateError {
+function corrupt(file: string, detail: string, cause?: unknown): CorruptStateError {
   return new CorruptStateError(
     file,
     detail,
     'Delete it to start the spend windows from $0 (today’s and this month’s spend are forgotten), or repair it by hand.',
+    { cause },
   );
 }
 
 export function parseSpendFile(file: string, text: string): SpendFile {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw corrupt(file, `invalid JSON: ${(err as Error).message}`);
-  }
-  const parsed = SpendFileSchema.safeParse(data);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    throw corrupt(file, `not a spend file: ${first?.path.join('.') || '(top level)'}: ${first?.message}`);
-  }
-  return parsed.data;
+  return parseStateFile(file, text, { schema: SpendFileSchema, version: 1, what: 'a spend file', corrupt });
 }
 
 export async function readSpendFile(file: string): Promise<SpendFile> {
@@ -61,19 +49,5 @@ export async function readSpendFile(file: string): Promise<SpendFile> {
 }
 
 export function createFileSpendBackend(file: string, lockOptions: FileLockOptions = {}): SpendBackend {
-  const lock = createFileLock(file, { ...lockOptions, prepareDir: () => ensureStateDir(dirname(file)) });
-  return {
-    transact: (fn) =>
-      withStateAccess({ path: file, action: 'write' }, () =>
-        lock.withLock(async (held) => {
-          const tx = await fn(await readSpendFile(file));
-          if (tx.next) {
-            const text = `${JSON.stringify(tx.next, null, 2)}\n`;
-            await writeFileDurably(file, text, { beforeRename: () => held.assertHeld() });
-          }
-          return tx.result;
-        }),
-      ),
-    read: () => withStateAccess({ path: file, action: 'read' }, () => readSpendFile(file)),
-  };
+  return createFileStateBackend(file, { read: readSpendFile, lock: lockOptions });
 }

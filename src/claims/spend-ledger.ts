@@ -1,5 +1,4 @@
 import { IssueloopError } from '../core/errors.js';
-import { createSerialQueue } from '../core/serial-queue.js';
 import {
   capOf,
   fromMicros,
@@ -11,6 +10,7 @@ import {
   windowEnd,
   windowState,
 } from './spend-windows.js';
+import { createMemoryStateBackend, type StateBackend } from './state-backend.js';
 
 /**
  * What every run and runner sharing a claim store has spent, per UTC day and month, and what the
@@ -162,11 +162,8 @@ export const spendRules = {
   },
 };
 
-/** Where memory and file keep the state: `transact` runs `fn` with every other writer shut out. */
-export interface SpendBackend {
-  transact<T>(fn: (state: SpendFile) => SpendTransaction<T> | Promise<SpendTransaction<T>>): Promise<T>;
-  read(): Promise<SpendFile>;
-}
+/** Where memory and file keep the spend windows (state-backend.ts). */
+export type SpendBackend = StateBackend<SpendFile>;
 
 /** Checks every argument the same way in every store. */
 export function checkReserve(id: string, usd: number, ttlMs: number): void {
@@ -202,17 +199,7 @@ export function createSpendLedger(
 }
 
 export function createMemorySpendBackend(initial: SpendFile = emptySpendFile()): SpendBackend {
-  let state = structuredClone(initial);
-  const serial = createSerialQueue();
-  return {
-    transact: (fn) =>
-      serial(async () => {
-        const tx = await fn(structuredClone(state));
-        if (tx.next) state = structuredClone(tx.next);
-        return tx.result;
-      }),
-    read: async () => structuredClone(state),
-  };
+  return createMemoryStateBackend(initial);
 }
 
 /** Spend kept in this process only: tests and a memory claim store. */
