@@ -1,5 +1,6 @@
 import { type CommentCommand, type IssueComment, parseCommand } from '../github/comment-commands.js';
 import { sanitizeIssueTitle } from '../github/issue-title.js';
+import { issueOfBranch } from '../github/own-branch.js';
 import type { ActionMode } from './inputs.js';
 
 /**
@@ -121,8 +122,6 @@ function commentDecision(payload: CommentPayload): Decision {
   };
 }
 
-const OWN_BRANCH = /^issueloop\/issue-(\d+)$/;
-
 interface PullEventPayload {
   action?: unknown;
   repository?: { full_name?: unknown } | null;
@@ -177,8 +176,10 @@ function pullDecision(name: string, payload: PullEventPayload): Decision {
     };
   }
   const branch = event.branch(payload);
-  const match = typeof branch === 'string' ? OWN_BRANCH.exec(branch) : null;
-  if (!match) return { kind: 'skip', why: `${name} on ${String(branch)}: not an issueloop/issue-<n> branch` };
+  const issue = issueOfBranch(branch);
+  if (issue === undefined) {
+    return { kind: 'skip', why: `${name} on ${String(branch)}: not an issueloop/issue-<n> branch` };
+  }
   const repo = event.repo(payload);
   const home = payload.repository?.full_name;
   if (typeof repo === 'string' && typeof home === 'string' && repo.toLowerCase() !== home.toLowerCase()) {
@@ -187,7 +188,7 @@ function pullDecision(name: string, payload: PullEventPayload): Decision {
   const login = payload.sender?.login;
   return {
     kind: 'issue',
-    issue: Number(match[1]),
+    issue,
     title: '',
     actor: {
       login: typeof login === 'string' ? login : 'github',

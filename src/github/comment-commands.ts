@@ -2,6 +2,7 @@ import { type GitHubClient, repoPath } from './client.js';
 import { getAllPages, getConditional } from './conditional-get.js';
 import type { EtagCache } from './etag-cache.js';
 import { httpStatusOf } from './github-error.js';
+import { isOwnHead, issueOfBranch } from './own-branch.js';
 import { VIEWER_LOGIN } from './review-threads.js';
 
 /**
@@ -13,7 +14,6 @@ import { VIEWER_LOGIN } from './review-threads.js';
 export type CommentCommand = 'retry' | 'stop';
 
 const COMMAND_LINE = /^\/issueloop (retry|stop)\s*$/i;
-const OWN_BRANCH = /^issueloop\/issue-(\d+)$/;
 
 /**
  * The command a comment gives: its first non-blank line is exactly `/issueloop retry` or
@@ -65,8 +65,6 @@ export type CommandTarget = { issue: number } | { ignore: string };
 
 export function createCommentCommands(gh: GitHubClient, cache: EtagCache) {
   const repo = repoPath(gh.repo);
-  const { owner, name } = gh.repo;
-  const fullName = `${owner}/${name}`.toLowerCase();
   let viewer: Promise<string> | undefined;
   return {
     /** Every issue and PR comment created or edited at or after `since` (ISO 8601), oldest first. */
@@ -88,7 +86,12 @@ export function createCommentCommands(gh: GitHubClient, cache: EtagCache) {
 
     async react(comment: number, content: '+1'): Promise<void> {
       await gh.call(`react to comment ${comment}`, () =>
-        gh.rest.reactions.createForIssueComment({ owner, repo: name, comment_id: comment, content }),
+        gh.rest.reactions.createForIssueComment({
+          owner: gh.repo.owner,
+          repo: gh.repo.name,
+          comment_id: comment,
+          content,
+        }),
       );
     },
 
@@ -115,19 +118,13 @@ export function createCommentCommands(gh: GitHubClient, cache: EtagCache) {
             const head = (
               raw as { head?: { ref?: unknown; label?: unknown; repo?: { full_name?: unknown } | null } }
             ).head;
-            const ref = typeof head?.ref === 'string' ? head.ref : '';
-            const from =
-              typeof head?.repo?.full_name === 'string' ? head.repo.full_name.toLowerCase() : fullName;
-            // A deleted fork's PR has no head repository; its label (`forker:branch`) still says whose.
-            const label =
-              typeof head?.label === 'string' ? head.label.toLowerCase() : `${owner}:`.toLowerCase();
-            return { ref, fork: from !== fullName || !label.startsWith(`${owner.toLowerCase()}:`) };
+            return { issue: issueOfBranch(head?.ref), own: isOwnHead(head, gh.repo) };
           },
           `read pull request #${number}`,
         );
-        const match = OWN_BRANCH.exec(page.data.ref);
-        if (!match || page.data.fork) return { ignore: `#${number} is not issueloop's pull request` };
-        return { issue: Number(match[1]) };
+        const { issue, own } = page.data;
+        if (issue === undefined || !own) return { ignore: `#${number} is not issueloop's pull request` };
+        return { issue };
       } catch (err) {
         // No pull request of that number: an issue.
         if (httpStatusOf(err) === 404) return { issue: number };

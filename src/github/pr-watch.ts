@@ -6,9 +6,10 @@ import {
   type RawStatus,
   summarizeChecks,
 } from './check-summary.js';
-import { type GitHubClient, repoPath } from './client.js';
+import { type GitHubClient, type RepoRef, repoPath } from './client.js';
 import { getAllPages, getConditional } from './conditional-get.js';
 import type { EtagCache } from './etag-cache.js';
+import { isOwnHead, issueOfBranch } from './own-branch.js';
 import { answeredReviewsOf, followupsOf } from './pr-body.js';
 import { type CheckPolicy, type RequiredChecks, readRequiredChecks } from './relied-checks.js';
 
@@ -19,8 +20,6 @@ export type { CheckSummary, FailedCheck, IgnoredCheck } from './check-summary.js
  * no rate limit): the open ones and the recently closed ones, one PR's mergeability, and the checks
  * and commit statuses of a head commit. A round in which nothing changed costs no charged request.
  */
-
-const OWN_BRANCH = /^issueloop\/issue-(\d+)$/;
 
 /** Pages of 100 check runs, and of 100 statuses, read for one commit. */
 const MAX_CHECK_PAGES = 10;
@@ -89,17 +88,12 @@ interface RawPull {
   review_comments?: number;
 }
 
-function toOwnPull(raw: RawPull, owner: string, fullName: string): OwnPull | undefined {
-  const match = OWN_BRANCH.exec(raw.head.ref);
-  if (!match) return undefined;
-  // A fork's branch of the same name is not ours.
-  const headRepo = raw.head.repo?.full_name;
-  if (headRepo !== undefined && headRepo.toLowerCase() !== fullName.toLowerCase()) return undefined;
-  if (raw.head.label !== undefined && !raw.head.label.toLowerCase().startsWith(`${owner.toLowerCase()}:`))
-    return undefined;
+function toOwnPull(raw: RawPull, repo: RepoRef): OwnPull | undefined {
+  const issue = issueOfBranch(raw.head.ref);
+  if (issue === undefined || !isOwnHead(raw.head, repo)) return undefined;
   return {
     number: raw.number,
-    issue: Number(match[1]),
+    issue,
     url: raw.html_url,
     nodeId: raw.node_id,
     state: raw.state === 'open' ? 'open' : 'closed',
@@ -117,9 +111,8 @@ function toOwnPull(raw: RawPull, owner: string, fullName: string): OwnPull | und
 
 export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
   const repo = repoPath(gh.repo);
-  const fullName = `${gh.repo.owner}/${gh.repo.name}`;
   const own = (raw: unknown): OwnPull[] =>
-    (raw as RawPull[]).flatMap((pull) => toOwnPull(pull, gh.repo.owner, fullName) ?? []);
+    (raw as RawPull[]).flatMap((pull) => toOwnPull(pull, gh.repo) ?? []);
   /** Base branches whose protection this token may not read (403) or that have none (404): not asked again this run. */
   const unreadableProtection = new Set<string>();
 
@@ -173,7 +166,7 @@ export function createPullWatch(gh: GitHubClient, cache: EtagCache) {
         `${repo}/pulls/${number}`,
         (raw) => {
           const pull = raw as RawPull;
-          const base = toOwnPull(pull, gh.repo.owner, fullName);
+          const base = toOwnPull(pull, gh.repo);
           if (!base) throw new Error(`pull request #${number} is not on an issueloop/issue-<n> branch`);
           return {
             ...base,

@@ -11,12 +11,10 @@ export const MARK_READY = gql`
 `;
 
 /**
- * Draft pull requests from `issueloop/issue-<n>`, idempotent: an open PR for the branch is updated
- * (title and body), never duplicated, also when two attempts race to create it.
+ * Draft pull requests from `issueloop/issue-<n>` (own-branch.ts), idempotent: an open PR for the
+ * branch is updated (title and body), never duplicated, also when two attempts race to create it.
  */
-export function issueBranch(issue: number): string {
-  return `issueloop/issue-${issue}`;
-}
+export { issueBranch } from './own-branch.js';
 
 export interface PullRequestRef {
   number: number;
