@@ -1,26 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Telemetry, useTelemetry } from '../../src/core/telemetry.js';
+import { useTelemetry } from '../../src/core/telemetry.js';
 import { ISSUELOOP } from '../../src/core/telemetry-names.js';
 import { createGitHubClient, operationKind } from '../../src/github/client.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
-
-/** A Telemetry that keeps each span's name and attributes. */
-function recordingTelemetry() {
-  const spans: Array<{ name: string; attributes: Record<string, unknown> }> = [];
-  const telemetry: Telemetry = {
-    enabled: true,
-    async span(name, attributes, fn) {
-      const span = { name, attributes: { ...attributes } };
-      spans.push(span);
-      return fn({ set: (more) => Object.assign(span.attributes, more), fail: () => undefined });
-    },
-    count: () => undefined,
-    record: () => undefined,
-    traceparent: () => undefined,
-  };
-  return { telemetry, spans };
-}
+import { recordingTelemetry } from '../helpers/recording-telemetry.js';
 
 let restore: (() => void) | undefined;
 afterEach(() => restore?.());

@@ -1,33 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { classifyError } from '../../src/core/classify/classify-error.js';
-import { type Attributes, type Telemetry, useTelemetry } from '../../src/core/telemetry.js';
+import { useTelemetry } from '../../src/core/telemetry.js';
 import { GEN_AI } from '../../src/core/telemetry-names.js';
 import { tracedCallModel } from '../../src/model/traced-call.js';
 import { type CallModel, ModelError, type ModelRequest } from '../../src/model/types.js';
-
-interface Recorded {
-  name: string;
-  attributes: Record<string, unknown>;
-  kind: string | undefined;
-}
-
-/** A Telemetry that keeps spans and metric values in memory. */
-function recordingTelemetry() {
-  const spans: Recorded[] = [];
-  const metrics: { name: string; value: number; attributes: Attributes }[] = [];
-  const telemetry: Telemetry = {
-    enabled: true,
-    async span(name, attributes, fn, options) {
-      const span: Recorded = { name, attributes: { ...attributes }, kind: options?.kind };
-      spans.push(span);
-      return fn({ set: (more) => Object.assign(span.attributes, more), fail: () => undefined });
-    },
-    count: (name, value, attributes = {}) => metrics.push({ name, value, attributes }),
-    record: (name, value, attributes = {}) => metrics.push({ name, value, attributes }),
-    traceparent: () => undefined,
-  };
-  return { telemetry, spans, metrics };
-}
+import { recordingTelemetry } from '../helpers/recording-telemetry.js';
 
 const PROMPT = 'secret plan: rewrite greet.js';
 const request: ModelRequest = {
