@@ -4,16 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Check } from '../../src/cli/commands/doctor-report.js';
-import { createGitHubEmulator, type GitHubEmulator } from '../../src/emulators/github/index.js';
+import type { GitHubEmulator } from '../../src/emulators/github/index.js';
 import { runInProcess } from '../helpers/cli-in-process.js';
-import { APP_ID, installedApp } from '../helpers/github-app.js';
+import { appWorld } from '../helpers/github-app.js';
 
 /**
  * `issueloop doctor` and `issueloop init` with a GitHub App alone (no token in the environment), in
  * process against the emulator's App endpoints (its fetch, no socket); the App's key is generated in
  * the test. The checks themselves: doctor-app.test.ts.
  */
-const STATUSES = ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'];
 
 let dir: string;
 beforeAll(async () => {
@@ -23,19 +22,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A fresh emulator of octo-org/widgets (an organisation, with a board) and the App, set up as `more` says. */
-function world(more: Parameters<typeof installedApp>[1] = {}) {
-  const emulator = createGitHubEmulator({ owner: 'octo-org', repo: 'widgets' });
-  const app = installedApp(emulator, more);
-  emulator.addLabel('issueloop');
-  emulator.addProject({ title: 'Board', number: 3, statusOptions: STATUSES });
-  const env: Record<string, string> = {
-    ISSUELOOP_APP_ID: String(APP_ID),
-    ISSUELOOP_APP_PRIVATE_KEY: app.privateKeyPem,
-    GITHUB_API_URL: emulator.baseUrl,
-  };
-  return { emulator, app, env };
-}
+const world = appWorld;
 
 describe('the doctor and init commands with a GitHub App alone', () => {
   let checkout: string;

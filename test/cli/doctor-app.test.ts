@@ -7,17 +7,16 @@ import { githubChecks } from '../../src/cli/commands/doctor-github.js';
 import type { Check } from '../../src/cli/commands/doctor-report.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { createRedactor } from '../../src/core/redact.js';
-import { createGitHubEmulator, type GitHubEmulator } from '../../src/emulators/github/index.js';
+import type { GitHubEmulator } from '../../src/emulators/github/index.js';
 import { isAppTokenSource } from '../../src/github/app-identity.js';
 import { buildGitHubClient } from '../../src/run/github-deps.js';
-import { APP_ID, appKeys, INSTALLATION_ID, installedApp } from '../helpers/github-app.js';
+import { APP_ID, appKeys, appWorld, INSTALLATION_ID } from '../helpers/github-app.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
 
 /**
  * doctor's GitHub checks with a GitHub App alone (no token in the environment), against the emulator's
  * App endpoints in-process; the App's key is generated in the test.
  */
-const STATUSES = ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'];
 const ORG_BOARD = ['project.owner=octo-org', 'project.number=3'];
 const WORKFLOWS_OPEN = ['protected_paths=["docs/**"]'];
 /** What issueloop needs of an App, as the emulator grants it by default (org Projects included). */
@@ -37,19 +36,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A fresh emulator of octo-org/widgets (an organisation, with a board) and the App, set up as `more` says. */
-function world(more: Parameters<typeof installedApp>[1] = {}) {
-  const emulator = createGitHubEmulator({ owner: 'octo-org', repo: 'widgets' });
-  const app = installedApp(emulator, more);
-  emulator.addLabel('issueloop');
-  emulator.addProject({ title: 'Board', number: 3, statusOptions: STATUSES });
-  const env: Record<string, string> = {
-    ISSUELOOP_APP_ID: String(APP_ID),
-    ISSUELOOP_APP_PRIVATE_KEY: app.privateKeyPem,
-    GITHUB_API_URL: emulator.baseUrl,
-  };
-  return { emulator, app, env };
-}
+const world = appWorld;
 
 async function doctor(
   setup: { emulator: GitHubEmulator; env: Record<string, string> },

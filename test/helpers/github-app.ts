@@ -1,5 +1,5 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
-import type { GitHubEmulator, SeedApp } from '../../src/emulators/github/index.js';
+import { createGitHubEmulator, type GitHubEmulator, type SeedApp } from '../../src/emulators/github/index.js';
 
 /** An App's key pair, made in the test (RSA 2048, PEM): the emulator gets the public half. */
 export function appKeys(): { privateKeyPem: string; publicKeyPem: string } {
@@ -38,4 +38,23 @@ export function installedApp(emulator: GitHubEmulator, more: Partial<SeedApp> = 
     ...more,
   });
   return { ...keys, ...bot };
+}
+
+const BOARD_STATUSES = ['Todo', 'In Progress', 'In Review', 'Done', 'Needs human'];
+
+/**
+ * A fresh emulator of octo-org/widgets (an organisation, with board #3) and the App installed on it,
+ * set up as `more` says; `env` is what a command needs to act as the App alone (no token).
+ */
+export function appWorld(more: Parameters<typeof installedApp>[1] = {}) {
+  const emulator = createGitHubEmulator({ owner: 'octo-org', repo: 'widgets' });
+  const app = installedApp(emulator, more);
+  emulator.addLabel('issueloop');
+  emulator.addProject({ title: 'Board', number: 3, statusOptions: BOARD_STATUSES });
+  const env: Record<string, string> = {
+    ISSUELOOP_APP_ID: String(APP_ID),
+    ISSUELOOP_APP_PRIVATE_KEY: app.privateKeyPem,
+    GITHUB_API_URL: emulator.baseUrl,
+  };
+  return { emulator, app, env };
 }
