@@ -1,5 +1,6 @@
 import type { Log } from '../../core/logger.js';
 import type { Redactor } from '../../core/redact.js';
+import type { GitHubAdapter } from '../../github/adapter.js';
 import { type FailureDetail, readFailureDetails } from '../../github/ci-failures.js';
 import type { PullDetail } from '../../github/pr-watch.js';
 import { canWrite, type TrustGate } from '../../github/trust.js';
@@ -30,13 +31,13 @@ export function followPulls(options: IssueSourceOptions, inOrder?: InOrder) {
   let withOpenPull = new Set<number>();
 
   /** A PR's waiting review threads; GraphQL is asked only when the PR changed since the last read. */
-  const readReviews = (gate: TrustGate) => async (pull: PullDetail) => {
+  const readReviews = (gate: TrustGate, readThreads: ThreadReader) => async (pull: PullDetail) => {
     // updated_at has whole seconds: the counts and the answered reviews (the body's marker, which a
     // follow-up's push rewrites) also say the PR changed within the same second.
     const seenAs = `${pull.updatedAt} ${pull.reviewComments} ${pull.followups} ${pull.answeredReviews.join(',')}`;
     const cached = reviewsByPull.get(pull.number);
     if (cached?.seen === seenAs) return cached.requests;
-    const read = await github.reviewThreads.read(pull.number);
+    const read = await readThreads(pull.number);
     const self = await github.reviewThreads.viewer();
     const requests = await waitingRequests(read, {
       self,
@@ -56,14 +57,17 @@ export function followPulls(options: IssueSourceOptions, inOrder?: InOrder) {
       if (sweptAt !== undefined && now - sweptAt < options.config.pr.watch_interval) return;
       sweptAt = now;
       try {
+        // A changed open PR's threads serve its follow-up and its outcome record: one read a sweep.
+        const readThreads = onceEach(github.reviewThreads.read);
         const swept = await sweepPulls({
           ...options,
+          github: { ...github, reviewThreads: { ...github.reviewThreads, read: readThreads } },
           claims: round.claims,
           ledger: round.ledger,
           log: round.log,
           owner: round.owner,
           now: () => options.clock.now(),
-          reviews: readReviews(github.trustGate()),
+          reviews: readReviews(github.trustGate(), readThreads),
           historyChecked,
           outcomesImported,
           ...(inOrder ? { inOrder } : {}),
@@ -200,4 +204,19 @@ async function markGreenReady(
       );
     }
   }
+}
+
+type ThreadReader = GitHubAdapter['reviewThreads']['read'];
+
+/** `read`, asked at most once per pull request (the same answer, or failure, for every caller). */
+function onceEach(read: ThreadReader): ThreadReader {
+  const reads = new Map<number, ReturnType<ThreadReader>>();
+  return (pull) => {
+    let answer = reads.get(pull);
+    if (!answer) {
+      answer = read(pull);
+      reads.set(pull, answer);
+    }
+    return answer;
+  };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryOutcomeStore } from '../../../src/claims/file-outcome-store.js';
 import { zeroTouch } from '../../../src/claims/outcome-record.js';
+import { createIssueSource } from '../../../src/sources/issues/issue-source.js';
 import { currentPulls } from '../../../src/sources/issues/open-pulls.js';
 import { keepPullOutcomes } from '../../../src/sources/issues/pull-outcomes.js';
 import { roundsFixture } from '../../scheduler/rounds-fixture.js';
@@ -112,5 +113,30 @@ describe("the sweep keeps each PR's fate and human touch", () => {
     expect(before).toBeGreaterThan(0);
     await keep();
     expect(commitReads()).toBe(before);
+  });
+
+  it("a changed open PR's review threads are read once a sweep, for its follow-up and its record alike (they were read twice)", async () => {
+    const { gh, pr, emulator, clock, log, ctx } = await resolved();
+    const source = createIssueSource({
+      github: gh.adapter,
+      config: gh.config,
+      redact: ctx.redact,
+      checkout: repo.fx.checkout,
+      remote: 'origin',
+      baseBranch: 'main',
+      log,
+      clock,
+      outcomes: createMemoryOutcomeStore(),
+    });
+    emulator.addReview(pr.number, {
+      author: 'maintainer',
+      state: 'COMMENTED',
+      body: '',
+      comments: [{ path: 'greet.js', line: 1, body: 'why this name?' }],
+    });
+    const threadReads = () => emulator.requests.filter((r) => r.operationName === 'PullReviewThreads').length;
+    const before = threadReads();
+    await source.sweep?.({ round: 1, log, claims: ctx.claims, owner: 'test:1', ledger: ctx.ledger });
+    expect(threadReads() - before).toBe(1);
   });
 });
