@@ -6,6 +6,7 @@ import { canWrite, type TrustGate } from '../../github/trust.js';
 import type { SweepRound } from '../../scheduler/work-source.js';
 import { labelNeedsHuman } from './issue-tracker.js';
 import type { IssueSourceOptions } from './options.js';
+import { sameAccount } from './review-requests.js';
 
 /** How far back a run that has not read comments yet looks for commands nobody answered. */
 export const COMMAND_LOOKBACK_MS = 7 * 24 * 60 * 60_000;
@@ -42,6 +43,9 @@ export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redac
     gate: TrustGate,
     round: SweepRound,
   ): Promise<Decided> {
+    // issueloop's own comments command nothing, whatever they quote (its account has write access).
+    const me = await github.commands.viewerLogin();
+    if (sameAccount(comment.author, me)) return 'ignored';
     const permission = await gate.permission(comment.author);
     if (!canWrite(permission)) {
       round.log.info(
@@ -52,7 +56,6 @@ export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redac
     }
     const target = await github.commands.target(comment.number);
     if ('ignore' in target) return 'ignored';
-    const me = await github.commands.viewerLogin();
     const reactors = await github.commands.reactors(comment.id, DONE_REACTION);
     if (reactors.some((login) => login.toLowerCase() === me.toLowerCase())) return 'done';
     await (command === 'retry' ? retry : stop)(round.claims, target.issue);

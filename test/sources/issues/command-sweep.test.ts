@@ -115,6 +115,20 @@ describe('commands in comments', () => {
     expect(emulator.labelsOf(issue)).not.toContain(NEEDS_HUMAN_LABEL);
   });
 
+  it("issueloop's own comment commands nothing, though its account may write (it could quote text the agent wrote)", async () => {
+    const { emulator, issue, ledger, round, comment } = await commandWorld();
+    emulator.setPermission('issueloop-bot', 'write');
+    const own = comment('issueloop-bot', '/issueloop retry');
+    await round();
+    expect(emulator.labelsOf(issue)).toContain(NEEDS_HUMAN_LABEL);
+    expect(emulator.reactions(own)).toEqual([]);
+    expect(ledger.filter(([type]) => type === 'command')).toEqual([]);
+    // The anchor: a maintainer's is worked.
+    const worked = comment('maintainer', '/issueloop retry');
+    await round(2);
+    expect(emulator.reactions(worked)).toHaveLength(1);
+  });
+
   it('the same comment is not worked twice, neither by this run nor by a fresh one (the 👍 says so)', async () => {
     const { emulator, issue, gh, claims, ledger, round, comment, clock } = await commandWorld();
     comment('maintainer', '/issueloop retry');
