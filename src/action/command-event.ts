@@ -1,3 +1,4 @@
+import { commandText } from '../github/comment-commands.js';
 import type { OpenRunInput, RunBase } from '../run/open-run.js';
 import type { RunSummary } from '../scheduler/run-rounds.js';
 import type { CommandEvent, Decision } from './event.js';
@@ -40,7 +41,7 @@ export function commandNotice(
   summary: Pick<RunSummary, 'reports' | 'skipped'>,
 ): string | undefined {
   const { name, comment } = decision.command;
-  const said = `/issueloop ${name} from ${comment.author}`;
+  const said = `${commandText(name)} from ${comment.author}`;
   if (name === 'stop') {
     return `#${decision.issue}: ${said}: no session runs; a 👍 on the comment says the issue was released and labelled needs-human`;
   }

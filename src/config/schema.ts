@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { globProblem } from '../core/path-glob.js';
 import { duration } from './duration-schema.js';
 import { GitHubSchema } from './github-schema.js';
+import { PlanSchema } from './plan-schema.js';
 import { DEFAULT_PROTECTED_PATHS, DEFAULTS_ENTRY } from './protected-paths.js';
 import { SandboxSchema } from './sandbox-schema.js';
 
@@ -136,6 +137,8 @@ const StatusesSchema = z.strictObject({
   review: z.string().min(1).default('In Review'),
   done: z.string().min(1).default('Done'),
   blocked: z.string().min(1).default('Needs human'),
+  /** Where an issue waits while its plan is reviewed; a board without this column is not moved. */
+  plan_review: z.string().min(1).default('Plan review'),
 });
 
 export const ProjectSchema = z
@@ -264,6 +267,8 @@ export const ConfigSchema = z.strictObject({
   verify: VerifySchema.prefault({}),
   project: ProjectSchema.optional(),
   pr: PullRequestSchema.prefault({}),
+  /** A plan a maintainer approves before the work (config/plan-schema.ts). */
+  plan: PlanSchema.prefault({}),
   /** How issueloop authenticates to GitHub beyond a token: a GitHub App (config/github-schema.ts). */
   github: GitHubSchema.prefault({}),
   /** OpenTelemetry: off unless an OTLP endpoint is set here or in `OTEL_EXPORTER_OTLP_ENDPOINT`. */

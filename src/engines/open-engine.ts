@@ -44,6 +44,11 @@ export interface OpenEngineInput
   started: number;
   /** The model the session reports, as the observer last saw it. */
   currentModel: () => string;
+  /**
+   * A plan session: the native engine gets reading tools only; Claude Code runs in its plan
+   * permission mode with Read, Glob and Grep allowed.
+   */
+  readOnly?: boolean;
   /** Told when Claude Code hands over to the native engine. */
   onFallback?: (failed: FallbackEvent) => void;
 }
@@ -122,12 +127,21 @@ async function claudeSetup(input: OpenEngineInput) {
   }
 }
 
+/** Claude Code for a plan session: the CLI's plan mode, and only its reading tools allowed. */
+export function planningConfig(config: OpenEngineInput['config']): OpenEngineInput['config'] {
+  return {
+    ...config,
+    claude_code: { ...config.claude_code, permission_mode: 'plan', allowed_tools: ['Read', 'Glob', 'Grep'] },
+  };
+}
+
 /**
  * The session's engine: the native loop, or Claude Code in its sandbox with a throwaway copy of its
  * configuration, behind which the native engine waits when `claude_code.fallback` is `native`.
  */
 export async function openSessionEngine(input: OpenEngineInput): Promise<OpenedEngine> {
-  const { config, thread } = input;
+  const { thread } = input;
+  const config = input.readOnly ? planningConfig(input.config) : input.config;
   const native = (spent?: EngineTotals) =>
     createNativeEngine({
       worktree: input.worktree,
@@ -148,6 +162,7 @@ export async function openSessionEngine(input: OpenEngineInput): Promise<OpenedE
       signal: input.signal,
       sandbox: input.sandboxes.commands,
       currentModel: input.currentModel,
+      ...(input.readOnly ? { readOnly: true } : {}),
     });
   if (input.name !== 'claude-code') return { engine: await native(), ...NOTHING_OPEN };
 

@@ -8,6 +8,7 @@ import { createDependencyReader, type DependencyReader } from './dependencies.js
 import { type EtagCache, openFileEtagCache } from './etag-cache.js';
 import { createIssueOperations, type IssueOperations } from './issues.js';
 import { createLabelOperations, type LabelOperations } from './labels.js';
+import { createPlanComments, type PlanComments } from './plan-comments.js';
 import { createPullWatch, type PullWatch } from './pr-watch.js';
 import { createPullRequestOperations, type PullRequestOperations } from './pulls.js';
 import { createReviewThreads, type ReviewThreads } from './review-threads.js';
@@ -31,6 +32,8 @@ export interface GitHubAdapter {
   commands: CommentCommands;
   issues: IssueOperations;
   tracking: TrackingComments;
+  /** Plan comments (`plan:`, `issueloop:plan`): read, posted, withdrawn. */
+  plans: PlanComments;
   pulls: PullRequestOperations;
   /** issueloop's own pull requests as they stand (conditional reads). */
   pullWatch: PullWatch;
@@ -72,6 +75,7 @@ export async function openGitHubAdapter(
     commands: createCommentCommands(client, cache),
     issues: createIssueOperations(client),
     tracking: createTracking(client, cache),
+    plans: createPlanComments(client, cache),
     pulls: createPullRequestOperations(client, cache),
     pullWatch: createPullWatch(client, cache),
     reviewThreads: createReviewThreads(client),

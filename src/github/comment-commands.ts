@@ -6,24 +6,55 @@ import { isOwnHead, issueOfBranch } from './own-branch.js';
 import { VIEWER_LOGIN } from './review-threads.js';
 
 /**
- * Commands people give issueloop in comments (`/issueloop retry`, `/issueloop stop`), and what
- * reading them costs: the repository's comments since a moment (one conditional request a page, a
- * 304 while nothing changed), the reactions on a comment, issueloop's own login (once), and the
- * 👍 issueloop leaves on a command it worked, which is also how a later run knows it was worked.
+ * Commands people give issueloop in comments (`/issueloop retry`, `/issueloop stop`, `/issueloop
+ * plan`, and `/approve`, `/revise` answering a plan), and what reading them costs: the repository's
+ * comments since a moment (one conditional request a page, a 304 while nothing changed), the
+ * reactions on a comment, issueloop's own login (once), and the 👍 issueloop leaves on a command it
+ * worked, which is also how a later run knows it was worked.
  */
-export type CommentCommand = 'retry' | 'stop';
+export type CommentCommand = 'retry' | 'stop' | 'plan' | 'approve' | 'revise';
 
-const COMMAND_LINE = /^\/issueloop (retry|stop)\s*$/i;
+const COMMAND_LINE = /^\/issueloop (retry|stop|plan)\s*$/i;
+const APPROVE_LINE = /^\/approve\s*$/i;
+/** `/revise`, alone or followed by what to change (on its line, and the lines after it). */
+const REVISE_LINE = /^\/revise(?:\s+(.*))?$/i;
+
+function firstLine(body: string): { line: string; rest: string } | undefined {
+  const lines = body.split(/\r?\n/);
+  const at = lines.findIndex((line) => line.trim() !== '');
+  if (at === -1) return undefined;
+  return { line: (lines[at] as string).trimEnd(), rest: lines.slice(at + 1).join('\n') };
+}
 
 /**
- * The command a comment gives: its first non-blank line is exactly `/issueloop retry` or
- * `/issueloop stop` (any case, trailing blanks allowed). Anything else on that line, or the command
- * further down, is not one. (`/issueloop plan`, `/approve` and `/revise` are not read yet.)
+ * The command a comment gives: its first non-blank line is exactly `/issueloop retry`,
+ * `/issueloop stop`, `/issueloop plan` or `/approve` (any case, trailing blanks allowed), or starts
+ * with `/revise`. Anything else on that line, or the command further down (quoted, in a code block),
+ * is not one.
  */
 export function parseCommand(body: string): CommentCommand | undefined {
-  const first = body.split(/\r?\n/).find((line) => line.trim() !== '');
-  const match = first === undefined ? null : COMMAND_LINE.exec(first);
-  return match ? ((match[1] as string).toLowerCase() as CommentCommand) : undefined;
+  const first = firstLine(body);
+  if (!first) return undefined;
+  const match = COMMAND_LINE.exec(first.line);
+  if (match) return (match[1] as string).toLowerCase() as CommentCommand;
+  if (APPROVE_LINE.test(first.line)) return 'approve';
+  return REVISE_LINE.test(first.line) ? 'revise' : undefined;
+}
+
+/**
+ * What a `/revise` comment asks to change: the rest of its first line and the lines after it,
+ * trimmed (empty for a bare `/revise`); undefined when the comment is no `/revise`.
+ */
+export function reviseRequest(body: string): string | undefined {
+  const first = firstLine(body);
+  const match = first ? REVISE_LINE.exec(first.line) : null;
+  if (!first || !match) return undefined;
+  return [match[1] ?? '', first.rest].join('\n').trim();
+}
+
+/** How a command is written: `/issueloop retry`, `/approve`. */
+export function commandText(command: CommentCommand): string {
+  return command === 'approve' || command === 'revise' ? `/${command}` : `/issueloop ${command}`;
 }
 
 export interface IssueComment {

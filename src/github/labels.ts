@@ -7,11 +7,14 @@ import { httpStatusOf } from './github-error.js';
 export const IN_PROGRESS_LABEL = 'issueloop:in-progress';
 /** On an issue that failed `claims.max_failures` times: a person takes it from here. */
 export const NEEDS_HUMAN_LABEL = 'issueloop:needs-human';
+/** On an issue whose first session writes a plan a maintainer approves (`/approve`, `/revise`). */
+export const PLAN_LABEL = 'issueloop:plan';
 
 /** The labels issueloop itself puts on issues, created on first use with a colour and a description. */
 export const OWN_LABELS: Readonly<Record<string, { color: string; description: string }>> = {
   [IN_PROGRESS_LABEL]: { color: '1d76db', description: 'issueloop is working on this issue' },
   [NEEDS_HUMAN_LABEL]: { color: 'd93f0b', description: 'issueloop gave up after repeated failures' },
+  [PLAN_LABEL]: { color: 'c5def5', description: 'issueloop posts a plan to approve before it works' },
 };
 
 export function createLabelOperations(gh: GitHubClient, cache: EtagCache) {

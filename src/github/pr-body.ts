@@ -195,12 +195,12 @@ function footer(report: PullRequestReport, redact: Redact): string {
  * unterminated `<!--` would hide everything after it, the real verification result included; `<img>`
  * and `<picture>` go with it), and images.
  */
-function untrustedProse(text: string): string {
+export function untrustedProse(text: string): string {
   return inertImages(neutraliseMarkdown(text).replace(/<(?=[!?/A-Za-z])/g, '&lt;'));
 }
 
 /** Closes a fenced code block the summary left open, which would otherwise swallow the rest of the body. */
-function closeOpenFence(text: string): string {
+export function closeOpenFence(text: string): string {
   let open: string | undefined;
   for (const line of text.split('\n')) {
     const match = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);

@@ -11,6 +11,9 @@ export type SkipReason =
   | { kind: 'completed' }
   | { kind: 'waiting'; on: string }
   | { kind: 'deferred'; why: string }
+  /** Its plan waits for a maintainer's `/approve` or `/revise`; withdrawn: nobody answered in time. */
+  | { kind: 'plan_review' }
+  | { kind: 'plan_withdrawn' }
   /** Waits for other issues to close; `unreadable` ones (the token cannot see them) count as open. */
   | { kind: 'blocked'; by: ReadonlyArray<{ ref: string; state: 'open' | 'unreadable' }> };
 
@@ -40,6 +43,10 @@ export function describeSkip(reason: SkipReason): string {
       return `waits for ${reason.on}: tasks run in file order`;
     case 'deferred':
       return `left for a later run: ${reason.why}`;
+    case 'plan_review':
+      return 'its plan waits for a maintainer: /approve or /revise <what to change>';
+    case 'plan_withdrawn':
+      return 'its plan was withdrawn unanswered: /issueloop plan or /issueloop retry asks for a new one';
     case 'blocked':
       return `blocked by ${reason.by
         .map(

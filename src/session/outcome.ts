@@ -9,11 +9,13 @@ export type Outcome =
   | 'budget_exceeded'
   | 'refused'
   | 'interrupted'
+  /** A plan session posted its plan: the issue waits for a maintainer's answer. */
+  | 'plan_review'
   | `error:${ErrorClass}`;
 
-/** Outcomes that are not failures of the issue: it was done, or the run was stopped. */
+/** Outcomes that are not failures of the issue: it was done, its plan waits, or the run was stopped. */
 export function isFailure(outcome: Outcome): boolean {
-  return outcome !== 'resolved' && outcome !== 'interrupted';
+  return outcome !== 'resolved' && outcome !== 'interrupted' && outcome !== 'plan_review';
 }
 
 /** The failure class recorded with the claim (`verify_failed`, `rate_limit`, …). */

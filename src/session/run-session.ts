@@ -1,12 +1,14 @@
 import { rm } from 'node:fs/promises';
 import { classifyError } from '../core/classify/classify-error.js';
 import { cleanBlocked } from '../core/destination-text.js';
+import type { EngineResult } from '../engines/engine.js';
 import { openSessionEngine } from '../engines/open-engine.js';
 import { GitTamperedError } from './git/git-state.js';
 import { addWorktree, GitError, removeWorktree, resetBranch } from './git/index.js';
+import { outcomeOfStop } from './outcome.js';
 import type { SessionInput, SessionReport } from './session-report.js';
 import { createSessionState, type SessionState } from './session-state.js';
-import { type Prepared, ReadBackError, type SessionWork } from './session-work.js';
+import { type PlanStep, type Prepared, ReadBackError, type SessionWork } from './session-work.js';
 import { validateWork } from './validate.js';
 import { describeSetupFailure, runVerify } from './verify.js';
 import { type GuardedWorktree, guardWorktree } from './worktree-guard.js';
@@ -33,7 +35,9 @@ export async function runSession(input: SessionInput): Promise<SessionReport> {
       const first = input.work.firstMessage(input.resume);
       return state.turn(message === undefined ? first : `${first}\n\n${message}`);
     };
+    const planning = input.work.planOnly?.();
     const first = harness.agent ? await turn() : undefined;
+    if (planning) return await postPlan(state, planning, first);
     const failed = await validateWork(state, first, guarded, {
       base,
       git: guarded.git,
@@ -81,7 +85,8 @@ async function prepareWorktree(
   });
   state.worktree = guarded.worktree;
   state.sandboxes = guarded.sandboxes;
-  if (!config.session.setup) return { guarded, base, harness };
+  // A plan session only reads: the repository's setup scripts need not run for it.
+  if (!config.session.setup || work.planOnly?.()) return { guarded, base, harness };
   const setup = await runVerify(config.session.setup, {
     cwd: state.worktree,
     env: state.scrubbed,
@@ -115,6 +120,7 @@ async function openEngine(state: SessionState, guarded: GuardedWorktree): Promis
     subject: work.subject,
     boot: work.boot,
     thread: work.thread?.from,
+    readOnly: work.planOnly?.() !== undefined,
     config,
     models: input.models,
     env: input.env,
@@ -190,6 +196,14 @@ async function deliver(
   state.delivered = true;
   if (input.work.thread && state.engine) await carryThread(state, input.work.thread);
   return state.report('resolved', reason, handedOver);
+}
+
+/** A plan session's end: its plan posted (nothing verified, committed or pushed), or how it stopped. */
+async function postPlan(state: SessionState, step: PlanStep, first: EngineResult | undefined) {
+  const stopped = first ? outcomeOfStop(first.stop, first.error) : undefined;
+  if (!first || stopped) return state.report(stopped ?? 'no_changes', first?.reason ?? 'no plan was written');
+  state.input.onPhase?.('publishing');
+  return state.report('plan_review', await step.post(first.finalText));
 }
 
 /**

@@ -43,6 +43,11 @@ export interface Prepared {
   refused?: string;
 }
 
+/** Where a plan session's plan goes (a comment on the issue). */
+export interface PlanStep {
+  post(plan: string): Promise<string>;
+}
+
 /** What the harness hands over once the work is validated. */
 export interface DeliveryInput {
   worktree: string;
@@ -104,6 +109,12 @@ export interface SessionWork {
    * merge's conflict markers): one sentence for the agent's fix-up turn, or undefined.
    */
   unfinished?(worktree: string): Promise<string | undefined>;
+  /**
+   * A session that only plans (asked once the start point is known): the engine gets reading tools
+   * only, setup, verify, commit and push are skipped, and the agent's final text goes to `post`,
+   * which returns the outcome's reason. The session ends `plan_review`.
+   */
+  planOnly?(): PlanStep | undefined;
   /** Commits the validated work and hands it over (a pushed branch and a draft PR, or a local branch). */
   deliver(input: DeliveryInput, git: GitOptions): Promise<Delivered>;
 }

@@ -66,7 +66,6 @@ const THROUGH: Readonly<Record<string, string>> = {
   'src/engines/open-engine.ts': 'src/session/run-session.ts',
   'src/github/board/board-state.ts': 'src/github/board/board.ts',
   'src/github/board/documents.ts': 'src/github/board/board-init.ts',
-  'src/github/board/resolve-project.ts': 'src/github/board/board-init.ts',
   'src/github/cache-file.ts': 'src/github/board/board.ts',
   'src/github/conditional-get.ts': 'src/github/backlog.ts',
   'src/github/gql.ts': 'src/github/issue-edits.ts',

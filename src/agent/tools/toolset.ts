@@ -2,6 +2,7 @@ import type { ToolDefinition } from '../../model/types.js';
 import type { CommandSandbox } from '../../sandbox/sandbox.js';
 import { createBashTool } from './bash-tool.js';
 import { createFileTracker, type FileTracker } from './file-tracker.js';
+import { readingOnly } from './read-only.js';
 import { scrubEnv } from './scrub-env.js';
 import { createTextEditorTool } from './text-editor.js';
 import type { AgentTool, ToolOutput } from './types.js';
@@ -18,6 +19,8 @@ export interface ToolsetOptions {
   maxOutputChars?: number;
   /** Where the bash tool's commands run (see src/sandbox/). */
   sandbox?: CommandSandbox;
+  /** Reading tools only (a plan session): the editor's `view`, no bash. */
+  readOnly?: boolean;
   /** Pass one in to share it across toolsets (e.g. after a session restart); a new one otherwise. */
   tracker?: FileTracker;
 }
@@ -32,16 +35,19 @@ export interface Toolset {
 
 export function createToolset(options: ToolsetOptions): Toolset {
   const tracker = options.tracker ?? createFileTracker();
-  const tools: AgentTool[] = [
-    createTextEditorTool({ root: options.root, tracker }),
-    createBashTool({
-      root: options.root,
-      env: scrubEnv(options.env, options.extraSecretNames),
-      timeoutMs: options.bashTimeoutMs ?? 120_000,
-      maxOutputChars: options.maxOutputChars ?? 30_000,
-      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
-    }),
-  ];
+  const editor = createTextEditorTool({ root: options.root, tracker });
+  const tools: AgentTool[] = options.readOnly
+    ? [readingOnly(editor)]
+    : [
+        editor,
+        createBashTool({
+          root: options.root,
+          env: scrubEnv(options.env, options.extraSecretNames),
+          timeoutMs: options.bashTimeoutMs ?? 120_000,
+          maxOutputChars: options.maxOutputChars ?? 30_000,
+          ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+        }),
+      ];
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
   return {

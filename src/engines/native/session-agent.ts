@@ -48,6 +48,8 @@ export interface SessionAgentOptions {
   boot?: { path: string; text: string } | undefined;
   /** The conversation so far: a task group's previous task. */
   initial?: readonly MessageParam[] | undefined;
+  /** Reading tools only: a plan session. */
+  readOnly?: boolean;
 }
 
 export async function buildSessionAgent(options: SessionAgentOptions): Promise<SessionAgent> {
@@ -75,6 +77,7 @@ export async function buildSessionAgent(options: SessionAgentOptions): Promise<S
     bashTimeoutMs: config.session.command_timeout,
     maxOutputChars: config.session.max_tool_output,
     sandbox: options.sandbox,
+    ...(options.readOnly ? { readOnly: true } : {}),
   });
   const agent = createAgent(
     {

@@ -34,6 +34,7 @@ const PHASE_COLORS: Readonly<Record<BoardPhase, string>> = {
   review: 'BLUE',
   done: 'GREEN',
   blocked: 'RED',
+  plan_review: 'PURPLE',
 };
 
 async function createProject(gh: GitHubClient, owner: string, title: string): Promise<number> {

@@ -7,7 +7,9 @@ import { z } from 'zod';
  */
 export const BOARD_STATE_VERSION = 1;
 
-export const PHASES = ['queued', 'working', 'review', 'done', 'blocked'] as const;
+export const PHASES = ['queued', 'working', 'review', 'done', 'blocked', 'plan_review'] as const;
+/** Phases a board may lack: an issue is then not moved, and neither `board init` nor doctor asks for them. */
+export const OPTIONAL_PHASES: ReadonlySet<string> = new Set(['plan_review']);
 export type BoardPhase = (typeof PHASES)[number];
 
 const ResolvedSchema = z.object({

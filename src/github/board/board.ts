@@ -8,6 +8,7 @@ import {
   type BoardState,
   BoardStateSchema,
   emptyBoardState,
+  OPTIONAL_PHASES,
   type ResolvedBoard,
 } from './board-state.js';
 import { ADD_ITEM, SET_STATUS } from './documents.js';
@@ -127,6 +128,8 @@ export async function openBoard(gh: GitHubClient, options: BoardOptions): Promis
 
   async function move(issue: IssueRef, phase: BoardPhase): Promise<void> {
     const board = await resolve();
+    // A column the board may lack (Plan review): no move, and nothing to retry.
+    if (OPTIONAL_PHASES.has(phase) && !board.options.some((o) => o.name === project.statuses[phase])) return;
     const { name, option } = statusOption(board, project, phase);
     const item = await ensureItem(issue);
     await gh.call(

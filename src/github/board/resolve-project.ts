@@ -1,7 +1,7 @@
 import type { ProjectConfig } from '../../config/schema.js';
 import { IssueloopError } from '../../core/errors.js';
 import type { GitHubClient } from '../client.js';
-import type { ResolvedBoard } from './board-state.js';
+import { OPTIONAL_PHASES, type ResolvedBoard } from './board-state.js';
 import { FIND_PROJECTS, RESOLVE_PROJECT } from './documents.js';
 
 /** Finding the board from configuration: by owner and number, or by exact title. */
@@ -116,6 +116,6 @@ export function missingStatuses(
 ): Array<{ phase: string; name: string }> {
   const have = new Set(resolved.options.map((o) => o.name));
   return Object.entries(statuses)
-    .filter(([, name]) => !have.has(name))
+    .filter(([phase, name]) => !have.has(name) && !OPTIONAL_PHASES.has(phase))
     .map(([phase, name]) => ({ phase, name }));
 }

@@ -1,11 +1,12 @@
 import type { ClaimStore } from '../../claims/claim-store.js';
 import type { CommentCommand, IssueComment } from '../../github/comment-commands.js';
-import { parseCommand } from '../../github/comment-commands.js';
+import { commandText, parseCommand } from '../../github/comment-commands.js';
 import { NEEDS_HUMAN_LABEL } from '../../github/labels.js';
 import { canWrite, type TrustGate } from '../../github/trust.js';
 import type { SweepRound } from '../../scheduler/work-source.js';
 import { labelNeedsHuman } from './issue-tracker.js';
 import type { IssueSourceOptions } from './options.js';
+import { planSweep } from './plan-sweep.js';
 import { sameAccount } from './review-requests.js';
 
 /** How far back a run that has not read comments yet looks for commands nobody answered. */
@@ -31,8 +32,11 @@ type Decided = 'done' | 'ignored';
  * lease on it (the session holding it stops at its next renewal) and labels it needs-human, which
  * keeps it out of the backlog (exclude_labels) until a person removes the label or says retry.
  */
-export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redact' | 'clock' | 'command'>) {
+export function commandSweep(
+  options: Pick<IssueSourceOptions, 'github' | 'redact' | 'clock' | 'command' | 'config'>,
+) {
   const { github } = options;
+  const plans = planSweep(options);
   /** Comments decided this run: worked, ignored, or no command at all. */
   const decided = new Set<number>();
   let since: string | undefined;
@@ -50,7 +54,7 @@ export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redac
     if (!canWrite(permission)) {
       round.log.info(
         { comment: comment.id, by: comment.author },
-        `ignored /issueloop ${command} from ${comment.author} (permission ${permission})`,
+        `ignored ${commandText(command)} from ${comment.author} (permission ${permission})`,
       );
       return 'ignored';
     }
@@ -58,7 +62,16 @@ export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redac
     if ('ignore' in target) return 'ignored';
     const reactors = await github.commands.reactors(comment.id, DONE_REACTION);
     if (reactors.some((login) => login.toLowerCase() === me.toLowerCase())) return 'done';
-    await (command === 'retry' ? retry : stop)(round.claims, target.issue);
+    if (command === 'retry' || command === 'stop') {
+      await (command === 'retry' ? retry : stop)(round.claims, target.issue);
+      if (command === 'retry') await plans.retried(round, target.issue);
+    } else if (!(await plans.work(round, command, comment, target.issue))) {
+      round.log.info(
+        { issue: target.issue },
+        `/${command} from ${comment.author}: no plan of #${target.issue} waits for it`,
+      );
+      return 'ignored';
+    }
     await github.commands.react(comment.id, DONE_REACTION);
     await round.ledger.append('command', {
       round: round.round,
@@ -67,7 +80,7 @@ export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redac
       comment: comment.id,
       by: comment.author,
     });
-    round.log.info({ issue: target.issue }, `worked /issueloop ${command} from ${comment.author}`);
+    round.log.info({ issue: target.issue }, `worked ${commandText(command)} from ${comment.author}`);
     return 'done';
   }
 
@@ -82,6 +95,11 @@ export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redac
   }
 
   return async function sweepCommands(round: SweepRound): Promise<void> {
+    await sweepComments(round);
+    await plans.expire(round);
+  };
+
+  async function sweepComments(round: SweepRound): Promise<void> {
     // Whole days, so a new process on the same state directory repeats yesterday's URL (and ETag).
     const start = Math.floor((options.clock.now() - COMMAND_LOOKBACK_MS) / DAY_MS) * DAY_MS;
     const from = since ?? new Date(start).toISOString();
@@ -108,7 +126,7 @@ export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redac
       } catch (err) {
         round.log.warn(
           { err: options.redact((err as Error).message), comment: comment.id },
-          `could not work /issueloop ${command}; it is tried again next round`,
+          `could not work ${commandText(command)}; it is tried again next round`,
         );
         undecided ??= comment.updatedAt;
       }
@@ -117,5 +135,5 @@ export function commandSweep(options: Pick<IssueSourceOptions, 'github' | 'redac
     // comment (GitHub's `since` includes it); otherwise it stays, and so does the URL.
     const newest = listed.at(-1)?.updatedAt;
     since = undecided ?? (newest && listed.length >= MOVE_SINCE_AFTER ? newest : from);
-  };
+  }
 }

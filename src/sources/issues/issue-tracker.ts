@@ -211,6 +211,10 @@ async function writeOutcome(
   } else if (report.outcome === 'resolved') {
     await boardMove('review');
     await track('review', { ...cost, ...(report.pr ? { prUrl: report.pr.url } : {}) });
+  } else if (report.outcome === 'plan_review') {
+    // Its plan waits for a maintainer (a board without a Plan review column is not moved).
+    await boardMove('plan_review');
+    await track('queued', cost);
   } else if (after?.needs_human || report.needsHuman) {
     // A refusal no retry fixes (a protected path) goes to a human at once; the label keeps it out of
     // the backlog (exclude_labels) until a person takes it off.

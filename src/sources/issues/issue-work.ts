@@ -17,15 +17,16 @@ import {
   followUpKind,
   renderFollowUp,
 } from './follow-up.js';
+import { needsPlan, type PlanStage, planNote, planStep, readPlanStage } from './plan-stage.js';
 import { publish } from './publish.js';
 
 export interface IssueWorkOptions {
-  github: Pick<GitHubAdapter, 'pulls' | 'issues' | 'reviewThreads' | 'labels'>;
+  github: Pick<GitHubAdapter, 'pulls' | 'issues' | 'reviewThreads' | 'labels' | 'plans' | 'commands'>;
   checkout: string;
   /** Resolved once at the start of the run (name, URL, the push's credentials). */
   remote: RemoteRef;
   baseBranch: string;
-  config: Pick<Config, 'pr'>;
+  config: Pick<Config, 'pr' | 'plan'>;
   redact: Redactor;
 }
 
@@ -41,6 +42,8 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
   /** The PR branch's commit a follow-up started from: its push replaces that one or fails. */
   let startedFrom: string | undefined;
   const merge = followUp?.base ? baseMerge(followUp, { ...options, author: config.pr.author }) : undefined;
+  /** Where its plan stands (read when the session starts), for an issue that needs one. */
+  let stage: PlanStage | undefined;
   return {
     key: issue.number,
     subject: 'issue',
@@ -56,11 +59,17 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
         interruptedContext: resume?.interruptedContext,
         hint: resume?.hint,
       });
+      if (stage) return `${message}\n\n${planNote(stage)}`;
       return followUp ? `${message}\n\n${renderFollowUp(followUp, merge?.result())}` : message;
     },
+    planOnly: () =>
+      stage && stage.kind !== 'approved'
+        ? planStep(options.github, issue.number, config, options.redact)
+        : undefined,
     ...(merge ? { prepare: merge.prepare, unfinished: merge.unfinished } : {}),
     // A follow-up continues the PR's branch; a first attempt starts from the freshly fetched base.
     async startPoint(git) {
+      if (!followUp && needsPlan(issue, config)) stage = await readPlanStage(options.github, issue.number);
       const branch = followUp ? issueBranch(issue.number) : options.baseBranch;
       const sha = await fetchBranch(options.checkout, options.remote, branch, git);
       if (followUp) startedFrom = sha;

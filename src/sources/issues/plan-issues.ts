@@ -4,11 +4,18 @@ import type { Blocker } from '../../github/dependencies.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import type { TrustDecision } from '../../github/trust.js';
 import { DEPRIORITISE_AFTER_FAILURES, type RoundPlan } from '../../scheduler/plan-round.js';
+import { PLAN_REVIEW, PLAN_WITHDRAWN } from './plan-outcomes.js';
 import { FOLLOWUPS_EXHAUSTED, MERGED, PR_CLOSED_NEEDS_HUMAN } from './pull-sweep.js';
 
 const PULL_NEEDS_HUMAN: Readonly<Record<string, string>> = {
   [FOLLOWUPS_EXHAUSTED]: 'its pull request still needs work after pr.max_followups follow-ups',
   [PR_CLOSED_NEEDS_HUMAN]: 'its pull request was closed without merging',
+};
+
+/** Plan states kept as the claim's last outcome that hold the issue back. */
+const PLAN_WAITS: Readonly<Record<string, 'plan_review' | 'plan_withdrawn'>> = {
+  [PLAN_REVIEW]: 'plan_review',
+  [PLAN_WITHDRAWN]: 'plan_withdrawn',
 };
 
 function wasInterrupted(claim: ClaimView | undefined): boolean {
@@ -83,6 +90,12 @@ export function planRound(input: {
     const afterPull = PULL_NEEDS_HUMAN[claim?.last_outcome ?? ''];
     if (afterPull) {
       skipped.push({ issue, reason: { kind: 'pull_needs_human', why: afterPull } });
+      return;
+    }
+    // A plan waits for its answer (or was withdrawn): nothing to claim, nothing charged.
+    const planWait = PLAN_WAITS[claim?.last_outcome ?? ''];
+    if (planWait && !input.followUps?.has(issue.number)) {
+      skipped.push({ issue, reason: { kind: planWait } });
       return;
     }
     const trust = input.trust.get(issue.number);

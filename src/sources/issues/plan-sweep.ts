@@ -1,0 +1,108 @@
+import type { ClaimView } from '../../claims/claim-store.js';
+import type { IssueComment } from '../../github/comment-commands.js';
+import { PLAN_LABEL } from '../../github/labels.js';
+import { withdrawnPlanComment } from '../../github/plan-comment.js';
+import type { SweepRound } from '../../scheduler/work-source.js';
+import type { IssueSourceOptions } from './options.js';
+import { PLAN_APPROVED, PLAN_REQUESTED, PLAN_REVIEW, PLAN_REVISE, PLAN_WITHDRAWN } from './plan-outcomes.js';
+
+/** How long the sweep holds an issue while it books a plan state (a claim, then a release). */
+const BOOKING_TTL_MS = 60_000;
+
+/** Thrown when the booking's claim is refused (a session holds the issue): the command waits a round. */
+export class PlanBookingHeld extends Error {
+  override name = 'PlanBookingHeld';
+}
+
+type Options = Pick<IssueSourceOptions, 'github' | 'clock' | 'config' | 'redact'>;
+
+/**
+ * The plan's part of the command sweep: `/approve` and `/revise` answer the issue's newest plan
+ * while it waits (a command written before it, or with no plan waiting, is not answered);
+ * `/issueloop plan` labels the issue `issueloop:plan` and, when a plan waits or was withdrawn, asks
+ * for a new one. Each changes the claim record's last outcome, booked as the pull sweep books: the
+ * issue claimed, then released with the new state, so a running session is never overwritten.
+ * `expire` withdraws the plans nobody answered within `plan.expires`.
+ */
+export function planSweep(options: Options) {
+  const { github } = options;
+
+  async function book(round: SweepRound, issue: number, outcome: string): Promise<void> {
+    const claimed = await round.claims.claim(issue, round.owner, BOOKING_TTL_MS);
+    if (!claimed.ok) throw new PlanBookingHeld(`#${issue} is held by ${claimed.heldBy.owner}`);
+    await round.claims.release(claimed.lease, { outcome });
+  }
+
+  /** Answers `/approve` or `/revise`; false when there is nothing to answer (no reaction then). */
+  async function answer(
+    round: SweepRound,
+    command: 'approve' | 'revise',
+    comment: IssueComment,
+    issue: number,
+  ): Promise<boolean> {
+    const claim = await round.claims.get(issue);
+    if (claim?.last_outcome !== PLAN_REVIEW) return false;
+    const thread = await github.plans.read(issue, await github.commands.viewerLogin());
+    // Only a command written after the newest plan answers it.
+    if (!thread.plan || thread.plan.withdrawn || comment.id < thread.plan.id) return false;
+    await book(round, issue, command === 'approve' ? PLAN_APPROVED : PLAN_REVISE);
+    return true;
+  }
+
+  async function askForPlan(round: SweepRound, issue: number): Promise<boolean> {
+    await github.labels.ensureLabel(PLAN_LABEL);
+    await github.labels.addLabels(issue, [PLAN_LABEL]);
+    await requeueWithdrawn(round, issue, [PLAN_REVIEW, PLAN_WITHDRAWN]);
+    return true;
+  }
+
+  /** A withdrawn (or waiting) plan's issue made claimable for a new plan. */
+  async function requeueWithdrawn(round: SweepRound, issue: number, from: readonly string[]): Promise<void> {
+    const claim = await round.claims.get(issue);
+    if (claim?.last_outcome && from.includes(claim.last_outcome)) await book(round, issue, PLAN_REQUESTED);
+  }
+
+  async function expireOne(round: SweepRound, view: ClaimView): Promise<void> {
+    const thread = await github.plans.read(view.issue, await github.commands.viewerLogin());
+    const posted = Date.parse(thread.plan?.createdAt ?? '');
+    if (!thread.plan || thread.plan.withdrawn || Number.isNaN(posted)) return;
+    if (options.clock.now() - posted < options.config.plan.expires) return;
+    await github.plans.edit(
+      view.issue,
+      thread.plan.id,
+      withdrawnPlanComment(thread.plan.body, options.config.plan.expires),
+    );
+    await book(round, view.issue, PLAN_WITHDRAWN);
+    await round.ledger.append('plan_withdrawn', {
+      round: round.round,
+      issue: view.issue,
+      comment: thread.plan.id,
+    });
+    round.log.info({ issue: view.issue }, `withdrew the plan of #${view.issue}: nobody answered it in time`);
+  }
+
+  return {
+    /** Works a writer's plan command on `issue`; false when it is not to be answered. */
+    work(round: SweepRound, command: 'plan' | 'approve' | 'revise', comment: IssueComment, issue: number) {
+      return command === 'plan' ? askForPlan(round, issue) : answer(round, command, comment, issue);
+    },
+
+    /** `/issueloop retry` on a withdrawn plan asks for a new one. */
+    retried: (round: SweepRound, issue: number) => requeueWithdrawn(round, issue, [PLAN_WITHDRAWN]),
+
+    /** Withdraws every plan left unanswered for `plan.expires` (one conditional read per waiting plan). */
+    async expire(round: SweepRound): Promise<void> {
+      const waiting = (await round.claims.list()).filter((view) => view.last_outcome === PLAN_REVIEW);
+      for (const view of waiting) {
+        try {
+          await expireOne(round, view);
+        } catch (err) {
+          round.log.warn(
+            { issue: view.issue, err: options.redact((err as Error).message) },
+            'could not check whether the plan expired; tried again next round',
+          );
+        }
+      }
+    },
+  };
+}

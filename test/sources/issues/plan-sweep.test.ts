@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryClaimStore } from '../../../src/claims/memory-claim-store.js';
+import { ConfigSchema } from '../../../src/config/schema.js';
+import { createRedactor } from '../../../src/core/redact.js';
+import { createGitHubEmulator } from '../../../src/emulators/github/index.js';
+import { PLAN_LABEL } from '../../../src/github/labels.js';
+import { renderPlanComment } from '../../../src/github/plan-comment.js';
+import type { Ledger } from '../../../src/session/ledger.js';
+import { commandSweep } from '../../../src/sources/issues/command-sweep.js';
+import { PLAN_REQUESTED, PLAN_REVIEW, PLAN_WITHDRAWN } from '../../../src/sources/issues/plan-outcomes.js';
+import { needsPlan, planNote, readPlanStage } from '../../../src/sources/issues/plan-stage.js';
+import { planSweep } from '../../../src/sources/issues/plan-sweep.js';
+import { BASE, emulated } from '../../github/emulated.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+import { createMemoryLog } from '../../helpers/memory-log.js';
+import { memberIssue, useStateDir } from '../../helpers/world.js';
+
+const stateDir = useStateDir('issueloop-plan-sweep-');
+const START = Date.UTC(2026, 10, 21, 12, 0, 0);
+const DAY = 24 * 3_600_000;
+
+/** An issue whose plan was posted at START and waits for review (its claim says plan_review). */
+async function waitingPlan() {
+  const clock = new FakeClock(START, false);
+  const emulator = createGitHubEmulator({ baseUrl: BASE, now: () => clock.now() });
+  emulator.setPermission('maintainer', 'write');
+  const issue = emulator.addIssue(memberIssue('Fix it', { labels: ['issueloop', PLAN_LABEL] }));
+  const gh = await emulated(stateDir.path, { emulator });
+  const claims = createMemoryClaimStore({ clock, maxFailures: 3 });
+  const claimed = await claims.claim(issue, 'host:1', 60_000);
+  if (!claimed.ok) throw new Error('not claimed');
+  await claims.release(claimed.lease, { outcome: PLAN_REVIEW });
+  const config = ConfigSchema.parse({});
+  const redact = createRedactor([]);
+  const planId = await gh.adapter.plans.post(
+    issue,
+    renderPlanComment({ issue, plan: 'Plan A', expiresMs: config.plan.expires, redact }),
+  );
+  const ledger: Array<[string, Record<string, unknown>]> = [];
+  const sweep = commandSweep({ github: gh.adapter, redact, clock, config });
+  const round = () =>
+    sweep({
+      round: 1,
+      log: createMemoryLog(),
+      claims,
+      owner: 'host:1',
+      ledger: {
+        append: async (type: string, fields?: Record<string, unknown>) =>
+          void ledger.push([type, fields ?? {}]),
+      } as unknown as Ledger,
+    });
+  return { clock, emulator, issue, gh, claims, ledger, round, planId };
+}
+
+describe('plan expiry (plan.expires) with the injected clock', () => {
+  it('a plan unanswered for plan.expires is withdrawn: comment edited, skipped as plan_withdrawn; /issueloop plan asks again', async () => {
+    const { clock, emulator, issue, gh, claims, ledger, round, planId } = await waitingPlan();
+    clock.advance(14 * DAY - 60_000);
+    await round();
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_REVIEW);
+    expect(await readPlanStage(gh.adapter, issue)).toEqual({ kind: 'plan' });
+
+    clock.advance(120_000);
+    await round();
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_WITHDRAWN);
+    const edited = emulator.comments(issue).find((c) => c.id === planId);
+    expect(edited?.body).toContain('**Withdrawn**: nobody answered within 14 days');
+    expect(edited?.body).toContain('Plan A');
+    expect(ledger.filter(([type]) => type === 'plan_withdrawn')).toEqual([
+      ['plan_withdrawn', { round: 1, issue, comment: planId }],
+    ]);
+
+    // A writer's /approve of the withdrawn plan answers nothing; /issueloop plan asks for a new one.
+    const late = emulator.addComment(issue, { author: 'maintainer', body: '/approve' });
+    await round();
+    expect(emulator.reactions(late)).toEqual([]);
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_WITHDRAWN);
+    const again = emulator.addComment(issue, { author: 'maintainer', body: '/issueloop plan' });
+    await round();
+    expect(emulator.reactions(again)).toEqual([{ user: 'issueloop-bot', content: '+1' }]);
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_REQUESTED);
+    expect(emulator.labelsOf(issue)).toContain(PLAN_LABEL);
+  });
+
+  it('a writer’s /revise after the plan is answered and read back as the next session’s request', async () => {
+    const { emulator, issue, gh, claims, round } = await waitingPlan();
+    const revise = emulator.addComment(issue, { author: 'maintainer', body: '/revise add a test\nplease' });
+    await round();
+    expect(emulator.reactions(revise)).toEqual([{ user: 'issueloop-bot', content: '+1' }]);
+    expect((await claims.get(issue))?.last_outcome).toBe('plan_revise');
+    const stage = await readPlanStage(gh.adapter, issue);
+    expect(stage).toEqual({ kind: 'revise', previous: 'Plan A', request: 'add a test\nplease' });
+    expect(planNote(stage)).toContain('### What the maintainer asked to change\n\nadd a test\nplease');
+  });
+});
+
+describe('planSweep', () => {
+  it('an /approve with no plan waiting (the claim says otherwise) is not answered', async () => {
+    const { emulator, issue, gh, claims, clock } = await waitingPlan();
+    const claimed = await claims.claim(issue, 'host:1', 60_000);
+    if (!claimed.ok) throw new Error('not claimed');
+    await claims.release(claimed.lease, { outcome: 'verify_failed' });
+    const id = emulator.addComment(issue, { author: 'maintainer', body: '/approve' });
+    const comment = { id, number: issue, author: 'maintainer', body: '/approve', updatedAt: '' };
+    const sweep = planSweep({
+      github: gh.adapter,
+      clock,
+      config: ConfigSchema.parse({}),
+      redact: createRedactor([]),
+    });
+    const round = { round: 1, log: createMemoryLog(), claims, owner: 'host:1', ledger: {} as Ledger };
+    expect(await sweep.work(round, 'approve', comment, issue)).toBe(false);
+    expect((await claims.get(issue))?.last_outcome).toBe('verify_failed');
+  });
+});
+
+describe('which issues need a plan', () => {
+  it('plan.required, or the issueloop:plan label', () => {
+    const off = ConfigSchema.parse({});
+    const on = ConfigSchema.parse({ plan: 'required' });
+    expect(needsPlan({ labels: ['issueloop'] }, off)).toBe(false);
+    expect(needsPlan({ labels: ['issueloop', PLAN_LABEL] }, off)).toBe(true);
+    expect(needsPlan({ labels: ['issueloop'] }, on)).toBe(true);
+  });
+});
