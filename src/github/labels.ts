@@ -7,6 +7,8 @@ import { httpStatusOf } from './github-error.js';
 export const IN_PROGRESS_LABEL = 'issueloop:in-progress';
 /** On an issue that failed `claims.max_failures` times: a person takes it from here. */
 export const NEEDS_HUMAN_LABEL = 'issueloop:needs-human';
+/** Put on an issue by a person: its next claim runs `attempts.n` attempts and delivers the best one. */
+export const BEST_OF_N_LABEL = 'issueloop:best-of-N';
 
 /** The labels issueloop itself puts on issues, created on first use with a colour and a description. */
 export const OWN_LABELS: Readonly<Record<string, { color: string; description: string }>> = {

@@ -9,6 +9,8 @@ export type Outcome =
   | 'budget_exceeded'
   | 'refused'
   | 'interrupted'
+  /** One of several attempts at an issue whose work the judge did not deliver (judge-attempts.ts). */
+  | 'not_chosen'
   | `error:${ErrorClass}`;
 
 /** Outcomes that are not failures of the issue: it was done, or the run was stopped. */

@@ -3,6 +3,7 @@ import type { SessionKind } from '../../claims/outcome-record.js';
 import type { Backlog } from '../../github/backlog.js';
 import type { Blocker } from '../../github/dependencies.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
+import { BEST_OF_N_LABEL } from '../../github/labels.js';
 import type { TrustDecision } from '../../github/trust.js';
 import type { WorkSource } from '../../scheduler/work-source.js';
 import { commandSweep } from './command-sweep.js';
@@ -65,6 +66,24 @@ export function readBlockers(
     candidates.filter((issue) => !followUps.has(issue.number)),
     { linesTrusted: authorTrusted, openInBacklog: new Set(backlog.map((issue) => issue.number)) },
   );
+}
+
+/**
+ * Best-of-N after a failure: `n` attempts for an issue whose last attempt ended `verify_failed` or
+ * `no_changes`, or that carries `issueloop:best-of-N`; one for everything else, and always one for a
+ * follow-up on an open PR.
+ */
+export function attemptsFor(
+  issue: Pick<BacklogIssue, 'number' | 'labels'>,
+  claim: Pick<ClaimView, 'last_outcome'> | undefined,
+  n: number,
+  followUps: ReadonlySet<number>,
+): number {
+  if (n <= 1 || followUps.has(issue.number)) return 1;
+  const failed = claim?.last_outcome === 'verify_failed' || claim?.last_outcome === 'no_changes';
+  const wanted = BEST_OF_N_LABEL.toLowerCase();
+  const labelled = issue.labels.some((label) => label.toLowerCase() === wanted);
+  return failed || labelled ? n : 1;
 }
 
 /**
@@ -150,6 +169,8 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
       kinds.set(issue.number, sessionKindOf(followUp));
       return issueWork(issue, options, followUp);
     },
+
+    attempts: (issue, claim) => attemptsFor(issue, claim, config.attempts.n, pulls.pending()),
 
     track: (issue, input) =>
       keepingOutcomes(trackIssue(options, issue, input, writes.inOrder), options, issue, input, () => {
