@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAttemptGate } from '../../src/scheduler/attempt-gate.js';
 import { attemptsUsd } from '../../src/scheduler/spend-gate.js';
+import { attemptsFor } from '../../src/sources/issues/issue-source.js';
 
 const gate = (options: { slots: number; maxUsd?: number }, controller = new AbortController()) =>
   createAttemptGate({ sessionMaxUsd: 5, signal: controller.signal, ...options });
@@ -68,5 +69,21 @@ describe("a best-of-N claim's slots and attempts.max_usd", () => {
     expect(attemptsUsd(config(), 3)).toBe(15);
     expect(attemptsUsd(config(8), 3)).toBe(8);
     expect(attemptsUsd(config(100), 3)).toBe(15);
+  });
+});
+
+describe('which claims get best-of-N (the issue source)', () => {
+  const issue = (labels: string[] = []) => ({ number: 4, labels });
+  it('after verify_failed or no_changes, or with the label; never for a follow-up, nor with n: 1', () => {
+    const none = new Set<number>();
+    expect(attemptsFor(issue(), { last_outcome: 'verify_failed' }, 3, none)).toBe(3);
+    expect(attemptsFor(issue(), { last_outcome: 'no_changes' }, 3, none)).toBe(3);
+    expect(attemptsFor(issue(['issueloop:Best-of-N']), undefined, 5, none)).toBe(5);
+    expect(attemptsFor(issue(), { last_outcome: 'budget_exceeded' }, 3, none)).toBe(1);
+    expect(attemptsFor(issue(), undefined, 3, none)).toBe(1);
+    expect(
+      attemptsFor(issue(['issueloop:best-of-N']), { last_outcome: 'verify_failed' }, 3, new Set([4])),
+    ).toBe(1);
+    expect(attemptsFor(issue(['issueloop:best-of-N']), { last_outcome: 'verify_failed' }, 1, none)).toBe(1);
   });
 });
