@@ -5,7 +5,7 @@ import { listBacklog } from './list-backlog.js';
 import { isStoreOutage, pause } from './pauses.js';
 import { describeSkip } from './plan-round.js';
 import { createRun, type Run, type RunOptions, type RunStop, type RunSummary } from './run-record.js';
-import { attemptsUsd, budgetStop, holdReservation, reserveSession, settleReservation } from './spend-gate.js';
+import { budgetStop, holdReservation, reserveSession, settleReservation } from './spend-gate.js';
 import { type WorkContext, workItem } from './work-item.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 
@@ -215,11 +215,7 @@ async function claimUpTo<T extends WorkItem>(
     const width = widthOf(run, item, plan, pool.size);
     try {
       // A shared spend cap is checked first: the session's cap is reserved before the claim.
-      reserved = await reserveSession(
-        ctx,
-        `${options.owner}#${item.number}#${++run.reservations}`,
-        attemptsUsd(ctx.config, width.n),
-      );
+      reserved = await reserveSession(ctx, `${options.owner}#${item.number}#${++run.reservations}`, width.n);
       if ('full' in reserved) {
         ctx.deps.log.warn(`${reserved.full}: no new claims`);
         run.stopDetail = reserved.full;
