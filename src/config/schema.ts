@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { globProblem } from '../core/path-glob.js';
+import { AttemptsSchema } from './attempts-schema.js';
 import { duration } from './duration-schema.js';
 import { GitHubSchema } from './github-schema.js';
 import { PlanSchema } from './plan-schema.js';
@@ -269,6 +270,8 @@ export const ConfigSchema = z.strictObject({
   pr: PullRequestSchema.prefault({}),
   /** A plan a maintainer approves before the work (config/plan-schema.ts). */
   plan: PlanSchema.prefault({}),
+  /** Best-of-N after a failure (config/attempts-schema.ts). */
+  attempts: AttemptsSchema.prefault({}),
   /** How issueloop authenticates to GitHub beyond a token: a GitHub App (config/github-schema.ts). */
   github: GitHubSchema.prefault({}),
   /** OpenTelemetry: off unless an OTLP endpoint is set here or in `OTEL_EXPORTER_OTLP_ENDPOINT`. */

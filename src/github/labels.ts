@@ -9,6 +9,8 @@ export const IN_PROGRESS_LABEL = 'issueloop:in-progress';
 export const NEEDS_HUMAN_LABEL = 'issueloop:needs-human';
 /** On an issue whose first session writes a plan a maintainer approves (`/approve`, `/revise`). */
 export const PLAN_LABEL = 'issueloop:plan';
+/** Put on an issue by a person: its next claim runs `attempts.n` attempts and delivers the best one. */
+export const BEST_OF_N_LABEL = 'issueloop:best-of-N';
 
 /** The labels issueloop itself puts on issues, created on first use with a colour and a description. */
 export const OWN_LABELS: Readonly<Record<string, { color: string; description: string }>> = {

@@ -32,6 +32,7 @@ const MAX_FILES_LISTED = 100;
 const MAX_FILE_NAME = 300;
 const MAX_COMMAND = 1_000;
 const MAX_MODEL = 100;
+const MAX_WHY = 300;
 /** Room kept for the notes that say how much was trimmed. */
 const TRIM_NOTE_ROOM = 200;
 
@@ -59,6 +60,8 @@ export interface PullRequestReport {
   blockedRequests?: readonly BlockedLine[];
   /** Refusals of destinations the list leaves out (the session's tally is bounded). */
   blockedOthers?: number;
+  /** Best-of-N: chosen from `from` attempts, for `why` (a judge's words in it: untrusted text). */
+  chosen?: { from: number; why: string; totalUsd: number };
 }
 
 type Redact = Redactor;
@@ -128,6 +131,7 @@ function composeBody(report: PullRequestReport, redact: Redact, summary: string,
     '',
     ...verification(report.verify, redact, tail),
     '',
+    ...chosenSection(report.chosen, redact),
     ...renderBlockedSection(report.blockedRequests, redact, report.blockedOthers),
     '---',
     '',
@@ -153,6 +157,20 @@ function verification(verify: PullRequestReport['verify'], redact: Redact, tail:
   const fence = '`'.repeat(Math.max(3, longestRun(tail, '`') + 1));
   const open = verify.passed ? '<details>' : '<details open>';
   return [...lines, '', `${open}<summary>Output (end)</summary>`, '', fence, tail, fence, '', '</details>'];
+}
+
+/** Why this attempt of several was delivered, and what they all cost. */
+function chosenSection(chosen: PullRequestReport['chosen'], redact: Redact): string[] {
+  if (!chosen || !isCount(chosen.from)) return [];
+  const why = untrustedProse(redact(clip(oneLine(chosen.why), MAX_WHY), MARKDOWN));
+  const total =
+    Number.isFinite(chosen.totalUsd) && chosen.totalUsd >= 0 ? `$${chosen.totalUsd.toFixed(2)}` : 'unknown';
+  return [
+    `## Chosen from ${chosen.from} attempts`,
+    '',
+    `This change was chosen from ${chosen.from} attempts: ${why}. The attempts and the judge cost ${total} together.`,
+    '',
+  ];
 }
 
 function followupsMarker(report: PullRequestReport): string {

@@ -211,9 +211,11 @@ async function claimUpTo<T extends WorkItem>(
     if (pool.has(item.number) || !plan.claimable(item)) continue;
     let result: Awaited<ReturnType<typeof ctx.claims.claim>>;
     let reserved: Awaited<ReturnType<typeof reserveSession>> | undefined;
+    // Best-of-N: the claim takes as many of the free workers as it has attempts (at least one).
+    const width = widthOf(run, item, plan, pool.size);
     try {
       // A shared spend cap is checked first: the session's cap is reserved before the claim.
-      reserved = await reserveSession(ctx, `${options.owner}#${item.number}#${++run.reservations}`);
+      reserved = await reserveSession(ctx, `${options.owner}#${item.number}#${++run.reservations}`, width.n);
       if ('full' in reserved) {
         ctx.deps.log.warn(`${reserved.full}: no new claims`);
         run.stopDetail = reserved.full;
@@ -228,12 +230,24 @@ async function claimUpTo<T extends WorkItem>(
     }
     if (result.ok) {
       const held = holdReservation(ctx, reserved.reservation);
-      const session = workItem({ ...ctx, judge: run.runFailure.judge }, item, result.lease, held);
-      pool.add(item.number, held.settledAfter(session));
+      const session = workItem({ ...ctx, judge: run.runFailure.judge }, item, result.lease, held, width);
+      pool.add(item.number, held.settledAfter(session), width.slots);
       claimed += 1;
     } else await settleReservation(ctx, reserved.reservation, 0);
   }
   return { claimed };
+}
+
+/** The attempts the source gives the item's claim, and the workers it takes: min(attempts, free), at least 1. */
+function widthOf<T extends WorkItem>(
+  run: Run<T>,
+  item: T,
+  plan: SourcePlan<T>,
+  busy: number,
+): { n: number; slots: number } {
+  const { ctx } = run;
+  const n = Math.max(1, ctx.source.attempts?.(item, plan.claims.get(item.number)) ?? 1);
+  return { n, slots: Math.max(1, Math.min(n, ctx.config.workers - busy)) };
 }
 
 /** Records the round in the ledger and the log, and lets the source tidy up. */

@@ -55,11 +55,22 @@ export type Reserved = { reservation?: Reservation } | { full: string };
  * Reserves a session's cap before item `issue` is claimed (nothing to reserve without a spend
  * ledger), or says which cap is reached and when its window reopens.
  */
-export async function reserveSession(ctx: WorkContext, id: string): Promise<Reserved> {
+export async function reserveSession(ctx: WorkContext, id: string, attempts = 1): Promise<Reserved> {
   if (!ctx.spend) return {};
-  const result = await ctx.spend.reserve(id, ctx.config.session.max_usd, reservationTtl(ctx.config));
+  const usd = attemptsUsd(ctx.config, attempts);
+  const result = await ctx.spend.reserve(id, usd, reservationTtl(ctx.config));
   if (result.ok) return { reservation: result.reservation };
   return { full: describeCapReached(result.full, ctx.deps.clock.now()) };
+}
+
+/**
+ * What a claim of `n` attempts may spend, and so reserves: each attempt's `session.max_usd`, or
+ * `attempts.max_usd` when that is less (the judge's one cheap call rides on the margin).
+ */
+export function attemptsUsd(config: Pick<Config, 'session' | 'attempts'>, n: number): number {
+  if (n <= 1) return config.session.max_usd;
+  const each = config.session.max_usd * n;
+  return Math.min(each, config.attempts.max_usd ?? Number.POSITIVE_INFINITY);
 }
 
 /** Replaces the reservation by what was spent; a ledger that cannot be reached lets it lapse. */

@@ -12,8 +12,8 @@ import { type SpanHandle, telemetry } from '../core/telemetry.js';
 import { ISSUELOOP } from '../core/telemetry-names.js';
 import type { Ledger } from '../session/ledger.js';
 import { failureClassOf, isFailure } from '../session/outcome.js';
-import { runSession } from '../session/run-session.js';
 import type { SessionInput, SessionReport } from '../session/session-report.js';
+import { type AttemptsWidth, type RanWork, recordWork, runWork } from './attempts-record.js';
 import { keepLease } from './lease-keeper.js';
 import type { ProgressSink } from './progress.js';
 import type { RunCause } from './run-failure.js';
@@ -118,9 +118,10 @@ export function workItem<T extends WorkItem>(
   item: T,
   lease: Lease,
   reservation?: SessionReservation,
+  width: AttemptsWidth = { n: 1, slots: 1 },
 ): Promise<SessionReport> {
   return telemetry().span('issueloop.session', { [ISSUELOOP.issue]: item.number }, async (span) => {
-    const report = await workItemIn(ctx, item, lease, span, reservation);
+    const report = await workItemIn(ctx, item, lease, span, reservation, width);
     recordSession(span, report);
     return report;
   });
@@ -132,6 +133,7 @@ async function workItemIn<T extends WorkItem>(
   lease: Lease,
   span: SpanHandle,
   reservation: SessionReservation | undefined,
+  width: AttemptsWidth,
 ): Promise<SessionReport> {
   const { claims } = ctx;
   const log = ctx.deps.log.child(item.logFields ?? { issue: item.number });
@@ -168,13 +170,13 @@ async function workItemIn<T extends WorkItem>(
     log.warn({ err: ctx.redact((err as Error).message) }, 'tracking the claim failed; continuing');
   });
 
-  let report: SessionReport;
+  let ran: RanWork;
   try {
     const interrupted =
       before?.last_outcome === 'interrupted' ? (before.partial_context ?? undefined) : undefined;
     const hint = before?.hint ?? undefined;
     const resume = { ...(interrupted ? { interruptedContext: interrupted } : {}), ...(hint ? { hint } : {}) };
-    report = await runSession({
+    ran = await runWork(width, {
       ...ctx,
       work: ctx.source.session(item),
       attempt,
@@ -190,6 +192,7 @@ async function workItemIn<T extends WorkItem>(
     keeper.stop();
     ctx.signal.removeEventListener('abort', onRunAbort);
   }
+  const { report } = ran;
 
   ctx.progress?.done(item.number, report.outcome);
   // A failure that is the run's (a refused credential, billing) is not charged to the item: its claim
@@ -197,7 +200,7 @@ async function workItemIn<T extends WorkItem>(
   const paused = ctx.judge?.(report);
   // What the session cost and did is kept first: the work after it may still throw.
   await reservation?.ended(report);
-  await tracker.sessionEnded?.(report, paused);
+  await recordWork(ctx, tracker, ran, paused);
   const recorded = paused ? 'interrupted' : report.outcome;
   const failed = isFailure(recorded);
   await releaseClaim(ctx, keeper.current(), log, {

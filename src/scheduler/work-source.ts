@@ -1,5 +1,6 @@
 import type { ClaimStore, ClaimView } from '../claims/claim-store.js';
 import type { Log } from '../core/logger.js';
+import type { TokenUsage } from '../model/types.js';
 import type { Ledger } from '../session/ledger.js';
 import type { SessionPhase, SessionReport } from '../session/session-report.js';
 import type { SessionWork } from '../session/session-work.js';
@@ -59,6 +60,18 @@ export interface ItemTracker {
    * work after the session fails (the outcome record's session entry). Never throws.
    */
   sessionEnded?(report: SessionReport, paused?: RunCause): Promise<void>;
+  /**
+   * Best-of-N: the judge's model call, charged to the item beside its attempts (each attempt's report
+   * went through `sessionEnded`). Never throws.
+   */
+  judged?(call: JudgeCall): Promise<void>;
+}
+
+/** What the judge of a best-of-N claim spent. */
+export interface JudgeCall {
+  costUsd: number;
+  model: string;
+  usage?: TokenUsage;
 }
 
 export interface TrackerInput {
@@ -83,6 +96,11 @@ export interface WorkSource<T extends WorkItem> {
   /** Orders the claimable items and says why the others are skipped. */
   plan(items: readonly T[], claims: ReadonlyMap<number, ClaimView>, round: RoundInfo): Promise<SourcePlan<T>>;
   session(item: T): SessionWork;
+  /**
+   * How many attempts the item's next claim runs (best-of-N after a failure); 1 or absent: one. Asked
+   * before the claim, so the scheduler knows the workers it takes.
+   */
+  attempts?(item: T, claim: ClaimView | undefined): number;
   track(item: T, input: TrackerInput): ItemTracker;
   /**
    * Before a round lists its backlog: what happened to finished work since (GitHub: issueloop's pull

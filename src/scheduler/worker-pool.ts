@@ -2,14 +2,17 @@ import type { Clock } from '../core/clock.js';
 import type { SessionReport } from '../session/session-report.js';
 
 /**
- * The sessions a run has going, one per busy worker. A session's report is recorded the moment it
+ * The sessions a run has going, each holding the workers it uses (one; a best-of-N claim as many as
+ * it runs side by side): `size` is the busy workers. A session's report is recorded the moment it
  * ends (its cost counts toward `run_max_usd` at once); the run waits on the pool only for a worker to
  * come free, never for the whole round.
  */
 export interface WorkerPool {
+  /** Busy workers: the sum of what each running claim holds. */
   readonly size: number;
   has(issue: number): boolean;
-  add(issue: number, session: Promise<SessionReport>): void;
+  /** A claim's session, holding `workers` workers (default 1) until it ends. */
+  add(issue: number, session: Promise<SessionReport>, workers?: number): void;
   /**
    * Until a session ends, `pollMs` passes (when given) or the run is interrupted: `ended` when a
    * session ended before. A session that threw rethrows here.
@@ -25,6 +28,8 @@ export function createWorkerPool(options: {
   record: (report: SessionReport) => void;
 }): WorkerPool {
   const running = new Map<number, Promise<void>>();
+  const held = new Map<number, number>();
+  let busy = 0;
   let ended = 0;
   let seen = 0;
   let failure: { err: unknown } | undefined;
@@ -35,10 +40,13 @@ export function createWorkerPool(options: {
 
   return {
     get size() {
-      return running.size;
+      return busy;
     },
     has: (issue) => running.has(issue),
-    add(issue, session) {
+    add(issue, session, workers = 1) {
+      const holds = Math.max(1, Math.floor(workers));
+      held.set(issue, holds);
+      busy += holds;
       const settled = session.then(
         (report) => options.record(report),
         (err: unknown) => {
@@ -49,6 +57,8 @@ export function createWorkerPool(options: {
         issue,
         settled.finally(() => {
           running.delete(issue);
+          busy -= held.get(issue) ?? 1;
+          held.delete(issue);
           ended += 1;
           wake?.();
         }),

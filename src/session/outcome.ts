@@ -11,6 +11,8 @@ export type Outcome =
   | 'interrupted'
   /** A plan session posted its plan: the issue waits for a maintainer's answer. */
   | 'plan_review'
+  /** One of several attempts at an issue whose work the judge did not deliver (judge-attempts.ts). */
+  | 'not_chosen'
   | `error:${ErrorClass}`;
 
 /** Outcomes that are not failures of the issue: it was done, its plan waits, or the run was stopped. */

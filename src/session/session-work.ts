@@ -63,6 +63,8 @@ export interface DeliveryInput {
   blockedRequests: BlockedRequest[];
   /** Refusals of destinations past the tally's cap: the PR body counts them. */
   blockedOthers?: number;
+  /** Best-of-N: this attempt was chosen from `from`, for `why`; the attempts and the judge cost `totalUsd`. */
+  chosen?: { from: number; why: string; totalUsd: number };
 }
 
 export interface Delivered {

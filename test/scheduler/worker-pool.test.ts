@@ -22,6 +22,19 @@ function pool(controller = new AbortController(), clock = new FakeClock(undefine
 }
 
 describe('the worker pool', () => {
+  it('counts a best-of-N claim as the workers it holds, until it ends', async () => {
+    const { p } = pool();
+    const wide = deferred<SessionReport>();
+    p.add(1, wide.promise, 3);
+    p.add(2, Promise.resolve(report(2)));
+    expect(p.size).toBe(4);
+    expect(await p.next()).toBe('ended');
+    expect(p.size).toBe(3);
+    wide.resolve(report(1));
+    expect(await p.next()).toBe('ended');
+    expect(p.size).toBe(0);
+  });
+
   it('tells of a session that ended, recording its report at once', async () => {
     const { p, recorded } = pool();
     const one = deferred<SessionReport>();

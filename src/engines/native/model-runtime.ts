@@ -38,6 +38,8 @@ export function createModelRuntime(options: {
   redact: Redactor;
 }): {
   chain: FailoverChain;
+  /** One plain traced call, no retries or failover: for one-off cheap calls (the attempts' judge). */
+  call: CallModel;
   forIssue(issue: { task: string; observer?: AgentObserver; signal?: AbortSignal }): Promise<SessionModel>;
 } {
   const { adapter, settings, deps } = options;
@@ -55,6 +57,7 @@ export function createModelRuntime(options: {
 
   return {
     chain,
+    call: callModel,
     async forIssue(issue) {
       chain.reset();
       const windows = await Promise.all(chain.models.map((model) => windowOf(model, issue.signal)));

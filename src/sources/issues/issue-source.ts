@@ -3,6 +3,7 @@ import type { SessionKind } from '../../claims/outcome-record.js';
 import type { Backlog } from '../../github/backlog.js';
 import type { Blocker } from '../../github/dependencies.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
+import { BEST_OF_N_LABEL } from '../../github/labels.js';
 import type { TrustDecision } from '../../github/trust.js';
 import type { WorkSource } from '../../scheduler/work-source.js';
 import { commandSweep } from './command-sweep.js';
@@ -13,6 +14,8 @@ import { namedBacklog } from './named-issues.js';
 import type { IssueSourceOptions } from './options.js';
 import { keepingOutcomes, sessionKindOf } from './outcome-keeping.js';
 import { planRound } from './plan-issues.js';
+import { PLAN_APPROVED } from './plan-outcomes.js';
+import { needsPlan } from './plan-stage.js';
 import { followPulls } from './pull-follow.js';
 import { MERGED } from './pull-sweep.js';
 
@@ -65,6 +68,31 @@ export function readBlockers(
     candidates.filter((issue) => !followUps.has(issue.number)),
     { linesTrusted: authorTrusted, openInBacklog: new Set(backlog.map((issue) => issue.number)) },
   );
+}
+
+/** Outcomes after which an issue that needs a plan is being implemented, not planned. */
+const IMPLEMENTING: ReadonlySet<string> = new Set([PLAN_APPROVED, 'verify_failed', 'no_changes']);
+
+/**
+ * Best-of-N after a failure: `n` attempts for an issue whose last attempt ended `verify_failed` or
+ * `no_changes`, or that carries `issueloop:best-of-N`; one for everything else, and always one for a
+ * follow-up on an open PR.
+ */
+export function attemptsFor(
+  issue: Pick<BacklogIssue, 'number' | 'labels'>,
+  claim: Pick<ClaimView, 'last_outcome'> | undefined,
+  n: number,
+  followUps: ReadonlySet<number>,
+  /** The issue needs a plan a maintainer approves: its plan sessions are one attempt each. */
+  planFirst = false,
+): number {
+  if (n <= 1 || followUps.has(issue.number)) return 1;
+  // A plan is written once per round of review; only the approved plan's implementation is tried N ways.
+  if (planFirst && !IMPLEMENTING.has(claim?.last_outcome ?? '')) return 1;
+  const failed = claim?.last_outcome === 'verify_failed' || claim?.last_outcome === 'no_changes';
+  const wanted = BEST_OF_N_LABEL.toLowerCase();
+  const labelled = issue.labels.some((label) => label.toLowerCase() === wanted);
+  return failed || labelled ? n : 1;
 }
 
 /**
@@ -150,6 +178,9 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
       kinds.set(issue.number, sessionKindOf(followUp));
       return issueWork(issue, options, followUp);
     },
+
+    attempts: (issue, claim) =>
+      attemptsFor(issue, claim, config.attempts.n, pulls.pending(), needsPlan(issue, config)),
 
     track: (issue, input) =>
       keepingOutcomes(trackIssue(options, issue, input, writes.inOrder), options, issue, input, () => {

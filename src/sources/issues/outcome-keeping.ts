@@ -1,11 +1,32 @@
 import type { SessionEntry, SessionKind } from '../../claims/outcome-record.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import type { RunCause } from '../../scheduler/run-failure.js';
-import type { ItemTracker, TrackerInput } from '../../scheduler/work-source.js';
+import type { ItemTracker, JudgeCall, TrackerInput } from '../../scheduler/work-source.js';
 import type { SessionReport } from '../../session/session-report.js';
 import type { FollowUp } from './follow-up.js';
 import { quietly } from './issue-tracker.js';
 import type { IssueSourceOptions } from './options.js';
+
+/** The fields of a judge's entry that are not its call's. */
+const JUDGE_REPORT = {
+  issue: 0,
+  attempt: 0,
+  outcome: 'resolved',
+  reason: '',
+  filesChanged: [],
+  verifyRuns: 0,
+  modelCalls: 1,
+  toolCalls: 0,
+  tokens: 0,
+  durationMs: 0,
+  productivity: { score: 0 },
+  partialContext: '',
+  engine: 'native',
+} as const satisfies Omit<SessionReport, 'model' | 'costUsd'>;
+
+function usageOf(call: JudgeCall): Pick<SessionReport, 'usage'> {
+  return call.usage ? { usage: call.usage } : {};
+}
 
 /** Why a session ran, as the outcome record names it: the first attempt (or its retry) or a follow-up. */
 export function sessionKindOf(followUp: FollowUp | undefined): SessionKind {
@@ -53,26 +74,42 @@ export function keepingOutcomes(
   const store = options.outcomes;
   if (!store) return tracker;
   const claimedAt = input.before?.lease?.claimed_at ?? new Date(options.clock.now()).toISOString();
-  let recorded = false;
-  const record = async (report: SessionReport, paused: RunCause | undefined) => {
-    if (recorded) return;
-    recorded = true;
-    const entry = sessionEntryOf(report, {
-      kind: kind(),
-      runId: input.ledger.runId,
-      at: options.clock.now(),
-      paused,
-    });
-    await quietly(options, input.log, `outcome record of #${issue.number}`, () =>
+  /** Each report once: a best-of-N claim reports every attempt, then its combined report (not kept again). */
+  const recorded = new Set<SessionReport>();
+  let sessionKind: SessionKind | undefined;
+  const keep = (entry: SessionEntry) =>
+    quietly(options, input.log, `outcome record of #${issue.number}`, () =>
       store.recordSession(issue.number, entry, { title: issue.title, labels: issue.labels, claimedAt }),
     );
+  const record = async (report: SessionReport, paused: RunCause | undefined) => {
+    if (recorded.has(report)) return;
+    recorded.add(report);
+    sessionKind ??= kind();
+    const at = options.clock.now();
+    await keep(sessionEntryOf(report, { kind: sessionKind, runId: input.ledger.runId, at, paused }));
   };
   return {
     ...tracker,
     // As soon as the session reports: the work after it (release, comments) may still fail.
     sessionEnded: (report, paused) => record(report, paused),
+    // The judge of a best-of-N claim: an `attempt` entry of its own, so its cost is the issue's too.
+    judged: (call) =>
+      keep({
+        ...sessionEntryOf(
+          {
+            ...JUDGE_REPORT,
+            model: call.model,
+            models: [call.model],
+            costUsd: call.costUsd,
+            ...usageOf(call),
+          },
+          { kind: 'attempt', runId: input.ledger.runId, at: options.clock.now() },
+        ),
+        outcome: 'judged',
+      }),
     async finished(report, after, paused) {
-      await record(report, paused);
+      // A session that reported nothing yet (no `sessionEnded` call): kept now.
+      if (recorded.size === 0) await record(report, paused);
       return tracker.finished(report, after, paused);
     },
   };

@@ -103,6 +103,7 @@ export async function publish(
       toolCalls: input.toolCalls,
       blockedRequests: input.blockedRequests,
       ...(input.blockedOthers ? { blockedOthers: input.blockedOthers } : {}),
+      ...(input.chosen ? { chosen: input.chosen } : {}),
     },
     redact,
   );

@@ -1,0 +1,152 @@
+import { stagedDiff } from '../session/git/staged-diff.js';
+import {
+  type AttemptCandidate,
+  type JudgeVerdict,
+  judgeAttempts,
+  linesChangedIn,
+} from '../session/judge-attempts.js';
+import { runSession } from '../session/run-session.js';
+import type { SessionInput, SessionReport } from '../session/session-report.js';
+import type { Delivered, DeliveryInput, SessionWork } from '../session/session-work.js';
+import { createAttemptGate } from './attempt-gate.js';
+import { combineAttempts } from './combine-attempts.js';
+
+/** What a claim's session input is, minus the work: each attempt gets its own. */
+export type AttemptsInput = Omit<SessionInput, 'work'> & {
+  work: SessionWork;
+  /** Attempts to run (`attempts.n`), and the worker slots the claim holds for them. */
+  n: number;
+  slots: number;
+};
+
+export interface AttemptsResult {
+  /** The claim's report: the winner's (or the best failure's), with every attempt's cost and the judge's. */
+  report: SessionReport;
+  /** Each attempt that ran (`k` of `n`), in order: the losers `not_chosen`. */
+  attempts: Array<{ k: number; report: SessionReport }>;
+  verdict: JudgeVerdict;
+}
+
+/**
+ * Best-of-N: up to `n` whole sessions on one claim, each in its own worktree on its own local branch
+ * (`issueloop/issue-<n>-a<k>`), side by side in the claim's slots. An attempt that validates hands
+ * its work to the judge instead of delivering it; once every attempt has ended or handed over, the
+ * judge picks one, which delivers as a single session would (the issue's branch, its PR); the others
+ * end `not_chosen`, nothing pushed.
+ */
+export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult> {
+  const { work, n } = input;
+  const ctx = input;
+  const { attempts: settings, session } = ctx.config;
+  const gate = createAttemptGate({
+    slots: input.slots,
+    sessionMaxUsd: session.max_usd,
+    ...(settings.max_usd !== undefined ? { maxUsd: settings.max_usd } : {}),
+    signal: input.signal,
+  });
+  const started = ctx.deps.clock.now();
+  const candidates: AttemptCandidate[] = [];
+  let pending = n;
+  let decide: (verdict: JudgeVerdict) => void = () => undefined;
+  const decided = new Promise<JudgeVerdict>((resolve) => {
+    decide = resolve;
+  });
+  let verdict: JudgeVerdict = { why: 'no attempt reached the judge', costUsd: 0, modelCalls: 0 };
+  /** Every attempt has ended or handed over: the judge decides, and whoever waits hears it. */
+  const settleOne = async () => {
+    pending -= 1;
+    if (pending > 0) return;
+    verdict = await judgeAttempts(candidates, {
+      callModel: ctx.models.call,
+      model: settings.judge_model ?? ctx.config.model.diagnosis_model,
+      issue: work.firstMessage(undefined),
+      redact: ctx.redact,
+      signal: input.signal,
+    }).catch((err: unknown) => ({
+      why: `the judge was stopped: ${(err as Error).message}`,
+      costUsd: 0,
+      modelCalls: 0,
+    }));
+    decide(verdict);
+  };
+
+  const runOne = async (k: number): Promise<SessionReport | undefined> => {
+    const cap = await gate.start();
+    if (cap === undefined) {
+      await settleOne();
+      return undefined;
+    }
+    let handedOver = false;
+    let from = '';
+    const attemptWork: SessionWork = {
+      ...work,
+      branch: `${work.branch}-a${k}`,
+      worktreeName: `${work.worktreeName}-a${k}`,
+      startPoint: async (git) => {
+        from = await work.startPoint(git);
+        return from;
+      },
+      deliver: async (delivery: DeliveryInput, git): Promise<Delivered> => {
+        const diff = await stagedDiff(delivery.worktree, from, git);
+        candidates.push({
+          attempt: k,
+          // Delivery comes only after the harness validated the work: verify passed, or none is set.
+          verified: delivery.verify?.passed ?? true,
+          diff,
+          linesChanged: linesChangedIn(diff),
+        });
+        handedOver = true;
+        gate.settle(cap, delivery.costUsd);
+        gate.freeSlot();
+        void settleOne();
+        const chosen = await untilDecided(decided, input.signal);
+        if (chosen.winner !== k) {
+          return { commit: '', reason: `not chosen: attempt ${chosen.winner ?? 'none'} was (${chosen.why})` };
+        }
+        const totalUsd = gate.spent + chosen.costUsd;
+        return work.deliver({ ...delivery, chosen: { from: n, why: chosen.why, totalUsd } }, git);
+      },
+    };
+    let spent = 0;
+    try {
+      const report = await runSession({
+        ...input,
+        work: attemptWork,
+        config: { ...input.config, session: { ...input.config.session, max_usd: cap } },
+        deps: { ...input.deps, log: input.deps.log.child({ try: k, of: n }) },
+      });
+      spent = report.costUsd;
+      return report;
+    } finally {
+      // Out of the running (a failure, or a harness that threw): the others must not wait for it.
+      if (!handedOver) {
+        gate.settle(cap, spent);
+        gate.freeSlot();
+        await settleOne();
+      }
+    }
+  };
+
+  const ran = await Promise.all(Array.from({ length: n }, (_, i) => runOne(i + 1)));
+  const reports = ran.flatMap((report, i) => (report ? [{ k: i + 1, report }] : []));
+  return combineAttempts(reports, verdict, {
+    issue: work.key,
+    attempt: input.attempt,
+    n,
+    durationMs: ctx.deps.clock.now() - started,
+    interrupted: input.signal.aborted,
+  });
+}
+
+/** The judge's verdict, or a throw when the run is interrupted first (the attempt ends `interrupted`). */
+function untilDecided(decided: Promise<JudgeVerdict>, signal: AbortSignal): Promise<JudgeVerdict> {
+  if (signal.aborted) return Promise.reject(new Error('interrupted'));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new Error('interrupted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    decided.then((verdict) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(verdict);
+    }, reject);
+  });
+}
