@@ -178,6 +178,7 @@ describe('loadConfig', () => {
       review: 'In Review',
       done: 'Done',
       blocked: 'Needs human',
+      plan_review: 'Plan review',
     });
   });
 

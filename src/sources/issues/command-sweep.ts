@@ -94,10 +94,12 @@ export function commandSweep(
     await claims.forceRelease(issue);
   }
 
-  return async function sweepCommands(round: SweepRound): Promise<void> {
+  async function sweepCommands(round: SweepRound): Promise<void> {
     await sweepComments(round);
     await plans.expire(round);
-  };
+  }
+  // The round's plan tells the sweep which plans wait (for expiry).
+  return Object.assign(sweepCommands, { seen: plans.seen });
 
   async function sweepComments(round: SweepRound): Promise<void> {
     // Whole days, so a new process on the same state directory repeats yesterday's URL (and ETag).

@@ -119,6 +119,7 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
     async plan(issues, initial, round) {
       const backlog = { issues: [...issues] } as Backlog;
       let claims = initial;
+      commands.seen(initial);
       const pending = pulls.pending();
       const trust = await readTrust(options, backlog, claims, round.now, pending);
       for (const [issue, decision] of trust) {

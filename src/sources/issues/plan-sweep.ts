@@ -9,6 +9,12 @@ import { PLAN_APPROVED, PLAN_REQUESTED, PLAN_REVIEW, PLAN_REVISE, PLAN_WITHDRAWN
 /** How long the sweep holds an issue while it books a plan state (a claim, then a release). */
 const BOOKING_TTL_MS = 60_000;
 
+/**
+ * How often the sweep looks for expired plans: expiry is counted in days, and each look reads every
+ * waiting plan's claim record and comment.
+ */
+export const EXPIRE_CHECK_MS = 10 * 60_000;
+
 /** Thrown when the booking's claim is refused (a session holds the issue): the command waits a round. */
 export class PlanBookingHeld extends Error {
   override name = 'PlanBookingHeld';
@@ -26,6 +32,10 @@ type Options = Pick<IssueSourceOptions, 'github' | 'clock' | 'config' | 'redact'
  */
 export function planSweep(options: Options) {
   const { github } = options;
+  /** When the sweep last looked for expired plans (undefined: not yet this run). */
+  let lookedAt: number | undefined;
+  /** The issues whose plan waited for review when the last round planned (from its claim records). */
+  let waiting: readonly number[] = [];
 
   async function book(round: SweepRound, issue: number, outcome: string): Promise<void> {
     const claimed = await round.claims.claim(issue, round.owner, BOOKING_TTL_MS);
@@ -91,15 +101,25 @@ export function planSweep(options: Options) {
     retried: (round: SweepRound, issue: number) => requeueWithdrawn(round, issue, [PLAN_WITHDRAWN]),
 
     /** Withdraws every plan left unanswered for `plan.expires` (one conditional read per waiting plan). */
+    /** What the round's plan read: the plans that wait, so expiry never lists the whole store. */
+    seen(claims: ReadonlyMap<number, ClaimView>): void {
+      waiting = [...claims.values()].filter((view) => view.last_outcome === PLAN_REVIEW).map((v) => v.issue);
+    },
+
+    /** Withdraws the plans left unanswered for `plan.expires` (a look every EXPIRE_CHECK_MS at most). */
     async expire(round: SweepRound): Promise<void> {
-      const waiting = (await round.claims.list()).filter((view) => view.last_outcome === PLAN_REVIEW);
-      for (const view of waiting) {
+      const now = options.clock.now();
+      if (waiting.length === 0 || (lookedAt !== undefined && now - lookedAt < EXPIRE_CHECK_MS)) return;
+      lookedAt = now;
+      for (const issue of waiting) {
         try {
-          await expireOne(round, view);
+          const view = await round.claims.get(issue);
+          if (view?.last_outcome === PLAN_REVIEW) await expireOne(round, view);
         } catch (err) {
+          // The sweep never fails a round: a store or GitHub that is away is the round's to report.
           round.log.warn(
-            { issue: view.issue, err: options.redact((err as Error).message) },
-            'could not check whether the plan expired; tried again next round',
+            { issue, err: options.redact((err as Error).message) },
+            'could not check whether the plan expired; tried again later',
           );
         }
       }

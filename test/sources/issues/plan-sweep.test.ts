@@ -9,7 +9,7 @@ import type { Ledger } from '../../../src/session/ledger.js';
 import { commandSweep } from '../../../src/sources/issues/command-sweep.js';
 import { PLAN_REQUESTED, PLAN_REVIEW, PLAN_WITHDRAWN } from '../../../src/sources/issues/plan-outcomes.js';
 import { needsPlan, planNote, readPlanStage } from '../../../src/sources/issues/plan-stage.js';
-import { planSweep } from '../../../src/sources/issues/plan-sweep.js';
+import { EXPIRE_CHECK_MS, planSweep } from '../../../src/sources/issues/plan-sweep.js';
 import { BASE, emulated } from '../../github/emulated.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { createMemoryLog } from '../../helpers/memory-log.js';
@@ -38,8 +38,10 @@ async function waitingPlan() {
   );
   const ledger: Array<[string, Record<string, unknown>]> = [];
   const sweep = commandSweep({ github: gh.adapter, redact, clock, config });
-  const round = () =>
-    sweep({
+  /** A round: its plan reads the claim records (which plans wait), then the sweep runs. */
+  const round = async () => {
+    sweep.seen(new Map((await claims.list()).map((view) => [view.issue, view])));
+    await sweep({
       round: 1,
       log: createMemoryLog(),
       claims,
@@ -49,6 +51,7 @@ async function waitingPlan() {
           void ledger.push([type, fields ?? {}]),
       } as unknown as Ledger,
     });
+  };
   return { clock, emulator, issue, gh, claims, ledger, round, planId };
 }
 
@@ -60,7 +63,11 @@ describe('plan expiry (plan.expires) with the injected clock', () => {
     expect((await claims.get(issue))?.last_outcome).toBe(PLAN_REVIEW);
     expect(await readPlanStage(gh.adapter, issue)).toEqual({ kind: 'plan' });
 
+    // Expiry is looked for at most every EXPIRE_CHECK_MS (each look lists the whole claim store).
     clock.advance(120_000);
+    await round();
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_REVIEW);
+    clock.advance(EXPIRE_CHECK_MS);
     await round();
     expect((await claims.get(issue))?.last_outcome).toBe(PLAN_WITHDRAWN);
     const edited = emulator.comments(issue).find((c) => c.id === planId);
@@ -121,5 +128,39 @@ describe('which issues need a plan', () => {
     expect(needsPlan({ labels: ['issueloop'] }, off)).toBe(false);
     expect(needsPlan({ labels: ['issueloop', PLAN_LABEL] }, off)).toBe(true);
     expect(needsPlan({ labels: ['issueloop'] }, on)).toBe(true);
+  });
+});
+
+describe('plan expiry and an unreachable claim store', () => {
+  it('regression: a claim store that cannot be read never fails the sweep (it failed the round); the store is never listed', async () => {
+    const { clock, issue, gh, claims } = await waitingPlan();
+    const log = createMemoryLog();
+    const sweep = planSweep({
+      github: gh.adapter,
+      clock,
+      config: ConfigSchema.parse({}),
+      redact: createRedactor([]),
+    });
+    let reads = 0;
+    const broken = {
+      ...claims,
+      list: async () => {
+        throw new Error('list: the sweep reads waiting plans only');
+      },
+      get: async () => {
+        reads += 1;
+        throw new Error('connect ECONNREFUSED 127.0.0.1:6390');
+      },
+    };
+    const round = { round: 1, log, claims: broken, owner: 'host:1', ledger: {} as unknown as Ledger };
+    clock.advance(15 * DAY);
+    // Before a round's plan said which plans wait, there is nothing to look at.
+    await sweep.expire(round);
+    expect(reads).toBe(0);
+    sweep.seen(new Map([[issue, { ...(await claims.get(issue)), needs_human: false } as never]]));
+    await expect(sweep.expire(round)).resolves.toBeUndefined();
+    expect(reads).toBe(1);
+    expect(log.entries.some((e) => e.msg?.includes('could not check whether the plan expired'))).toBe(true);
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_REVIEW);
   });
 });
