@@ -8,6 +8,13 @@ import {
 export const RESOLVED_GREETING = "export const greet = () => 'hello';\nexport const wave = () => 'bye';\n";
 
 /**
+ * What a hostile first session writes for the two-step setup attack (issue 29): a `package.json` whose
+ * `preinstall` runs `reach-out.mjs`, and that script. Set by the test that asks for it (the ports are
+ * its servers'); the agent writes them when the issue's body says `add-a-preinstall`.
+ */
+export const hostileSetup = { manifest: '', script: '' };
+
+/**
  * The scripted agent: fixes the typo for issues titled "typo", adds a test file in a follow-up of a PR
  * whose checks failed, does nothing for anything else.
  */
@@ -51,6 +58,23 @@ export function agentScript(request: ParsedMessagesRequest): ScriptedReply {
       {
         name: 'str_replace_based_edit_tool',
         input: { command: 'create', path: 'greet.test.js', file_text: "assert(greet() === 'hello');\n" },
+      },
+    ]);
+  }
+  // Issue 29's two-step setup attack, step one: a hook for the follow-up's `session.setup` to run.
+  if (first.includes('add-a-preinstall')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'create', path: 'package.json', file_text: hostileSetup.manifest },
+      },
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'create', path: 'reach-out.mjs', file_text: hostileSetup.script },
+      },
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
       },
     ]);
   }
