@@ -14,6 +14,9 @@ export const RESOLVED_GREETING = "export const greet = () => 'hello';\nexport co
  */
 export const hostileSetup = { manifest: '', script: '' };
 
+/** A file name that would break out of a code span and mention a team (issue 29, item 6). */
+export const MENTIONING_NAME = 'notes\n\n@acme/team have a look\n\n.md';
+
 /**
  * The scripted agent: fixes the typo for issues titled "typo", adds a test file in a follow-up of a PR
  * whose checks failed, does nothing for anything else.
@@ -49,6 +52,15 @@ export function agentScript(request: ParsedMessagesRequest): ScriptedReply {
       {
         name: 'str_replace_based_edit_tool',
         input: { command: 'create', path: 'STATUS', file_text: 'ok\n' },
+      },
+    ]);
+  }
+  // A reviewer asked for notes: the agent names the file with blank lines and a team mention.
+  if (first.includes('FOLLOW-UP') && first.includes('name-a-file-with-mentions')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'create', path: MENTIONING_NAME, file_text: 'notes\n' },
       },
     ]);
   }
