@@ -159,7 +159,8 @@ beforeAll(async () => {
     { network: 'none', allow_domains: ['registry.test', 'rebind.test'], setup_domains: ['auto'] },
     { network },
   );
-  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir, log });
+  // The base's top level, where setup's registries are detected: npm's, from its package.json.
+  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir, log, setupBase: ['package.json'] });
 }, 60_000);
 
 afterAll(async () => {
@@ -389,7 +390,7 @@ describe('the two-step setup attack', () => {
     >;
     for (const name of HOSTILE) expect(results[name], name).toMatch(/^refused/);
     await expectNothingArrived(cfg.marker);
-    // Detected from package.json: npm's registry (here the stand-in) is what setup may reach.
+    // Detected from the base's package.json: npm's registry (here the stand-in) is what setup may reach.
     expect(results['honest GET']).toMatch(/^reached HTTP\/1.1 200/);
     expect(seen.registry).toContain('registry.npmjs.org/ok-pwned-by-preinstall');
   }, 90_000);

@@ -4,6 +4,7 @@ import { type AddressInfo, connect, createServer, type Server as NetServer } fro
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStatus } from '../../src/cli/commands/status.js';
+import { rolePolicies, type SandboxHost, type WorktreeView } from '../../src/sandbox/sandbox-host.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { useRedisServer } from '../helpers/redis-server.js';
 import { hostileSetup } from './agent-script.js';
@@ -15,7 +16,8 @@ import { roundsFixture } from './rounds-fixture.js';
  * fails; the follow-up's `session.setup` (`npm install`) runs the hook on the PR's branch. It reaches
  * for a loopback Redis, loopback HTTP on 127.0.0.1 and ::1 and a host abstract socket, directly and
  * through setup's proxy. Nothing arrives; the follow-up's report and ledger list what setup's proxy
- * refused; the honest fix is still pushed.
+ * refused; the honest fix is still pushed. And setup's registries (`setup_domains: [auto]`) are
+ * detected from the PR's base, so the package.json the agent added opened none of them.
  *
  * The setup command is `npm install` only where a package.json exists (the base has none, and npm
  * would otherwise write one); `--no-package-lock` keeps npm's lockfile out of the follow-up's commit.
@@ -90,10 +92,21 @@ describe('the two-step setup attack, through a follow-up', () => {
   }, async () => {
     const fixture = await resolvedWithRealRefs({ session: { setup: SETUP } }, 'please add-a-preinstall');
     const { emulator, ctx, newSource, issue, pr, branch, failCheck } = fixture;
+    const views: WorktreeView[] = [];
+    const sandbox: SandboxHost = {
+      mode: ctx.sandbox.mode,
+      forWorktree: (view) => {
+        views.push(view);
+        return ctx.sandbox.forWorktree(view);
+      },
+    };
     // Step one landed: the hook is on the PR's branch.
     expect(repo.fx.git(repo.fx.origin, 'show', `${branch}:package.json`)).toContain('"preinstall"');
     failCheck();
-    const second = await runRounds({ ...ctx, source: newSource() }, { owner: 'host:2', maxRounds: 2 });
+    const second = await runRounds(
+      { ...ctx, sandbox, source: newSource() },
+      { owner: 'host:2', maxRounds: 2 },
+    );
     expect(second.reports.map((r) => [r.issue, r.outcome, r.reason])).toEqual([
       [issue, 'resolved', `pushed to PR #${pr.number} (follow-up 1: failing checks)`],
     ]);
@@ -114,6 +127,13 @@ describe('the two-step setup attack, through a follow-up', () => {
     const logged = status.lastRun?.issues.find((i) => i.issue === issue)?.blockedRequests;
     expect(logged).toEqual(expect.arrayContaining(refused));
     expect(logged?.every((entry) => entry.role === 'setup')).toBe(true);
+
+    // setup_domains [auto] read the PR's base (main: no package.json), not the branch the agent
+    // wrote: its package.json opened no registry to setup.
+    expect(views.map((view) => view.setupBase)).toEqual([['README.md', 'greet.js', 'src']]);
+    expect(
+      rolePolicies({ mode: 'os', read_only: [], network: 'none' }, views[0]?.setupBase).setup.hosts,
+    ).toEqual([]);
 
     // The honest fix is on the same PR.
     expect(repo.fx.git(repo.fx.origin, 'show', `${branch}:greet.test.js`)).toContain("greet() === 'hello'");
