@@ -10,7 +10,7 @@ const hostPattern = z
   );
 
 /** `sandbox.setup_domains` presets (their hosts: sandbox/setup-registries.ts). */
-export const SETUP_PRESETS = ['auto', 'npm', 'pypi', 'crates', 'go', 'rubygems', 'maven'] as const;
+export const SETUP_PRESETS = ['auto', 'npm', 'pypi', 'crates', 'go', 'rubygems', 'maven', 'gradle'] as const;
 
 /** `sandbox:` — what confines everything the agent runs (README, "Security model"). */
 export const SandboxSchema = z.strictObject({
@@ -34,8 +34,8 @@ export const SandboxSchema = z.strictObject({
   allow_domains: z.array(hostPattern).default([]),
   /**
    * Hosts `session.setup` may reach, besides `allow_domains`: `auto` (the package registries of the
-   * ecosystems the worktree's manifests and lockfiles name), a preset (npm, pypi, crates, go,
-   * rubygems, maven), or a host. `[auto, npm.pkg.github.com]` adds to the detected registries.
+   * ecosystems the base branch's top-level manifests and lockfiles name), a preset (npm, pypi, crates, go,
+   * rubygems, maven, gradle), or a host. `[auto, npm.pkg.github.com]` adds to the detected registries.
    */
   setup_domains: z.array(z.union([z.enum(SETUP_PRESETS), hostPattern])).default(['auto']),
   /** Ports besides 80 and 443 that allowed hosts may be reached on. */

@@ -8,7 +8,7 @@ import { gitViewMounts, type WorktreeGitDirs } from './git-view.js';
 import type { NetHolder } from './net-holder.js';
 import { type CommandSandbox, createBwrapSandbox, type HostFacts, UNSANDBOXED } from './sandbox.js';
 import { openSessionNetwork } from './session-network.js';
-import { setupHosts, topLevelEntries } from './setup-registries.js';
+import { setupHosts } from './setup-registries.js';
 
 export interface SandboxSettings {
   /** `os`: bubblewrap (Linux); `none`: the user chose to run the agent's commands unconfined. */
@@ -44,6 +44,12 @@ export interface WorktreeView {
   agentGitDir: string;
   /** The session's log, for the refused destinations. */
   log?: Log;
+  /**
+   * The top-level names of the base branch's revision the session works from, where
+   * `sandbox.setup_domains: [auto]` detects the registries: never the worktree, which a follow-up's
+   * agent wrote (a `Cargo.toml` it added would open crates.io to setup). None given, none detected.
+   */
+  setupBase?: readonly string[];
 }
 
 export interface ClaudeScope {
@@ -106,11 +112,11 @@ export const UNSANDBOXED_HOST: SandboxHost = Object.freeze({
 /** The egress allowlist of each role (README, "Security model"). */
 export function rolePolicies(
   settings: SandboxSettings,
-  worktree: string,
+  setupBase: readonly string[] = [],
 ): { commands: EgressPolicy; setup: EgressPolicy; claude: EgressPolicy } {
   const ports = new Set([...WEB_PORTS, ...(settings.allow_ports ?? [])]);
   const allow = settings.allow_domains ?? [];
-  const setup = setupHosts(settings.setup_domains ?? ['auto'], allow, () => topLevelEntries(worktree));
+  const setup = setupHosts(settings.setup_domains ?? ['auto'], allow, () => setupBase);
   return {
     commands: { hosts: settings.network === 'full' ? 'any' : allow, ports },
     setup: { hosts: setup, ports },
@@ -150,7 +156,7 @@ export function createSandboxHost(
         log,
         network: options.network,
       });
-      const policies = rolePolicies(settings, view.worktree);
+      const policies = rolePolicies(settings, view.setupBase);
       try {
         const commands = await network.open('commands', policies.commands);
         let setup: Promise<CommandSandbox> | undefined;

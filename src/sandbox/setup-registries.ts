@@ -1,10 +1,9 @@
-import { readdirSync } from 'node:fs';
-
 /**
  * `sandbox.setup_domains`: the hosts `session.setup` may reach. Setup runs the branch's own scripts
  * (an npm `preinstall`, a `setup.py`), so it gets the package registries it needs and nothing else.
- * An entry is a preset's name, `auto` (the presets of the ecosystems the worktree uses, detected from
- * its top-level manifests and lockfiles), or a host as in `allow_domains`. The default is `[auto]`.
+ * An entry is a preset's name, `auto` (the presets of the ecosystems the repository uses, detected
+ * from the top-level manifests and lockfiles of the base branch, never of the agent's branch), or a
+ * host as in `allow_domains`. The default is `[auto]`.
  */
 
 export const REGISTRY_PRESETS = {
@@ -14,6 +13,16 @@ export const REGISTRY_PRESETS = {
   go: ['proxy.golang.org', 'sum.golang.org'],
   rubygems: ['rubygems.org', 'index.rubygems.org'],
   maven: ['repo.maven.apache.org', 'repo1.maven.org'],
+  // The plugin portal and the wrapper's distributions, each with the host it redirects downloads to,
+  // and Maven Central, where most of a Gradle build's dependencies come from.
+  gradle: [
+    'plugins.gradle.org',
+    'plugins-artifacts.gradle.org',
+    'services.gradle.org',
+    'downloads.gradle.org',
+    'repo.maven.apache.org',
+    'repo1.maven.org',
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type RegistryPreset = keyof typeof REGISTRY_PRESETS;
@@ -29,7 +38,8 @@ const MARKERS: ReadonlyArray<readonly [RegistryPreset, RegExp]> = [
   ['crates', /^Cargo\.(toml|lock)$/],
   ['go', /^go\.(mod|sum)$/],
   ['rubygems', /^(Gemfile|Gemfile\.lock|[\w.-]+\.gemspec)$/],
-  ['maven', /^(pom\.xml|build\.gradle(\.kts)?|settings\.gradle(\.kts)?)$/],
+  ['maven', /^pom\.xml$/],
+  ['gradle', /^(build\.gradle(\.kts)?|settings\.gradle(\.kts)?|gradlew|gradle\.properties)$/],
 ];
 
 /** The presets whose manifests or lockfiles are at the top of `names` (a directory's entries). */
@@ -42,30 +52,22 @@ function isPreset(entry: string): entry is RegistryPreset {
 }
 
 /**
- * The hosts of `setup_domains` for a worktree: presets expanded, `auto` as the detected presets,
- * other entries as they are; then `allow_domains`. Detection happens only where `auto` is listed:
+ * The hosts of `setup_domains` for a session: presets expanded, `auto` as the presets detected in
+ * `baseEntries` (the top level of the base branch's revision), other entries as they are; then
+ * `allow_domains`. Detection happens only where `auto` is listed:
  * `[auto, npm.pkg.github.com]` adds a host to the detected registries, `[npm]` is npm's alone.
  */
 export function setupHosts(
   setupDomains: readonly string[],
   allowDomains: readonly string[],
-  worktreeEntries: () => readonly string[],
+  baseEntries: () => readonly string[],
 ): string[] {
   const hosts = new Set<string>();
   for (const entry of setupDomains) {
-    const presets = entry === AUTO ? detectPresets(worktreeEntries()) : isPreset(entry) ? [entry] : [];
+    const presets = entry === AUTO ? detectPresets(baseEntries()) : isPreset(entry) ? [entry] : [];
     if (entry !== AUTO && !isPreset(entry)) hosts.add(entry);
     for (const preset of presets) for (const host of REGISTRY_PRESETS[preset]) hosts.add(host);
   }
   for (const host of allowDomains) hosts.add(host);
   return [...hosts];
-}
-
-/** A worktree's top-level entries (none when it cannot be read). */
-export function topLevelEntries(worktree: string): string[] {
-  try {
-    return readdirSync(worktree);
-  } catch {
-    return [];
-  }
 }

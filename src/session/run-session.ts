@@ -4,7 +4,7 @@ import { cleanBlocked } from '../core/destination-text.js';
 import type { EngineResult } from '../engines/engine.js';
 import { openSessionEngine } from '../engines/open-engine.js';
 import { GitTamperedError } from './git/git-state.js';
-import { addWorktree, GitError, removeWorktree, resetBranch } from './git/index.js';
+import { addWorktree, GitError, removeWorktree, resetBranch, topLevelNames } from './git/index.js';
 import { outcomeOfStop } from './outcome.js';
 import type { SessionInput, SessionReport } from './session-report.js';
 import { createSessionState, type SessionState } from './session-state.js';
@@ -82,6 +82,7 @@ async function prepareWorktree(
     protectedPaths: config.protected_paths,
     log: state.log,
     remember: state.remember,
+    ...(config.session.setup ? { setupBase: await setupBaseNames(state, base) } : {}),
   });
   state.worktree = guarded.worktree;
   state.sandboxes = guarded.sandboxes;
@@ -105,6 +106,16 @@ async function prepareWorktree(
   }
   state.keep = true;
   return { report: state.report('error:invalid_request', describeSetupFailure(setup)) };
+}
+
+/**
+ * The top level of the base branch's revision (the start point, or the work's `setupBase`), where
+ * `setup_domains: [auto]` detects the registries: a follow-up's agent cannot widen them.
+ */
+async function setupBaseNames(state: SessionState, start: string): Promise<string[]> {
+  const { work, checkout } = state.input;
+  const rev = work.setupBase ? await work.setupBase(state.git) : start;
+  return topLevelNames(checkout, rev, state.git);
 }
 
 async function openEngine(state: SessionState, guarded: GuardedWorktree): Promise<void> {

@@ -102,6 +102,12 @@ export interface SessionWork {
   /** The revision the branch starts from. */
   startPoint(git: GitOptions): Promise<string>;
   /**
+   * The base branch's revision `sandbox.setup_domains: [auto]` detects registries from, when the
+   * start point is not on it (a follow-up starts from the agent's own branch). Without it, the start
+   * point.
+   */
+  setupBase?(git: GitOptions): Promise<string>;
+  /**
    * Run by the harness in the new worktree, before the sandbox is built over it and before any agent:
    * a follow-up merges its PR's base here. Without it the agent starts at once.
    */

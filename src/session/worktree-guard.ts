@@ -45,13 +45,21 @@ export async function guardWorktree(input: {
   protectedPaths: readonly string[];
   log: Log;
   remember: (type: string, fields: Record<string, unknown>) => void;
+  /** The base branch's top-level names, for setup's registries (WorktreeView.setupBase). */
+  setupBase?: readonly string[];
 }): Promise<GuardedWorktree> {
   const worktree = await realpath(input.path);
   const dirs = await worktreeGitDirs(worktree, input.git);
   const git = inWorktree(input.git, dirs, worktree);
   if (input.sandbox.mode === 'os') await writeAgentGitDir(dirs, input.branch, input.agentGitDir, input.git);
   const before = await snapshotGitState(dirs);
-  const view = { worktree, git: dirs, agentGitDir: input.agentGitDir, log: input.log };
+  const view = {
+    worktree,
+    git: dirs,
+    agentGitDir: input.agentGitDir,
+    log: input.log,
+    ...(input.setupBase ? { setupBase: input.setupBase } : {}),
+  };
   return {
     worktree,
     git,

@@ -27,7 +27,7 @@ import { testSandboxHost } from '../helpers/sandbox.js';
 /**
  * Issue 29's attacks, through the real bubblewrap, nsenter and the session's proxies, for each role:
  * a hostile script (reach-out.mjs) reaches for a loopback Redis, loopback HTTP on 127.0.0.1 and ::1,
- * a host abstract socket, and the proxy with CONNECT to loopback, private addresses and a name that
+ * a host abstract socket, and the proxy with CONNECT to loopback addresses and names that
  * resolves to loopback. The host-side servers' own records say whether anything arrived. The same
  * script run unsandboxed reaches them all, so the checks below can fail.
  *
@@ -159,7 +159,8 @@ beforeAll(async () => {
     { network: 'none', allow_domains: ['registry.test', 'rebind.test'], setup_domains: ['auto'] },
     { network },
   );
-  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir, log });
+  // The base's top level, where setup's registries are detected: npm's, from its package.json.
+  sandboxes = await host.forWorktree({ worktree, git: dirs, agentGitDir, log, setupBase: ['package.json'] });
 }, 60_000);
 
 afterAll(async () => {
@@ -199,8 +200,6 @@ const HOSTILE = [
   'abstract unix socket',
   'CONNECT 127.0.0.1 redis',
   'CONNECT [::1] http',
-  'CONNECT 10.0.0.1',
-  'CONNECT 192.168.1.1',
   'CONNECT rebind.test (resolves to 127.0.0.1)',
   'CONNECT localhost',
   'CONNECT 2130706433 (127.0.0.1 as a number)',
@@ -276,8 +275,6 @@ describe.each([
       expect.arrayContaining([
         `127.0.0.1:${redis.server.port}`,
         `[::1]:${portOf(http6)}`,
-        '10.0.0.1:443',
-        '192.168.1.1:80',
         'rebind.test:80',
         'localhost:80',
         `127.0.0.1:${portOf(http4)}`,
@@ -393,7 +390,7 @@ describe('the two-step setup attack', () => {
     >;
     for (const name of HOSTILE) expect(results[name], name).toMatch(/^refused/);
     await expectNothingArrived(cfg.marker);
-    // Detected from package.json: npm's registry (here the stand-in) is what setup may reach.
+    // Detected from the base's package.json: npm's registry (here the stand-in) is what setup may reach.
     expect(results['honest GET']).toMatch(/^reached HTTP\/1.1 200/);
     expect(seen.registry).toContain('registry.npmjs.org/ok-pwned-by-preinstall');
   }, 90_000);

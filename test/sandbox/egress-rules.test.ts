@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigSchema, SETUP_PRESETS } from '../../src/config/schema.js';
 import {
@@ -149,7 +146,9 @@ describe('setup_domains', () => {
       'rubygems',
       'maven',
     ]);
-    expect(detectPresets(['my.gemspec', 'build.gradle.kts'])).toEqual(['rubygems', 'maven']);
+    expect(detectPresets(['my.gemspec', 'build.gradle.kts'])).toEqual(['rubygems', 'gradle']);
+    expect(detectPresets(['pom.xml', 'settings.gradle'])).toEqual(['maven', 'gradle']);
+    expect(detectPresets(['gradlew'])).toEqual(['gradle']);
     expect(detectPresets(['src', 'notes.txt', 'package.json.bak'])).toEqual([]);
   });
 
@@ -182,6 +181,19 @@ describe('setup_domains', () => {
     expect(sandbox({ allow_ports: [65_536] }).success).toBe(false);
   });
 
+  it('gradle: the plugin portal, the wrapper distributions and Maven Central, detected from its build files', () => {
+    expect(setupHosts(['auto'], [], () => ['build.gradle', 'src'])).toEqual([
+      'plugins.gradle.org',
+      'plugins-artifacts.gradle.org',
+      'services.gradle.org',
+      'downloads.gradle.org',
+      'repo.maven.apache.org',
+      'repo1.maven.org',
+    ]);
+    expect(setupHosts(['gradle'], [], () => [])).toContain('plugins.gradle.org');
+    expect(ConfigSchema.safeParse({ sandbox: { setup_domains: ['gradle'] } }).success).toBe(true);
+  });
+
   it("the config schema's presets are the sandbox's", () => {
     expect([...SETUP_PRESETS].sort()).toEqual(['auto', ...Object.keys(REGISTRY_PRESETS)].sort());
   });
@@ -189,35 +201,28 @@ describe('setup_domains', () => {
 
 describe('the allowlist of each role', () => {
   it('commands: allow_domains, or any public host with network: full; setup: its registries and allow_domains; claude: allow_domains', () => {
-    const worktree = mkdtempSync(join(tmpdir(), 'issueloop-roles-'));
-    try {
-      writeFileSync(join(worktree, 'Cargo.toml'), '[package]\n');
-      const settings = {
-        mode: 'os' as const,
-        read_only: [],
-        allow_domains: ['api.example.com'],
-        allow_ports: [8443],
-      };
-      const none = rolePolicies({ ...settings, network: 'none' }, worktree);
-      expect(none.commands.hosts).toEqual(['api.example.com']);
-      expect([...none.commands.ports]).toEqual([80, 443, 8443]);
-      expect(none.setup.hosts).toEqual([
-        'crates.io',
-        'index.crates.io',
-        'static.crates.io',
-        'api.example.com',
-      ]);
-      expect(none.claude.hosts).toEqual(['api.example.com']);
-      const full = rolePolicies({ ...settings, network: 'full' }, worktree);
-      expect(full.commands.hosts).toBe('any');
-      // network: full is the commands' and verify's; setup and claude keep their lists.
-      expect(full.setup.hosts).toEqual(none.setup.hosts);
-      expect(full.claude.hosts).toEqual(['api.example.com']);
-      const empty = rolePolicies({ mode: 'os', read_only: [], network: 'none' }, worktree);
-      expect(empty.commands.hosts).toEqual([]);
-      expect([...empty.commands.ports]).toEqual([80, 443]);
-    } finally {
-      rmSync(worktree, { recursive: true, force: true });
-    }
+    // The base branch's top level holds a Cargo.toml.
+    const base = ['Cargo.toml', 'src'];
+    const settings = {
+      mode: 'os' as const,
+      read_only: [],
+      allow_domains: ['api.example.com'],
+      allow_ports: [8443],
+    };
+    const none = rolePolicies({ ...settings, network: 'none' }, base);
+    expect(none.commands.hosts).toEqual(['api.example.com']);
+    expect([...none.commands.ports]).toEqual([80, 443, 8443]);
+    expect(none.setup.hosts).toEqual(['crates.io', 'index.crates.io', 'static.crates.io', 'api.example.com']);
+    expect(none.claude.hosts).toEqual(['api.example.com']);
+    const full = rolePolicies({ ...settings, network: 'full' }, base);
+    expect(full.commands.hosts).toBe('any');
+    // network: full is the commands' and verify's; setup and claude keep their lists.
+    expect(full.setup.hosts).toEqual(none.setup.hosts);
+    expect(full.claude.hosts).toEqual(['api.example.com']);
+    const empty = rolePolicies({ mode: 'os', read_only: [], network: 'none' }, base);
+    expect(empty.commands.hosts).toEqual([]);
+    expect([...empty.commands.ports]).toEqual([80, 443]);
+    // No base named: nothing detected (never the worktree's files).
+    expect(rolePolicies({ ...settings, network: 'none' }).setup.hosts).toEqual(['api.example.com']);
   });
 });

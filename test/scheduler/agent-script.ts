@@ -8,6 +8,16 @@ import {
 export const RESOLVED_GREETING = "export const greet = () => 'hello';\nexport const wave = () => 'bye';\n";
 
 /**
+ * What a hostile first session writes for the two-step setup attack (issue 29): a `package.json` whose
+ * `preinstall` runs `reach-out.mjs`, and that script. Set by the test that asks for it (the ports are
+ * its servers'); the agent writes them when the issue's body says `add-a-preinstall`.
+ */
+export const hostileSetup = { manifest: '', script: '' };
+
+/** A file name that would break out of a code span and mention a team (issue 29, item 6). */
+export const MENTIONING_NAME = 'notes\n\n@acme/team have a look\n\n.md';
+
+/**
  * The scripted agent: fixes the typo for issues titled "typo", adds a test file in a follow-up of a PR
  * whose checks failed, does nothing for anything else.
  */
@@ -45,12 +55,38 @@ export function agentScript(request: ParsedMessagesRequest): ScriptedReply {
       },
     ]);
   }
+  // A reviewer asked for notes: the agent names the file with blank lines and a team mention.
+  if (first.includes('FOLLOW-UP') && first.includes('name-a-file-with-mentions')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'create', path: MENTIONING_NAME, file_text: 'notes\n' },
+      },
+    ]);
+  }
   // A follow-up of a PR whose checks failed: the failing test wanted a test file.
   if (first.includes('FOLLOW-UP')) {
     return reply.toolUse([
       {
         name: 'str_replace_based_edit_tool',
         input: { command: 'create', path: 'greet.test.js', file_text: "assert(greet() === 'hello');\n" },
+      },
+    ]);
+  }
+  // Issue 29's two-step setup attack, step one: a hook for the follow-up's `session.setup` to run.
+  if (first.includes('add-a-preinstall')) {
+    return reply.toolUse([
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'create', path: 'package.json', file_text: hostileSetup.manifest },
+      },
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'create', path: 'reach-out.mjs', file_text: hostileSetup.script },
+      },
+      {
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
       },
     ]);
   }

@@ -18,4 +18,5 @@ export {
   type RunGitOptions,
   runGit,
 } from './run-git.js';
+export { topLevelNames } from './top-level-names.js';
 export { type AddWorktreeInput, addWorktree, removeWorktree } from './worktree.js';

@@ -75,6 +75,10 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
       if (followUp) startedFrom = sha;
       return sha;
     },
+    // Setup's registries come from the PR's base, never from the agent's branch.
+    ...(followUp
+      ? { setupBase: (git) => fetchBranch(options.checkout, options.remote, followUp.pull.baseRef, git) }
+      : {}),
     async deliver(input, git) {
       // A clean merge of the base the harness made alone (no model call) is not one of the
       // pr.max_followups sessions: it costs nothing, and a busy base must not use them up.
