@@ -38,8 +38,16 @@ const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\
  */
 export function forTerminal(text: string, options: { unterminated?: 'line' | 'text' } = {}): string {
   if (!UNSAFE_TEST.test(text)) return text;
+  return withoutEscapeSequences(text, options).replace(UNSAFE, '');
+}
+
+/** `text` without its escape sequences, whole (the controls outside them are left to the caller). */
+export function withoutEscapeSequences(
+  text: string,
+  options: { unterminated?: 'line' | 'text' } = {},
+): string {
   const strings = options.unterminated === 'text' ? STRING_SEQUENCE_TO_END : STRING_SEQUENCE;
-  return text.replace(strings, '').replace(CSI, '').replace(OTHER_ESCAPE, '').replace(UNSAFE, '');
+  return text.replace(strings, '').replace(CSI, '').replace(OTHER_ESCAPE, '');
 }
 
 const UNSAFE_TEST = new RegExp(UNSAFE.source);

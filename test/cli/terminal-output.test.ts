@@ -92,14 +92,14 @@ describe('run shows an issue title and a failure from the repository as text', (
     const { env } = await run.start(() => reply.text('never asked'));
     const text = await runInProcess([...args, '--dry-run'], { cwd: run.fx.checkout, env });
     expect(text.code).toBe(0);
-    // An issue title is cleaned where it is read (sanitizeIssueTitle: ESC and BEL become spaces, the
-    // bidi override goes), for the prompt, the PR and the terminal alike: what is left is inert text.
-    expect(text.stdout).toContain(`#${number} Greeting ]0;pwned [2Jtypo\n`);
+    // An issue title is cleaned where it is read (sanitizeIssueTitle: escape sequences go whole, the
+    // bidi override goes), for the prompt, the PR and the terminal alike.
+    expect(text.stdout).toContain(`#${number} Greeting typo\n`);
     expect(text.stdout).not.toMatch(TERMINAL_ACTS);
     const json = await runInProcess([...args, '--dry-run', '--json'], { cwd: run.fx.checkout, env });
     expect(json.code).toBe(0);
     expect(json.stdout).not.toMatch(TERMINAL_ACTS);
-    expect(json.stdout).toContain('"title": "Greeting ]0;pwned [2Jtypo"');
+    expect(json.stdout).toContain('"title": "Greeting typo"');
   });
 
   it("the run summary (renderRunSummary): the model's error in a session's reason", {
