@@ -1,12 +1,14 @@
-// Start-up cost of the CLI: `issueloop --help` against a bare `node -e 0`, measured in the same run,
+// Start-up cost of the CLI: `issueloop --help` (the executable package.json's bin names, bundled by
+// scripts/bundle-cli.mjs; the module-by-module dist/cli/main.js beside it) against a bare `node -e 0`, measured in the same run,
 // interleaved so machine noise hits both alike, with telemetry configured too (an OTLP endpoint set:
 // `--help` must load none of it). Prints medians and the ratios (the standing target: <= 2x).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-if (!existsSync(cli)) {
+const cli = fileURLToPath(new URL('../dist/bin/issueloop.js', import.meta.url));
+const modules = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+if (!existsSync(cli) || !existsSync(modules)) {
   console.error('bench/startup: dist/ is missing; run `npm run build` first');
   process.exit(1);
 }
@@ -34,6 +36,7 @@ const variants = {
   'node -e 0': [['-e', '0']],
   'issueloop --help': [[cli, '--help']],
   'issueloop --version': [[cli, '--version']],
+  'dist/cli/main --help': [[modules, '--help']],
   '--help, telemetry on': [[cli, '--help'], OTEL_ENV],
 };
 const samples = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Builds dist/ from src/ so that spawned-CLI tests always run the code under test. */
+/** Builds dist/ from src/ (and the bundled executable) so that spawned-CLI tests run the code under test. */
 export default function setup(): void {
   // For quick runs of unit tests that never spawn the CLI, while src/ is mid-edit elsewhere.
   if (process.env.ISSUELOOP_SKIP_BUILD === '1') return;
@@ -12,5 +12,6 @@ export default function setup(): void {
     cwd: root,
     stdio: 'inherit',
   });
+  execFileSync(process.execPath, ['scripts/bundle-cli.mjs'], { cwd: root, stdio: 'inherit' });
   chmodSync(`${root}dist/cli/main.js`, 0o755);
 }

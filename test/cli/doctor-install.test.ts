@@ -52,6 +52,9 @@ describe("newcomer: the README's install route ends with issueloop on PATH, or p
 
   it("finds the bin directory of npm's global layout when run as `node …/main.js`", () => {
     expect(binDirOf('/opt/node24/lib/node_modules/issueloop/dist/cli/main.js')).toBe('/opt/node24/bin');
+    // The bundled executable package.json's bin names.
+    expect(binDirOf('/opt/node24/lib/node_modules/issueloop/dist/bin/issueloop.js')).toBe('/opt/node24/bin');
+    expect(binDirOf('/opt/node24/lib/node_modules/issueloop/dist/bin/other.js')).toBeUndefined();
     expect(binDirOf('/home/ada/.npm-global/bin/issueloop')).toBe('/home/ada/.npm-global/bin');
     expect(binDirOf('/home/ada/src/issueloop/dist/cli/main.js')).toBeUndefined();
   });

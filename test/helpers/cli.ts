@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+/** The executable package.json's bin names: the bundle scripts/bundle-cli.mjs builds from dist/'s source. */
+export const CLI = fileURLToPath(new URL('../../dist/bin/issueloop.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;

@@ -20,6 +20,8 @@ describe('the published package (.ci/install-check installs it and runs the demo
   it('regression: ships no source maps (they pointed at a src/ that is not shipped)', () => {
     const files = packedFiles();
     expect(files).toContain('dist/cli/main.js');
+    // The executable (package.json's bin), bundled, with its chunks beside it.
+    expect(files).toContain('dist/bin/issueloop.js');
     expect(files).toContain('prompts/system.md');
     expect(files).toContain('README.md');
     // The README links to them.

@@ -13,8 +13,12 @@ import type { Check } from './doctor-report.js';
 /** The directory a global install put the `issueloop` command in, from the path it was run by. */
 export function binDirOf(binPath: string): string | undefined {
   if (basename(binPath) === 'issueloop') return dirname(binPath);
-  // Run as `node <prefix>/lib/node_modules/issueloop/dist/cli/main.js`: npm's global layout.
-  const global = /^(.*)[/\\]lib[/\\]node_modules[/\\]issueloop[/\\]dist[/\\]cli[/\\]main\.js$/.exec(binPath);
+  // Run as `node <prefix>/lib/node_modules/issueloop/dist/bin/issueloop.js` (or the module-by-module
+  // dist/cli/main.js): npm's global layout.
+  const global =
+    /^(.*)[/\\]lib[/\\]node_modules[/\\]issueloop[/\\]dist[/\\](?:bin[/\\]issueloop|cli[/\\]main)\.js$/.exec(
+      binPath,
+    );
   return global?.[1] === undefined ? undefined : join(global[1], 'bin');
 }
 

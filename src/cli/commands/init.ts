@@ -8,11 +8,12 @@ import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../github/labels.js';
 import { appConfigured } from '../../run/app-token.js';
 import { TOKEN_NAMES_TEXT } from '../../run/env-token.js';
 import { buildGitHubClient, githubToken, stateDirOf } from '../../run/github-deps.js';
+import { EXAMPLE_CONFIG } from '../../run/package-files.js';
 import { withRepoFromOrigin } from '../../run/prerequisites.js';
 
 /** The configuration `issueloop init` writes: examples/issueloop.config.yaml, shipped in the package. */
 export async function configTemplate(): Promise<string> {
-  return readFile(new URL('../../../examples/issueloop.config.yaml', import.meta.url), 'utf8');
+  return readFile(EXAMPLE_CONFIG, 'utf8');
 }
 
 /**
