@@ -6,10 +6,10 @@ import type { ActionMode } from './inputs.js';
 /**
  * What a workflow run should do, decided from the event that started it and the `mode` input:
  * a maintainer's trigger label on one issue works that issue; a command in a new comment
- * (`/issueloop retry`, `/issueloop stop`) runs that issue's round for it; CI completing, a review or the PR
- * closing on issueloop's own branch runs that issue's round (its sweep follows the PR up); a schedule
- * or a manual dispatch drains the backlog; anything else is a notice and a green run without work, so
- * a workflow listening to more events than it needs costs nothing.
+ * (`/issueloop retry|stop|plan`, `/approve`, `/revise`) runs that issue's round for it; CI
+ * completing, a review or the PR closing on issueloop's own branch runs that issue's round (its sweep
+ * follows the PR up); a schedule or a manual dispatch drains the backlog; anything else is a notice
+ * and a green run without work, so a workflow listening to more events than it needs costs nothing.
  */
 export interface Actor {
   login: string;
@@ -86,6 +86,9 @@ function issueDecision(payload: LabeledPayload, label: string): Decision {
   };
 }
 
+/** Every command a comment can give, as the skip notice for any other comment lists them. */
+const COMMAND_LIST = '/issueloop retry|stop|plan, /approve or /revise';
+
 interface CommentPayload extends LabeledPayload {
   comment?: { id?: unknown; body?: unknown; user?: { login?: unknown } | null; updated_at?: unknown } | null;
 }
@@ -101,8 +104,7 @@ function commentDecision(payload: CommentPayload): Decision {
   }
   const body = typeof payload.comment?.body === 'string' ? payload.comment.body : '';
   const name = parseCommand(body);
-  if (!name)
-    return { kind: 'skip', why: 'the comment gives no command (/issueloop retry or /issueloop stop)' };
+  if (!name) return { kind: 'skip', why: `the comment gives no command (${COMMAND_LIST})` };
   const number = payload.issue?.number;
   const id = payload.comment?.id;
   const login = payload.sender?.login;

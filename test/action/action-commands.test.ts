@@ -120,7 +120,7 @@ describe('the action: commands in comments', () => {
     const result = await act({ event: 'issue_comment', payload });
     expect(result.code).toBe(0);
     expect(result.core.notices).toEqual([
-      'issueloop: nothing to do: the comment gives no command (/issueloop retry or /issueloop stop)',
+      'issueloop: nothing to do: the comment gives no command (/issueloop retry|stop|plan, /approve or /revise)',
     ]);
     expect(result.core.outputs.outcome).toBe('skipped');
     expect(run.github.reactions(id)).toEqual([]);

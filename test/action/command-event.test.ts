@@ -34,7 +34,7 @@ describe('decide: issue_comment events', () => {
     expect(comment('/issueloop retry')).toMatchObject({ kind: 'issue' });
     expect(comment('/issueloop retry please')).toEqual({
       kind: 'skip',
-      why: 'the comment gives no command (/issueloop retry or /issueloop stop)',
+      why: 'the comment gives no command (/issueloop retry|stop|plan, /approve or /revise)',
     });
     const edited = {
       ...commentPayload({ number: 5, comment: 1, body: '/issueloop stop', sender: 'x' }),

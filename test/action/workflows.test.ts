@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { decide } from '../../src/action/event.js';
 import { INPUT_NAMES, OUTPUT_NAMES } from '../../src/action/inputs.js';
+import { type CommentCommand, commandText } from '../../src/github/comment-commands.js';
 import { commentPayload, ROOT, readActionYaml } from './action-fixture.js';
 
 interface Step {
@@ -127,7 +128,7 @@ describe('the example workflows', () => {
     expect(job.if).toContain("'issueloop/issue-'");
   });
 
-  it('commands: new comments only, a job only for /issueloop bodies, one group per issue', async () => {
+  it('commands: new comments only, a job only for command bodies, one group per issue', async () => {
     const workflow = (await examples()).find((e) => e.file === 'issueloop-commands.yml')?.workflow;
     if (!workflow) throw new Error('issueloop-commands.yml is missing');
     expect(workflow.on).toEqual({ issue_comment: { types: ['created'] } });
@@ -139,8 +140,25 @@ describe('the example workflows', () => {
       command: { name: 'retry' },
     });
     expect(workflow.concurrency.group).toBe(`issueloop-command-${expression('github.event.issue.number')}`);
-    const job = Object.values(workflow.jobs)[0] as { if?: string };
-    expect(job.if).toBe("startsWith(github.event.comment.body, '/issueloop ')");
+  });
+
+  it("commands: the job's if: lets every command through (/approve, /revise, /issueloop plan too) and no ordinary comment", async () => {
+    const workflow = (await examples()).find((e) => e.file === 'issueloop-commands.yml')?.workflow;
+    const job = Object.values(workflow?.jobs ?? {})[0] as { if?: string } | undefined;
+    const commands: CommentCommand[] = ['retry', 'stop', 'plan', 'approve', 'revise'];
+    for (const name of commands) {
+      const body = name === 'revise' ? '/revise keep the old flag too' : commandText(name);
+      expect(runsFor(job?.if, body), body).toBe(true);
+      expect(runsFor(job?.if, body.toUpperCase()), body.toUpperCase()).toBe(true);
+      // What the filter lets through is a command the action follows.
+      const payload = commentPayload({ number: 3, comment: 1, body, sender: 'maintainer' });
+      expect(decide({ name: 'issue_comment', payload }, 'auto', 'issueloop'), body).toMatchObject({
+        command: { name },
+      });
+    }
+    for (const body of ['thanks, looks good', 'I approve', '> /approve', 'see /issueloop retry']) {
+      expect(runsFor(job?.if, body), body).toBe(false);
+    }
   });
 
   it('drain: schedule and manual dispatch, one global group, the state directory cached', async () => {
@@ -183,4 +201,19 @@ function followUpPayload(name: string, action: string): Record<string, unknown> 
     workflow_run: { head_branch: branch, head_repository: repository },
     ...(name.startsWith('pull_request') ? { pull_request } : {}),
   };
+}
+
+/**
+ * Whether a job's `if:` runs for a comment with this body, for the one form the commands example
+ * uses: `startsWith(github.event.comment.body, '<prefix>')` terms joined by `||` (GitHub's startsWith
+ * ignores case). Any other expression fails the test rather than being guessed at.
+ */
+function runsFor(condition: string | undefined, body: string): boolean {
+  const term = /^startsWith\(github\.event\.comment\.body, '([^']*)'\)$/;
+  const prefixes = (condition ?? '').split('||').map((part) => {
+    const prefix = term.exec(part.trim())?.[1];
+    if (prefix === undefined) throw new Error(`unexpected term in the job's if: "${part.trim()}"`);
+    return prefix.toLowerCase();
+  });
+  return prefixes.some((prefix) => body.toLowerCase().startsWith(prefix));
 }

@@ -6,7 +6,7 @@ import { canWrite, type TrustGate } from '../../github/trust.js';
 import type { SweepRound } from '../../scheduler/work-source.js';
 import { labelNeedsHuman } from './issue-tracker.js';
 import type { IssueSourceOptions } from './options.js';
-import { planSweep } from './plan-sweep.js';
+import { PlanBookingHeld, planSweep } from './plan-sweep.js';
 import { sameAccount } from './review-requests.js';
 
 /** How far back a run that has not read comments yet looks for commands nobody answered. */
@@ -128,7 +128,9 @@ export function commandSweep(
       } catch (err) {
         round.log.warn(
           { err: options.redact((err as Error).message), comment: comment.id },
-          `could not work ${commandText(command)}; it is tried again next round`,
+          err instanceof PlanBookingHeld
+            ? `${commandText(command)} from ${comment.author} waits for the session holding #${err.issue} (${err.owner}); it is answered once that session ends`
+            : `could not work ${commandText(command)}; it is tried again next round`,
         );
         undecided ??= comment.updatedAt;
       }

@@ -13,7 +13,7 @@ import { issueWork } from './issue-work.js';
 import { namedBacklog } from './named-issues.js';
 import type { IssueSourceOptions } from './options.js';
 import { keepingOutcomes, sessionKindOf } from './outcome-keeping.js';
-import { planRound } from './plan-issues.js';
+import { planRound, planWaitOf } from './plan-issues.js';
 import { PLAN_APPROVED } from './plan-outcomes.js';
 import { needsPlan } from './plan-stage.js';
 import { followPulls } from './pull-follow.js';
@@ -22,9 +22,10 @@ import { MERGED } from './pull-sweep.js';
 export type { IssueSourceOptions } from './options.js';
 
 /**
- * Trust for the issues a round could claim (leased, needs-human, merged and resolved ones cost nothing,
- * unless a resolved one's PR needs a follow-up: its issue may have been edited since): the
- * label gate per issue, then one GraphQL query for the body edits of those a label vouched for.
+ * Trust for the issues a round could claim (leased, needs-human, merged and resolved ones, and those
+ * whose plan waits or was withdrawn, cost nothing, unless the PR of a resolved one needs a follow-up:
+ * its issue may have been edited since): the label gate per issue, then one GraphQL query for the
+ * body edits of those a label vouched for.
  */
 export async function readTrust(
   ctx: Pick<IssueSourceOptions, 'github'>,
@@ -38,6 +39,8 @@ export async function readTrust(
     // Leased and needs-human issues are skipped anyway: their trust costs requests for nothing.
     if (claim?.needs_human || claim?.last_outcome === MERGED) return false;
     if (claim?.last_outcome === 'resolved' && !followUps.has(issue.number)) return false;
+    // A plan that waits for a maintainer (or was withdrawn) costs nothing while it waits.
+    if (planWaitOf(claim, issue.number, followUps)) return false;
     return !(claim?.lease && Date.parse(claim.lease.expires_at) > now);
   });
   return ctx.github.trustGate().checkAll(open);

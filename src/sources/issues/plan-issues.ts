@@ -18,6 +18,20 @@ const PLAN_WAITS: Readonly<Record<string, 'plan_review' | 'plan_withdrawn'>> = {
   [PLAN_WITHDRAWN]: 'plan_withdrawn',
 };
 
+/**
+ * How the round skips an issue whose plan waits for its answer (or was withdrawn), or undefined:
+ * such an issue has nothing to claim and nothing to charge, trust included (issue-source.ts's
+ * readTrust asks the same). A follow-up on an open PR never waits for a plan.
+ */
+export function planWaitOf(
+  claim: Pick<ClaimView, 'last_outcome'> | undefined,
+  issue: number,
+  followUps: ReadonlySet<number> | undefined,
+): 'plan_review' | 'plan_withdrawn' | undefined {
+  const wait = PLAN_WAITS[claim?.last_outcome ?? ''];
+  return wait && !followUps?.has(issue) ? wait : undefined;
+}
+
 function wasInterrupted(claim: ClaimView | undefined): boolean {
   return claim?.last_outcome === 'interrupted' && claim.interrupted_at !== null;
 }
@@ -93,8 +107,8 @@ export function planRound(input: {
       return;
     }
     // A plan waits for its answer (or was withdrawn): nothing to claim, nothing charged.
-    const planWait = PLAN_WAITS[claim?.last_outcome ?? ''];
-    if (planWait && !input.followUps?.has(issue.number)) {
+    const planWait = planWaitOf(claim, issue.number, input.followUps);
+    if (planWait) {
       skipped.push({ issue, reason: { kind: planWait } });
       return;
     }

@@ -15,9 +15,18 @@ const BOOKING_TTL_MS = 60_000;
  */
 export const EXPIRE_CHECK_MS = 10 * 60_000;
 
-/** Thrown when the booking's claim is refused (a session holds the issue): the command waits a round. */
+/**
+ * Thrown when a session holds the issue (the plan session that is posting its plan, another runner
+ * booking): the command is not decided, and the next round tries it again.
+ */
 export class PlanBookingHeld extends Error {
   override name = 'PlanBookingHeld';
+  constructor(
+    readonly issue: number,
+    readonly owner: string,
+  ) {
+    super(`#${issue} is held by ${owner}`);
+  }
 }
 
 type Options = Pick<IssueSourceOptions, 'github' | 'clock' | 'config' | 'redact'>;
@@ -39,7 +48,7 @@ export function planSweep(options: Options) {
 
   async function book(round: SweepRound, issue: number, outcome: string): Promise<void> {
     const claimed = await round.claims.claim(issue, round.owner, BOOKING_TTL_MS);
-    if (!claimed.ok) throw new PlanBookingHeld(`#${issue} is held by ${claimed.heldBy.owner}`);
+    if (!claimed.ok) throw new PlanBookingHeld(issue, claimed.heldBy.owner);
     await round.claims.release(claimed.lease, { outcome });
   }
 
@@ -51,6 +60,11 @@ export function planSweep(options: Options) {
     issue: number,
   ): Promise<boolean> {
     const claim = await round.claims.get(issue);
+    // While a session holds the issue its outcome is not known yet (a plan session's plan may be
+    // posted already): the command waits for the lease to end rather than being turned away.
+    if (claim?.lease && Date.parse(claim.lease.expires_at) > options.clock.now()) {
+      throw new PlanBookingHeld(issue, claim.lease.owner);
+    }
     if (claim?.last_outcome !== PLAN_REVIEW) return false;
     const thread = await github.plans.read(issue, await github.commands.viewerLogin());
     // Only a command written after the newest plan answers it.
