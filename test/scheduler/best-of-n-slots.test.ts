@@ -5,6 +5,7 @@ import {
   reply,
 } from '../../src/emulators/anthropic/index.js';
 import { BEST_OF_N_LABEL } from '../../src/github/labels.js';
+import { renderRunSummary } from '../../src/run/run-summary.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { readLedger } from '../../src/session/ledger.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
@@ -109,7 +110,7 @@ describe('a best-of-N claim takes min(N, free workers) worker slots (issue 32 it
   it('workers 2, N 3: the claim holds both workers, so no other issue starts; its attempts run at most 2 at a time', {
     timeout: 30_000,
   }, async () => {
-    const { first, second, sessions, run, claimsOf } = await twoIssues(2);
+    const { gh, ctx, first, second, sessions, run, claimsOf } = await twoIssues(2);
     const a = (k: number) => `issueloop/issue-${first}-a${k}`;
 
     // The first round claimed the best-of-N issue alone: its two attempts hold both workers.
@@ -137,6 +138,17 @@ describe('a best-of-N claim takes min(N, free workers) worker slots (issue 32 it
       [second, 'resolved'],
     ]);
     expect(result.reports[0]?.reason).toContain('chosen from 3 attempts');
+
+    // The tracking comment and the run summary name the attempts (issue 32 item 1's loose ends).
+    const chosen = 'best of 3: attempt 2 chosen (the only attempt that passed verify)';
+    const comment =
+      gh.emulator.comments(first).find((c) => c.body.includes('issueloop:tracking'))?.body ?? '';
+    expect(comment.split('\n')).toContain(`| Attempts | ${chosen} |`);
+    const other = gh.emulator.comments(second).find((c) => c.body.includes('issueloop:tracking'))?.body ?? '';
+    expect(other).toContain('| Phase |');
+    expect(other).not.toContain('| Attempts |');
+    const summary = renderRunSummary(result, undefined, ctx.ledger.file);
+    expect(summary).toContain(`${result.reports[0]?.pr?.url} · ${chosen}`);
   });
 
   it('workers 4, N 3: the claim takes three workers and one more issue is worked alongside', {
