@@ -1,4 +1,6 @@
+import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readStatus, renderStatus } from '../../src/cli/commands/status.js';
 import {
   createAnthropicEmulator,
   type ParsedMessagesRequest,
@@ -149,6 +151,13 @@ describe('a best-of-N claim takes min(N, free workers) worker slots (issue 32 it
     expect(other).not.toContain('| Attempts |');
     const summary = renderRunSummary(result, undefined, ctx.ledger.file);
     expect(summary).toContain(`${result.reports[0]?.pr?.url} · ${chosen}`);
+    // `issueloop status` reads the run's ledger: the issue's line says best of 3, its attempts are sessions.
+    const status = await readStatus(dirname(dirname(ctx.ledger.file)), [], 0);
+    expect(status.lastRun?.issues.map((i) => [i.issue, i.sessions, i.bestOf])).toEqual([
+      [first, 3, { n: 3, ran: 3, winner: 2 }],
+      [second, 1, undefined],
+    ]);
+    expect(renderStatus(status, 0)).toContain('(best of 3: attempt 2 chosen; 3 sessions)');
   });
 
   it('workers 4, N 3: the claim takes three workers and one more issue is worked alongside', {
