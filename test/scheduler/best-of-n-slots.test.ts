@@ -1,5 +1,6 @@
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createMemoryOutcomeStore } from '../../src/claims/file-outcome-store.js';
 import { readStatus, renderStatus } from '../../src/cli/commands/status.js';
 import {
   createAnthropicEmulator,
@@ -7,9 +8,11 @@ import {
   reply,
 } from '../../src/emulators/anthropic/index.js';
 import { BEST_OF_N_LABEL } from '../../src/github/labels.js';
+import { parseSessionsLine } from '../../src/github/tracked-sessions.js';
 import { renderRunSummary } from '../../src/run/run-summary.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { readLedger } from '../../src/session/ledger.js';
+import { createIssueSource } from '../../src/sources/issues/issue-source.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { until } from '../helpers/until.js';
 import { member, roundsFixture } from './rounds-fixture.js';
@@ -81,7 +84,7 @@ function heldSessions() {
 
 async function twoIssues(workers: number) {
   const fixture = await setup({ workers, verify: { command: VERIFY, retries: 0 }, attempts: { n: 3 } });
-  const { gh, ctx } = fixture;
+  const { gh, ctx, clock, log } = fixture;
   const first = gh.emulator.addIssue(
     member('Fix the greeting typo', { labels: ['issueloop', BEST_OF_N_LABEL] }),
   );
@@ -104,15 +107,27 @@ async function twoIssues(workers: number) {
     const { events } = await readLedger(ctx.ledger.file);
     return events.filter((e) => e.type === 'claim').map((e) => e.issue);
   };
-  const run = runRounds({ ...ctx, models }, { owner: 'host:1', maxRounds: 4 });
-  return { ...fixture, first, second, sessions, run, claimsOf };
+  const outcomes = createMemoryOutcomeStore();
+  const source = createIssueSource({
+    github: gh.adapter,
+    config: gh.config,
+    redact: ctx.redact,
+    checkout: ctx.checkout,
+    remote: 'origin',
+    baseBranch: 'main',
+    log,
+    clock,
+    outcomes,
+  });
+  const run = runRounds({ ...ctx, source, models }, { owner: 'host:1', maxRounds: 4 });
+  return { ...fixture, first, second, sessions, run, claimsOf, outcomes };
 }
 
 describe('a best-of-N claim takes min(N, free workers) worker slots (issue 32 item 1)', () => {
   it('workers 2, N 3: the claim holds both workers, so no other issue starts; its attempts run at most 2 at a time', {
     timeout: 30_000,
   }, async () => {
-    const { gh, ctx, first, second, sessions, run, claimsOf } = await twoIssues(2);
+    const { gh, ctx, first, second, sessions, run, claimsOf, outcomes } = await twoIssues(2);
     const a = (k: number) => `issueloop/issue-${first}-a${k}`;
 
     // The first round claimed the best-of-N issue alone: its two attempts hold both workers.
@@ -146,6 +161,16 @@ describe('a best-of-N claim takes min(N, free workers) worker slots (issue 32 it
     const comment =
       gh.emulator.comments(first).find((c) => c.body.includes('issueloop:tracking'))?.body ?? '';
     expect(comment.split('\n')).toContain(`| Attempts | ${chosen} |`);
+    // bug: the attempts end at the same instant, and the comment's session list (the history a fresh
+    // store imports) kept one of them: each is listed, with what it cost.
+    const record = await outcomes.get(first);
+    expect(record?.sessions.map((s) => s.outcome).sort()).toEqual([
+      'resolved',
+      'verify_failed',
+      'verify_failed',
+    ]);
+    const listed = parseSessionsLine(comment) ?? [];
+    expect(listed.map((s) => [s.outcome, s.usd])).toEqual(record?.sessions.map((s) => [s.outcome, s.usd]));
     const other = gh.emulator.comments(second).find((c) => c.body.includes('issueloop:tracking'))?.body ?? '';
     expect(other).toContain('| Phase |');
     expect(other).not.toContain('| Attempts |');
