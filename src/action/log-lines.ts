@@ -72,8 +72,8 @@ export function progressWiring(logging: Logging, titles: Map<number, string>) {
     },
     phase: (issue, phase) => display?.phase(issue, phase),
     event: (issue, event) => display?.event(issue, event),
-    done: (issue, outcome) => {
-      display?.done(issue, outcome);
+    done: (issue, outcome, bestOf) => {
+      display?.done(issue, outcome, bestOf);
       groups.end(issue, `#${issue}: ${outcome}`);
     },
   };

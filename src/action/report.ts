@@ -1,4 +1,5 @@
 import { safeCount, safeDestination, safeRole } from '../core/destination-text.js';
+import { bestOfText } from '../github/best-of-text.js';
 import type { OutcomeReport } from '../run/outcome-report.js';
 import { stopText, tally } from '../run/run-summary.js';
 import type { RunSummary } from '../scheduler/run-rounds.js';
@@ -70,7 +71,12 @@ function pullRequestCell(report: SessionReport): string {
 }
 
 function issueRow(report: SessionReport, titles: ReadonlyMap<number, string>): string[] {
-  const detail = report.outcome === 'resolved' ? '' : report.reason;
+  // A best-of-N claim says which attempt its PR is, or that none passed (the reason repeats it at length).
+  const detail = report.bestOf
+    ? bestOfText(report.bestOf)
+    : report.outcome === 'resolved'
+      ? ''
+      : report.reason;
   return [
     `#${report.issue}`,
     escapeHtml(titles.get(report.issue) ?? ''),

@@ -12,11 +12,18 @@ export const PLAN_LABEL = 'issueloop:plan';
 /** Put on an issue by a person: its next claim runs `attempts.n` attempts and delivers the best one. */
 export const BEST_OF_N_LABEL = 'issueloop:best-of-N';
 
-/** The labels issueloop itself puts on issues, created on first use with a colour and a description. */
+/**
+ * The labels issueloop puts on issues or reads from them (`init` creates them all, so a maintainer can
+ * pick them), created on first use with a colour and a description.
+ */
 export const OWN_LABELS: Readonly<Record<string, { color: string; description: string }>> = {
   [IN_PROGRESS_LABEL]: { color: '1d76db', description: 'issueloop is working on this issue' },
   [NEEDS_HUMAN_LABEL]: { color: 'd93f0b', description: 'issueloop gave up after repeated failures' },
   [PLAN_LABEL]: { color: 'c5def5', description: 'issueloop posts a plan to approve before it works' },
+  [BEST_OF_N_LABEL]: {
+    color: 'bfd4f2',
+    description: 'issueloop runs several attempts and delivers the best',
+  },
 };
 
 export function createLabelOperations(gh: GitHubClient, cache: EtagCache) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Redactor } from '../core/redact.js';
+import { type BestOfView, bestOfText } from './best-of-text.js';
 import { type BlockedLine, blockedItems, WIDEN_HINT } from './blocked-requests-text.js';
 import { neutraliseMarkdown } from './neutralise.js';
 import { clip, oneLine } from './text-limits.js';
@@ -73,6 +74,8 @@ export interface TrackingView {
   blockedOthers?: number;
   /** `sandbox.mode: none`: the comment says so, in every phase. */
   unsandboxed?: boolean;
+  /** A best-of-N claim: its attempts and the judge's choice (the reason is partly a model's text). */
+  bestOf?: BestOfView;
   record: TrackingRecord;
 }
 
@@ -125,6 +128,7 @@ export function renderTrackingComment(view: TrackingView, redact: Redact): strin
   if (view.model !== undefined) rows.push(['Model', shown(view.model, redact)]);
   if (view.costUsd !== undefined) rows.push(['Cost so far', dollars(view.costUsd)]);
   if (view.prUrl !== undefined) rows.push(['Pull request', pullRequestLink(view.prUrl, redact)]);
+  if (view.bestOf !== undefined) rows.push(['Attempts', shown(bestOfText(view.bestOf), redact)]);
   if (view.lastFailure !== undefined) rows.push(['Last failure', shown(view.lastFailure, redact)]);
   if (view.blockedRequests && view.blockedRequests.length > 0) {
     const items = blockedItems(view.blockedRequests, redact, view.blockedOthers);

@@ -3,6 +3,7 @@ import { humanDuration } from '../core/human-duration.js';
 import type { Log } from '../core/logger.js';
 import { forTerminal } from '../core/terminal-text.js';
 import { displayWidth, fitToWidth } from '../core/terminal-width.js';
+import { bestOfText } from '../github/best-of-text.js';
 import type { ProgressSink } from '../scheduler/progress.js';
 
 interface Active {
@@ -104,11 +105,12 @@ export function createProgressDisplay(options: {
       a.calls += 1;
       a.costUsd += event.costUsd;
     },
-    done(issue, outcome) {
+    done(issue, outcome, bestOf) {
       const a = active.get(issue);
       active.delete(issue);
       const spent = a ? ` ($${a.costUsd.toFixed(2)}, ${humanDuration(options.now() - a.started)})` : '';
-      say(issue, `${name(issue)} ${outcome}${spent}`);
+      const chosen = bestOf ? `; ${bestOfText(bestOf)}` : '';
+      say(issue, `${name(issue)} ${outcome}${spent}${chosen}`);
     },
     writeLog(text) {
       if (!options.isTTY) {

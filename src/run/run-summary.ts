@@ -1,4 +1,5 @@
 import { describeBlocked } from '../core/destination-text.js';
+import { bestOfText } from '../github/best-of-text.js';
 import type { RunSummary } from '../scheduler/run-rounds.js';
 import { failureClassOf, isFailure } from '../session/outcome.js';
 import type { SessionReport } from '../session/session-report.js';
@@ -75,7 +76,9 @@ export function renderRunSummary(
         : 'issue  outcome              cost    time  pull request / reason',
     );
     for (const r of summary.reports) {
-      const detail = r.pr?.url ?? r.reason;
+      // A best-of-N claim says which attempt its PR is (or that none passed) beside it.
+      const chosen = r.bestOf ? bestOfText(r.bestOf) : undefined;
+      const detail = chosen ? (r.pr ? `${r.pr.url} · ${chosen}` : chosen) : (r.pr?.url ?? r.reason);
       const name = label ? label(r.issue).padEnd(8) : `#${String(r.issue).padEnd(5)}`;
       lines.push(
         `${name} ${r.outcome.padEnd(20)} ${dollars(r.costUsd).padStart(6)} ${seconds(r.durationMs).padStart(5)}  ${detail}`,

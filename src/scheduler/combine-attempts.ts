@@ -56,6 +56,12 @@ export function combineAttempts(
     verifyRuns: sum((r) => r.verifyRuns),
     durationMs: claim.durationMs,
     models,
+    bestOf: {
+      n: claim.n,
+      ran: each.map(({ k, report: r }) => ({ k, outcome: r.outcome })),
+      ...(verdict.winner !== undefined && winner ? { winner: verdict.winner } : {}),
+      why: verdict.why,
+    },
   };
   return { report, attempts: each, verdict };
 }

@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../agent/events.js';
-import type { SessionPhase } from '../session/session-report.js';
+import type { BestOfSummary, SessionPhase } from '../session/session-report.js';
 
 /**
  * What a run tells whoever watches it, per issue: the phase it entered, every agent event, and how
@@ -10,5 +10,6 @@ export interface ProgressSink {
   started?(issue: number, title: string): void;
   phase(issue: number, phase: SessionPhase | 'claimed'): void;
   event(issue: number, event: AgentEvent): void;
-  done(issue: number, outcome: string): void;
+  /** `bestOf`: the claim ran best-of-N (which attempt was chosen, or that none was). */
+  done(issue: number, outcome: string, bestOf?: BestOfSummary): void;
 }

@@ -194,7 +194,7 @@ async function workItemIn<T extends WorkItem>(
   }
   const { report } = ran;
 
-  ctx.progress?.done(item.number, report.outcome);
+  ctx.progress?.done(item.number, report.outcome, report.bestOf);
   // A failure that is the run's (a refused credential, billing) is not charged to the item: its claim
   // is released as an interrupted one, first in line once the run can work again.
   const paused = ctx.judge?.(report);

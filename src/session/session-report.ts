@@ -78,4 +78,18 @@ export interface SessionReport {
   blockedRequests?: BlockedRequest[];
   /** Refusals of destinations the tally could not list (past its cap; omitted when none). */
   blockedOthers?: number;
+  /** A best-of-N claim's combined report: its attempts and the judge's choice (absent for one session). */
+  bestOf?: BestOfSummary;
+}
+
+/** What a best-of-N claim ran and chose, for the tracking comment, the run summary and the ledger. */
+export interface BestOfSummary {
+  /** The attempts the claim was given (`attempts.n`). */
+  n: number;
+  /** Each attempt that ran, in order, with how it ended (`not_chosen` for the losers). */
+  ran: Array<{ k: number; outcome: string }>;
+  /** The attempt delivered; absent when none was. */
+  winner?: number;
+  /** The judge's one line (harness-written; a model's reason is clipped). */
+  why: string;
 }

@@ -107,6 +107,31 @@ describe('writeJobSummary', () => {
     expect(cell).toBe(`${'x'.repeat(199)}…`);
   });
 
+  it('names the chosen attempt of a best-of-N claim, its reason escaped (issue 32 item 1)', () => {
+    const bestOf = {
+      n: 3,
+      ran: [
+        { k: 1, outcome: 'not_chosen' },
+        { k: 2, outcome: 'resolved' },
+      ],
+      winner: 2,
+    };
+    const report: ActionReport = {
+      mode: 'drain',
+      titles,
+      run: run({
+        reports: [
+          session({ issue: 1, outcome: 'resolved', bestOf: { ...bestOf, why: 'the <b>smaller</b> diff' } }),
+          session({ issue: 2, outcome: 'resolved' }),
+        ],
+      }),
+    };
+    const rows = table(render(report), 'Issue');
+    expect(rows[1]?.[6]).toBe('best of 3 (2 ran): attempt 2 chosen (the &lt;b&gt;smaller&lt;/b&gt; diff)');
+    expect(rows[2]?.[0]).toBe('#2');
+    expect(rows[2]?.[6]).toBe('');
+  });
+
   it('counts failures by class, leaving out resolved and interrupted sessions', () => {
     const report = drain();
     report.run?.summary.reports.push(session({ issue: 8, outcome: 'verify_failed', reason: 'lint' }));

@@ -115,13 +115,19 @@ describe('the doctor and init commands with a GitHub App alone', () => {
       io: { fetch: emulator.fetch },
     });
     expect(result.stdout).toContain(
-      'labels: created issueloop:in-progress, issueloop:needs-human on octo-org/widgets; issueloop was there already',
+      'labels: created issueloop:in-progress, issueloop:needs-human, issueloop:plan, issueloop:best-of-N on octo-org/widgets; issueloop was there already',
     );
     expect(emulator.repoLabels().map((l) => l.name)).toEqual(
-      expect.arrayContaining(['issueloop', 'issueloop:in-progress', 'issueloop:needs-human']),
+      expect.arrayContaining([
+        'issueloop',
+        'issueloop:in-progress',
+        'issueloop:needs-human',
+        'issueloop:plan',
+        'issueloop:best-of-N',
+      ]),
     );
     const created = emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/labels'));
-    expect(created).toHaveLength(2);
+    expect(created).toHaveLength(4);
     expect(emulator.requests.some((r) => r.path.endsWith('/access_tokens'))).toBe(true);
   });
 });

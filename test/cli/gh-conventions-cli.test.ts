@@ -121,7 +121,7 @@ describe("gh's conventions: the repository and the token, the same for every com
     expect(checked.byName['github api']?.status).toBe('ok');
     const init = await runInProcess(['init'], { cwd: clone, env });
     expect(init.stdout).toContain(
-      'labels: created issueloop, issueloop:in-progress, issueloop:needs-human on acme/widgets',
+      'labels: created issueloop, issueloop:in-progress, issueloop:needs-human, issueloop:plan, issueloop:best-of-N on acme/widgets',
     );
     for (const text of [checked.result.stdout, checked.result.stderr, init.stdout, init.stderr]) {
       expect(text).not.toContain(GH_LOGIN);

@@ -39,12 +39,18 @@ describe('issueloop init', () => {
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain(`wrote ${join(checkout, 'issueloop.config.yaml')}`);
     expect(result.stdout).toContain(
-      'labels: created issueloop, issueloop:in-progress, issueloop:needs-human on acme/widgets',
+      'labels: created issueloop, issueloop:in-progress, issueloop:needs-human, issueloop:plan, issueloop:best-of-N on acme/widgets',
     );
     expect(result.stdout).toMatch(/ok\s+config\s+issueloop\.config\.yaml is valid/);
     expect(result.code).toBe(0);
     expect(emulator.repoLabels().map((l) => l.name)).toEqual(
-      expect.arrayContaining(['issueloop', 'issueloop:in-progress', 'issueloop:needs-human']),
+      expect.arrayContaining([
+        'issueloop',
+        'issueloop:in-progress',
+        'issueloop:needs-human',
+        'issueloop:plan',
+        'issueloop:best-of-N',
+      ]),
     );
     const written = await readFile(join(checkout, 'issueloop.config.yaml'), 'utf8');
     const example = await readFile(new URL('../../examples/issueloop.config.yaml', import.meta.url), 'utf8');
@@ -98,10 +104,16 @@ describe('issueloop init can be run again (issue 30)', () => {
     expect(await readFile(file, 'utf8')).toBe(edited);
     // The labels, from the edited configuration, now exist on the repository of origin.
     expect(again.stdout).toContain(
-      'labels: created fix-me, issueloop:in-progress, issueloop:needs-human on acme/gadgets',
+      'labels: created fix-me, issueloop:in-progress, issueloop:needs-human, issueloop:plan, issueloop:best-of-N on acme/gadgets',
     );
     expect(emulator.repoLabels().map((l) => l.name)).toEqual(
-      expect.arrayContaining(['fix-me', 'issueloop:in-progress', 'issueloop:needs-human']),
+      expect.arrayContaining([
+        'fix-me',
+        'issueloop:in-progress',
+        'issueloop:needs-human',
+        'issueloop:plan',
+        'issueloop:best-of-N',
+      ]),
     );
     // And doctor ran, over the kept file.
     expect(again.stdout).toMatch(/ok\s+config\s+issueloop\.config\.yaml is valid/);
@@ -134,15 +146,25 @@ describe('newcomer: init says which labels it created and which were there (it s
     const first = await runInProcess(['init'], { cwd: checkout, env });
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(
-      'labels: created issueloop:in-progress, issueloop:needs-human on acme/tools; issueloop was there already\n',
+      'labels: created issueloop:in-progress, issueloop:needs-human, issueloop:plan, issueloop:best-of-N on acme/tools; issueloop was there already\n',
     );
     expect(emulator.repoLabels().map((l) => l.name)).toEqual(
-      expect.arrayContaining(['issueloop', 'issueloop:in-progress', 'issueloop:needs-human']),
+      expect.arrayContaining([
+        'issueloop',
+        'issueloop:in-progress',
+        'issueloop:needs-human',
+        'issueloop:plan',
+        'issueloop:best-of-N',
+      ]),
     );
+    // The labels a maintainer puts on (issue 32) are there to pick, saying what they do.
+    const described = (name: string) => emulator.repoLabels().find((l) => l.name === name)?.description;
+    expect(described('issueloop:best-of-N')).toBe('issueloop runs several attempts and delivers the best');
+    expect(described('issueloop:plan')).toBe('issueloop posts a plan to approve before it works');
     const again = await runInProcess(['init'], { cwd: checkout, env });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(
-      'labels: issueloop, issueloop:in-progress, issueloop:needs-human already on acme/tools\n',
+      'labels: issueloop, issueloop:in-progress, issueloop:needs-human, issueloop:plan, issueloop:best-of-N already on acme/tools\n',
     );
     expect(again.stdout).not.toContain('created');
   });

@@ -131,6 +131,60 @@ describe('renderTrackingComment', () => {
     expect(parseTrackingRecord(body)?.failure_reasons[0]?.message).toBe(hostile.replace(/\s+/g, ' '));
   });
 
+  it("says which of a best-of-N claim's attempts was chosen, or that none passed verify (issue 32 item 1)", () => {
+    const chosen = renderTrackingComment(
+      view({
+        phase: 'review',
+        bestOf: {
+          n: 3,
+          ran: [
+            { k: 1, outcome: 'not_chosen' },
+            { k: 2, outcome: 'resolved' },
+          ],
+          winner: 2,
+          why: 'the smaller diff',
+        },
+      }),
+      keep,
+    );
+    expect(chosen.split('\n')).toContain(
+      '| Attempts | best of 3 (2 ran): attempt 2 chosen (the smaller diff) |',
+    );
+    const none = renderTrackingComment(
+      view({
+        phase: 'failed',
+        bestOf: {
+          n: 2,
+          ran: [
+            { k: 1, outcome: 'verify_failed' },
+            { k: 2, outcome: 'verify_failed' },
+          ],
+          why: 'x',
+        },
+      }),
+      keep,
+    );
+    expect(none.split('\n')).toContain('| Attempts | 2 attempts, none passed verify |');
+    expect(renderTrackingComment(view(), keep)).toContain('| Model |');
+    expect(renderTrackingComment(view(), keep)).not.toContain('| Attempts |');
+  });
+
+  it('neutralises a hostile judge reason in the Attempts row like every other line', () => {
+    const why = `a | b\n| forged | row | <script>x</script> [x](https://evil) @octocat closes #1 ${TOKEN}`;
+    const body = renderTrackingComment(
+      view({ bestOf: { n: 3, ran: [{ k: 1, outcome: 'resolved' }], winner: 1, why } }),
+      redact,
+    );
+    const row = body.split('\n').find((line) => line.startsWith('| Attempts |')) ?? '';
+    expect(row).toContain('attempt 1 chosen');
+    expect(row.match(/\|/g)).toHaveLength(3);
+    expect(body).not.toContain('| forged |');
+    expect(body).not.toMatch(/<script|\[x\]\(/);
+    expect(body).not.toContain(TOKEN);
+    expect(row).toContain('&#91;REDACTED&#93;');
+    expect(liveMentions(body)).toEqual([]);
+  });
+
   it('caps the record at the newest 10 reasons of at most 300 characters', () => {
     const reasons = Array.from({ length: 25 }, (_, i) => ({
       at: `2026-11-21T10:${String(i).padStart(2, '0')}:00.000Z`,

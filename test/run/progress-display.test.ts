@@ -101,6 +101,45 @@ describe('progress display: text from outside', () => {
   });
 });
 
+describe('progress display: a best-of-N claim (issue 32 item 1)', () => {
+  it("names the chosen attempt on the issue's last line, and cleans the judge's reason for the terminal", () => {
+    let out = '';
+    const display = createProgressDisplay({
+      isTTY: true,
+      write: (t) => (out += t),
+      log: () => undefined,
+      now: () => 0,
+    });
+    display.phase(5, 'working');
+    display.done(5, 'resolved', {
+      n: 3,
+      ran: [
+        { k: 1, outcome: 'verify_failed' },
+        { k: 2, outcome: 'resolved' },
+        { k: 3, outcome: 'not_chosen' },
+      ],
+      winner: 2,
+      why: 'the smaller diff\u001b]0;pwned\u0007',
+    });
+    display.phase(6, 'working');
+    display.done(6, 'verify_failed', {
+      n: 2,
+      ran: [
+        { k: 1, outcome: 'verify_failed' },
+        { k: 2, outcome: 'verify_failed' },
+      ],
+      why: 'x',
+    });
+    display.phase(7, 'working');
+    display.done(7, 'resolved');
+    display.stop();
+    expect(out).toContain('#5 resolved ($0.00, 0s); best of 3: attempt 2 chosen (the smaller diff');
+    expect(out).toContain('#6 verify_failed ($0.00, 0s); 2 attempts, none passed verify\n');
+    expect(out).toContain('#7 resolved ($0.00, 0s)\n');
+    expect(out.replaceAll('\u001b[1A\r', '').replaceAll('\u001b[J', '')).not.toMatch(TERMINAL_ACTS);
+  });
+});
+
 describe('newcomer: live lines fit a narrow terminal (cut to its width)', () => {
   /** The live lines of the last redraw: what follows the last erase. */
   const lastFrame = (out: string) => (out.split('\u001b[J').at(-1) ?? '').split('\n').filter(Boolean);

@@ -4,7 +4,7 @@ import type { Config } from '../../config/schema.js';
 import type { Log } from '../../core/logger.js';
 import type { Redactor } from '../../core/redact.js';
 import { openGitHubAdapter } from '../../github/adapter.js';
-import { IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL } from '../../github/labels.js';
+import { BEST_OF_N_LABEL, IN_PROGRESS_LABEL, NEEDS_HUMAN_LABEL, PLAN_LABEL } from '../../github/labels.js';
 import { appConfigured } from '../../run/app-token.js';
 import { TOKEN_NAMES_TEXT } from '../../run/env-token.js';
 import { buildGitHubClient, githubToken, stateDirOf } from '../../run/github-deps.js';
@@ -40,7 +40,7 @@ export async function writeConfigFile(cwd: string, force: boolean, configPath?: 
 const TRIGGER_LABEL = { color: '0e8a16', description: 'issueloop works issues with this label' };
 
 /**
- * The trigger label and issueloop's own, created on the repository where missing (GitHub would create
+ * The trigger label and issueloop's own (those it puts on and those a maintainer puts on), created on the repository where missing (GitHub would create
  * a label grey on first use), with the token `run` would use (a GitHub App's when one is configured).
  * Skipped, with the reason, without a credential or a repository.
  */
@@ -71,6 +71,9 @@ export async function ensureLabels(input: {
     [config.label, TRIGGER_LABEL],
     [IN_PROGRESS_LABEL, undefined],
     [NEEDS_HUMAN_LABEL, undefined],
+    // Put on by a maintainer: created here so they are there to pick, with their description.
+    [PLAN_LABEL, undefined],
+    [BEST_OF_N_LABEL, undefined],
   ] as const) {
     ((await github.labels.ensureLabel(name, spec)) ? created : there).push(name);
   }

@@ -24,7 +24,10 @@ export interface StatusReport {
       costUsd: number;
       durationMs: number;
       reason: string;
+      /** Sessions in the run: each attempt of a best-of-N claim is one. */
       sessions: number;
+      /** Its newest claim ran best-of-N: the attempts given, those that ran, the one chosen (omitted otherwise). */
+      bestOf?: { n: number; ran: number; winner?: number };
       /** Destinations the sandbox's egress proxy refused, over the issue's sessions (omitted when none). */
       blockedRequests?: BlockedSeen[];
     }>;
@@ -51,13 +54,27 @@ export interface StatusReport {
 const num = (value: unknown) => (typeof value === 'number' ? value : 0);
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
+/** A best-of-N claim's `attempts` event (written just before its `outcome`), as status shows it. */
+function bestOfIn(event: LedgerEvent): { n: number; ran: number; winner?: number } | undefined {
+  const ran = Array.isArray(event.attempts) ? event.attempts.length : 0;
+  const n = num(event.n);
+  if (!Number.isSafeInteger(n) || n < 1) return undefined;
+  return { n, ran, ...(typeof event.winner === 'number' ? { winner: event.winner } : {}) };
+}
+
 function lastRunOf(file: string, events: readonly LedgerEvent[], skipped: number): StatusReport['lastRun'] {
   const outcomes = new Map<number, NonNullable<StatusReport['lastRun']>['issues'][number]>();
+  const judged = new Map<number, { n: number; ran: number; winner?: number }>();
   for (const event of events) {
-    if (event.type !== 'outcome' || typeof event.issue !== 'number') continue;
+    if (typeof event.issue !== 'number') continue;
+    const bestOf = event.type === 'attempts' ? bestOfIn(event) : undefined;
+    if (bestOf) judged.set(event.issue, bestOf);
+    if (event.type !== 'outcome') continue;
     const pr = str(event.pr);
     const before = outcomes.get(event.issue);
     const blocked = addBlocked(before?.blockedRequests, event.blockedRequests);
+    const claim = judged.get(event.issue);
+    judged.delete(event.issue);
     outcomes.set(event.issue, {
       issue: event.issue,
       outcome: str(event.outcome) ?? 'unknown',
@@ -65,7 +82,8 @@ function lastRunOf(file: string, events: readonly LedgerEvent[], skipped: number
       costUsd: (before?.costUsd ?? 0) + num(event.costUsd),
       durationMs: (before?.durationMs ?? 0) + num(event.durationMs),
       reason: str(event.reason) ?? '',
-      sessions: (before?.sessions ?? 0) + 1,
+      sessions: (before?.sessions ?? 0) + (claim ? claim.ran : 1),
+      ...(claim ? { bestOf: claim } : {}),
       ...(blocked.length > 0 ? { blockedRequests: blocked } : {}),
     });
   }
@@ -169,7 +187,7 @@ export function renderStatus(report: StatusReport, now: number): string {
   else {
     lines.push(`last run ${run.id}: ${run.stop}, $${run.costUsd.toFixed(2)} (${run.file})`);
     for (const i of run.issues) {
-      const sessions = i.sessions > 1 ? ` (${i.sessions} sessions)` : '';
+      const sessions = statusNote(i);
       lines.push(
         `  #${i.issue} ${i.outcome} $${i.costUsd.toFixed(2)} ${humanDuration(i.durationMs)}${sessions} ${i.pr ?? i.reason}`.trimEnd(),
       );
@@ -196,6 +214,18 @@ export function renderStatus(report: StatusReport, now: number): string {
   for (const n of report.needsHuman)
     lines.push(`  #${n.issue} after ${failureCount(n.failures)}${n.lastReason ? `: ${n.lastReason}` : ''}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** ` (best of 3: attempt 2 chosen; 4 sessions)`, ` (2 sessions)`, or nothing for one session. */
+function statusNote(i: NonNullable<StatusReport['lastRun']>['issues'][number]): string {
+  const notes: string[] = [];
+  if (i.bestOf) {
+    const { n, ran, winner } = i.bestOf;
+    const of = ran < n ? ` (${ran} ran)` : '';
+    notes.push(`best of ${n}${of}: ${winner === undefined ? 'none chosen' : `attempt ${winner} chosen`}`);
+  }
+  if (i.sessions > 1) notes.push(`${i.sessions} sessions`);
+  return notes.length > 0 ? ` (${notes.join('; ')})` : '';
 }
 
 /** `a.example:443 ×3 (setup), b.example:80 ×1 (commands), … and 2 more`. */

@@ -131,6 +131,7 @@ function issueWriters(options: IssueSourceOptions, issue: BacklogIssue, input: T
       record?: TrackingRecord;
       blockedRequests?: TrackingView['blockedRequests'];
       blockedOthers?: number;
+      bestOf?: TrackingView['bestOf'];
     } = {},
   ) =>
     // Without the store's record the comment's hidden history would be overwritten with a blank one.
@@ -200,6 +201,7 @@ async function writeOutcome(
     record: finalRecord,
     ...(report.blockedRequests?.length ? { blockedRequests: report.blockedRequests } : {}),
     ...(report.blockedOthers ? { blockedOthers: report.blockedOthers } : {}),
+    ...(report.bestOf ? { bestOf: report.bestOf } : {}),
   };
   if (paused) {
     // Not the issue's failure: back in the queue, saying why the run stopped working it.

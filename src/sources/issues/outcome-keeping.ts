@@ -77,6 +77,16 @@ export function keepingOutcomes(
   /** Each report once: a best-of-N claim reports every attempt, then its combined report (not kept again). */
   const recorded = new Set<SessionReport>();
   let sessionKind: SessionKind | undefined;
+  let lastAt = Number.NEGATIVE_INFINITY;
+  /**
+   * When the entry ended, a millisecond after the claim's previous one at least: a best-of-N claim
+   * records its attempts and its judge in one go, and the tracking comment knows a session by its
+   * run, end and kind (tracked-sessions.ts), so entries of one instant would be listed once.
+   */
+  const endedAt = () => {
+    lastAt = Math.max(options.clock.now(), lastAt + 1);
+    return lastAt;
+  };
   const keep = (entry: SessionEntry) =>
     quietly(options, input.log, `outcome record of #${issue.number}`, () =>
       store.recordSession(issue.number, entry, { title: issue.title, labels: issue.labels, claimedAt }),
@@ -85,7 +95,7 @@ export function keepingOutcomes(
     if (recorded.has(report)) return;
     recorded.add(report);
     sessionKind ??= kind();
-    const at = options.clock.now();
+    const at = endedAt();
     await keep(sessionEntryOf(report, { kind: sessionKind, runId: input.ledger.runId, at, paused }));
   };
   return {
@@ -103,7 +113,7 @@ export function keepingOutcomes(
             costUsd: call.costUsd,
             ...usageOf(call),
           },
-          { kind: 'attempt', runId: input.ledger.runId, at: options.clock.now() },
+          { kind: 'attempt', runId: input.ledger.runId, at: endedAt() },
         ),
         outcome: 'judged',
       }),
