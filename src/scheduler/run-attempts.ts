@@ -1,3 +1,6 @@
+import { scrubEnv } from '../agent/tools/scrub-env.js';
+import { deleteLocalBranch } from '../session/git/branch-tip.js';
+import { GitTamperedError } from '../session/git/git-state.js';
 import { stagedDiff } from '../session/git/staged-diff.js';
 import {
   type AttemptCandidate,
@@ -103,6 +106,11 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
         if (chosen.winner !== k) {
           return { commit: '', reason: `not chosen: attempt ${chosen.winner ?? 'none'} was (${chosen.why})` };
         }
+        // What is committed is what was scanned and judged: the worktree waited, and nothing may
+        // have changed it since (a sibling attempt's agent, a process the scan did not see).
+        if ((await stagedDiff(delivery.worktree, from, git)) !== diff) {
+          throw new ChangedWhileJudged(k);
+        }
         const totalUsd = gate.spent + chosen.costUsd;
         return work.deliver({ ...delivery, chosen: { from: n, why: chosen.why, totalUsd } }, git);
       },
@@ -128,6 +136,7 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
   };
 
   const ran = await Promise.all(Array.from({ length: n }, (_, i) => runOne(i + 1)));
+  await dropAttemptBranches(input, ran);
   const reports = ran.flatMap((report, i) => (report ? [{ k: i + 1, report }] : []));
   return combineAttempts(reports, verdict, {
     issue: work.key,
@@ -136,6 +145,29 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
     durationMs: ctx.deps.clock.now() - started,
     interrupted: input.signal.aborted,
   });
+}
+
+/** The chosen attempt's worktree no longer holds what was scanned and judged: it ends `refused`. */
+class ChangedWhileJudged extends GitTamperedError {
+  constructor(k: number) {
+    super([`attempt ${k}'s worktree`]);
+    this.message = `attempt ${k}'s worktree changed after its checks, while it waited for the judge; nothing was committed or pushed`;
+  }
+}
+
+/**
+ * The attempts' local branches deleted once their worktrees are gone: only the issue's branch on
+ * origin carries the winner (a worktree kept for inspection keeps its branch).
+ */
+async function dropAttemptBranches(input: AttemptsInput, ran: ReadonlyArray<SessionReport | undefined>) {
+  const quiet = { env: scrubEnv(input.env, input.config.redact_env), redact: input.redact };
+  for (const [i, report] of ran.entries()) {
+    if (report === undefined) continue;
+    const branch = `${input.work.branch}-a${i + 1}`;
+    if (!(await deleteLocalBranch(input.checkout, branch, quiet))) {
+      input.deps.log.debug({ branch }, 'attempt branch kept (its worktree is kept, or it is gone)');
+    }
+  }
 }
 
 /** The judge's verdict, or a throw when the run is interrupted first (the attempt ends `interrupted`). */

