@@ -7,6 +7,7 @@ import {
   type JudgeVerdict,
   judgeAttempts,
   linesChangedIn,
+  smallerDiff,
 } from '../session/judge-attempts.js';
 import { runSession } from '../session/run-session.js';
 import type { SessionInput, SessionReport } from '../session/session-report.js';
@@ -59,17 +60,18 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
   const settleOne = async () => {
     pending -= 1;
     if (pending > 0) return;
-    verdict = await judgeAttempts(candidates, {
-      callModel: ctx.models.call,
-      model: settings.judge_model ?? ctx.config.model.diagnosis_model,
-      issue: work.firstMessage(undefined),
-      redact: ctx.redact,
-      signal: input.signal,
-    }).catch((err: unknown) => ({
-      why: `the judge was stopped: ${(err as Error).message}`,
-      costUsd: 0,
-      modelCalls: 0,
-    }));
+    // Whatever the judge throws, even before its first await, the attempts waiting hear a verdict.
+    try {
+      verdict = await judgeAttempts(candidates, {
+        callModel: ctx.models.call,
+        model: settings.judge_model ?? ctx.config.model.diagnosis_model,
+        issue: work.firstMessage(undefined),
+        redact: ctx.redact,
+        signal: input.signal,
+      });
+    } catch (err) {
+      verdict = judgeFailed(candidates, err, input.signal, ctx.redact);
+    }
     decide(verdict);
   };
 
@@ -103,6 +105,8 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
         gate.freeSlot();
         void settleOne();
         const chosen = await untilDecided(decided, input.signal);
+        // Without a winner nothing is delivered, and an attempt that handed over is not `resolved`.
+        if (chosen.winner === undefined) throw new Error(`no attempt was chosen (${chosen.why})`);
         if (chosen.winner !== k) {
           return { commit: '', reason: `not chosen: attempt ${chosen.winner ?? 'none'} was (${chosen.why})` };
         }
@@ -145,6 +149,32 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
     durationMs: ctx.deps.clock.now() - started,
     interrupted: input.signal.aborted,
   });
+}
+
+/**
+ * A judge that threw: stopped by an interrupt (nothing is delivered), or broken (its prompt
+ * unreadable): then, as when its model call fails, the smaller verified diff wins.
+ */
+function judgeFailed(
+  candidates: readonly AttemptCandidate[],
+  err: unknown,
+  signal: AbortSignal,
+  redact: (text: string) => string,
+): JudgeVerdict {
+  const message = redact((err as Error).message ?? String(err))
+    .replace(/\s+/g, ' ')
+    .slice(0, 200);
+  const verified = candidates.filter((c) => c.verified);
+  if (signal.aborted || verified.length === 0) {
+    return { why: `the judge was stopped: ${message}`, costUsd: 0, modelCalls: 0 };
+  }
+  const smallest = smallerDiff(verified);
+  return {
+    winner: smallest.attempt,
+    why: `the smaller diff (${smallest.linesChanged} lines changed; the judge failed: ${message})`,
+    costUsd: 0,
+    modelCalls: 0,
+  };
 }
 
 /** The chosen attempt's worktree no longer holds what was scanned and judged: it ends `refused`. */

@@ -135,4 +135,42 @@ describe('best-of-N under review (issue 32 item 1)', () => {
     expect(gh.emulator.pulls()).toEqual([]);
     expect(issue.number).toBeGreaterThan(0);
   });
+  it('regression: a judge that throws (not an interrupt) leaves no attempt waiting forever; the smaller verified diff is delivered', {
+    timeout: 15_000,
+  }, async () => {
+    const { gh, ctx } = await setup({ verify: { command: VERIFY, retries: 0 }, attempts: { n: 2 } });
+    const { issue, work } = await attemptsOn(ctx, gh);
+    // The sessions are given a resume context; only the judge asks for the bare issue text, and
+    // that throws (as a prompt that cannot be read would): the judge rejects before any model call.
+    const broken = {
+      ...work,
+      firstMessage: (resume: Parameters<typeof work.firstMessage>[0]) => {
+        if (resume === undefined) throw new Error('the judge prompt could not be read');
+        return work.firstMessage(resume);
+      },
+    };
+    const anthropic = createAnthropicEmulator({ script: fixTypo });
+    const result = await runAttempts({
+      ...ctx,
+      models: emulatedModels(anthropic, ctx.deps, ctx.redact),
+      work: broken,
+      resume: {},
+      attempt: 2,
+      n: 2,
+      slots: 2,
+    });
+
+    expect(result.verdict.modelCalls).toBe(0);
+    expect(result.verdict.why).toContain('the judge failed: the judge prompt could not be read');
+    expect(result.verdict.winner).toBe(1);
+    expect(result.report.outcome).toBe('resolved');
+    expect(result.report.pr?.number).toBeGreaterThan(0);
+    expect(result.attempts.map((a) => [a.k, a.report.outcome])).toEqual([
+      [1, 'resolved'],
+      [2, 'not_chosen'],
+    ]);
+    const branch = `issueloop/issue-${issue.number}`;
+    expect(originRefs().sort()).toEqual([`refs/heads/${branch}`, 'refs/heads/main']);
+    expect(gh.emulator.pulls().map((p) => p.head.ref)).toEqual([branch]);
+  });
 });
