@@ -37,10 +37,22 @@ export function planSweep(options: Options) {
   /** The issues whose plan waited for review when the last round planned (from its claim records). */
   let waiting: readonly number[] = [];
 
-  async function book(round: SweepRound, issue: number, outcome: string): Promise<void> {
+  /**
+   * Books `outcome` if the record, read again under the claim, still says one of `from` (another
+   * runner may have booked an answer since the sweep read it): false, and the record as it was, if not.
+   */
+  async function book(
+    round: SweepRound,
+    issue: number,
+    outcome: string,
+    from: readonly string[],
+  ): Promise<boolean> {
     const claimed = await round.claims.claim(issue, round.owner, BOOKING_TTL_MS);
     if (!claimed.ok) throw new PlanBookingHeld(`#${issue} is held by ${claimed.heldBy.owner}`);
-    await round.claims.release(claimed.lease, { outcome });
+    const fresh = (await round.claims.get(issue))?.last_outcome ?? undefined;
+    const still = fresh !== undefined && from.includes(fresh);
+    await round.claims.release(claimed.lease, { outcome: still ? outcome : (fresh ?? PLAN_REQUESTED) });
+    return still;
   }
 
   /** Answers `/approve` or `/revise`; false when there is nothing to answer (no reaction then). */
@@ -55,8 +67,7 @@ export function planSweep(options: Options) {
     const thread = await github.plans.read(issue, await github.commands.viewerLogin());
     // Only a command written after the newest plan answers it.
     if (!thread.plan || thread.plan.withdrawn || comment.id < thread.plan.id) return false;
-    await book(round, issue, command === 'approve' ? PLAN_APPROVED : PLAN_REVISE);
-    return true;
+    return book(round, issue, command === 'approve' ? PLAN_APPROVED : PLAN_REVISE, [PLAN_REVIEW]);
   }
 
   async function askForPlan(round: SweepRound, issue: number): Promise<boolean> {
@@ -69,7 +80,8 @@ export function planSweep(options: Options) {
   /** A withdrawn (or waiting) plan's issue made claimable for a new plan. */
   async function requeueWithdrawn(round: SweepRound, issue: number, from: readonly string[]): Promise<void> {
     const claim = await round.claims.get(issue);
-    if (claim?.last_outcome && from.includes(claim.last_outcome)) await book(round, issue, PLAN_REQUESTED);
+    if (claim?.last_outcome && from.includes(claim.last_outcome))
+      await book(round, issue, PLAN_REQUESTED, from);
   }
 
   async function expireOne(round: SweepRound, view: ClaimView): Promise<void> {
@@ -77,12 +89,13 @@ export function planSweep(options: Options) {
     const posted = Date.parse(thread.plan?.createdAt ?? '');
     if (!thread.plan || thread.plan.withdrawn || Number.isNaN(posted)) return;
     if (options.clock.now() - posted < options.config.plan.expires) return;
+    // Booked first: a plan answered meanwhile (by another runner) is neither withdrawn nor marked so.
+    if (!(await book(round, view.issue, PLAN_WITHDRAWN, [PLAN_REVIEW]))) return;
     await github.plans.edit(
       view.issue,
       thread.plan.id,
       withdrawnPlanComment(thread.plan.body, options.config.plan.expires),
     );
-    await book(round, view.issue, PLAN_WITHDRAWN);
     await round.ledger.append('plan_withdrawn', {
       round: round.round,
       issue: view.issue,

@@ -7,7 +7,12 @@ import { PLAN_LABEL } from '../../../src/github/labels.js';
 import { renderPlanComment } from '../../../src/github/plan-comment.js';
 import type { Ledger } from '../../../src/session/ledger.js';
 import { commandSweep } from '../../../src/sources/issues/command-sweep.js';
-import { PLAN_REQUESTED, PLAN_REVIEW, PLAN_WITHDRAWN } from '../../../src/sources/issues/plan-outcomes.js';
+import {
+  PLAN_APPROVED,
+  PLAN_REQUESTED,
+  PLAN_REVIEW,
+  PLAN_WITHDRAWN,
+} from '../../../src/sources/issues/plan-outcomes.js';
 import { needsPlan, planNote, readPlanStage } from '../../../src/sources/issues/plan-stage.js';
 import { EXPIRE_CHECK_MS, planSweep } from '../../../src/sources/issues/plan-sweep.js';
 import { BASE, emulated } from '../../github/emulated.js';
@@ -56,6 +61,33 @@ async function waitingPlan() {
 }
 
 describe('plan expiry (plan.expires) with the injected clock', () => {
+  it('regression: expiry never overwrites an answer another runner booked meanwhile, nor marks its plan withdrawn', async () => {
+    const { clock, emulator, issue, claims, ledger, round, planId } = await waitingPlan();
+    clock.advance(14 * DAY + 60_000);
+    // Between this sweep's read (plan_review) and its booking claim, another runner books the
+    // writer's /approve.
+    const claim = claims.claim.bind(claims);
+    let raced = false;
+    claims.claim = async (n, owner, ttl) => {
+      if (!raced && owner === 'host:1') {
+        raced = true;
+        const other = await claim(n, 'host:2', 60_000);
+        if (!other.ok) throw new Error('host:2 could not book');
+        await claims.release(other.lease, { outcome: PLAN_APPROVED });
+      }
+      return claim(n, owner, ttl);
+    };
+    await round();
+
+    expect(raced).toBe(true);
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_APPROVED);
+    const plan = emulator.comments(issue).find((c) => c.id === planId);
+    expect(plan?.body).toContain('Plan A');
+    expect(plan?.body).toContain('People with write access answer on this issue');
+    expect(plan?.body).not.toContain('**Withdrawn**');
+    expect(ledger.map(([type]) => type)).not.toContain('plan_withdrawn');
+  });
+
   it('a plan unanswered for plan.expires is withdrawn: comment edited, skipped as plan_withdrawn; /issueloop plan asks again', async () => {
     const { clock, emulator, issue, gh, claims, ledger, round, planId } = await waitingPlan();
     clock.advance(14 * DAY - 60_000);
