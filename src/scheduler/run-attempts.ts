@@ -186,6 +186,26 @@ class ChangedWhileJudged extends GitTamperedError {
 }
 
 /**
+ * Whether the claim's work turns out to be a plan session once its start point is known (an issue
+ * that failed verify and was then labelled `issueloop:plan`, or asked for a plan): a plan is written
+ * once, never by N attempts side by side. A start point that cannot be read is the session's to report.
+ */
+export async function plansOnly(input: Pick<AttemptsInput, 'work' | 'env' | 'config' | 'redact' | 'signal'>) {
+  const { work } = input;
+  if (!work.planOnly) return false;
+  try {
+    await work.startPoint({
+      env: scrubEnv(input.env, input.config.redact_env),
+      signal: input.signal,
+      redact: input.redact,
+    });
+  } catch {
+    return false;
+  }
+  return work.planOnly() !== undefined;
+}
+
+/**
  * The attempts' local branches deleted once their worktrees are gone: only the issue's branch on
  * origin carries the winner (a worktree kept for inspection keeps its branch).
  */

@@ -6,6 +6,9 @@ import {
   type ParsedMessagesRequest,
   reply,
 } from '../../src/emulators/anthropic/index.js';
+import { PLAN_LABEL } from '../../src/github/labels.js';
+import { isPlanComment } from '../../src/github/plan-comment.js';
+import { runWork } from '../../src/scheduler/attempts-record.js';
 import { runAttempts } from '../../src/scheduler/run-attempts.js';
 import { issueWork } from '../../src/sources/issues/issue-work.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
@@ -57,8 +60,9 @@ function attemptWorktree(k: number): string | undefined {
 async function attemptsOn(
   ctx: Awaited<ReturnType<typeof setup>>['ctx'],
   gh: Awaited<ReturnType<typeof setup>>['gh'],
+  labels: string[] = ['issueloop'],
 ) {
-  gh.emulator.addIssue(member('Fix the greeting typo'));
+  gh.emulator.addIssue(member('Fix the greeting typo', { labels }));
   const [issue] = (await gh.adapter.listBacklog()).issues;
   if (!issue) throw new Error('setup: no issue');
   const work = issueWork(issue, {
@@ -172,5 +176,31 @@ describe('best-of-N under review (issue 32 item 1)', () => {
     const branch = `issueloop/issue-${issue.number}`;
     expect(originRefs().sort()).toEqual([`refs/heads/${branch}`, 'refs/heads/main']);
     expect(gh.emulator.pulls().map((p) => p.head.ref)).toEqual([branch]);
+  });
+  it('regression: a best-of-N claim that turns out to need a plan (labelled issueloop:plan after verify_failed) posts one plan, not N', {
+    timeout: 15_000,
+  }, async () => {
+    const { gh, ctx } = await setup({ verify: { command: VERIFY, retries: 0 }, attempts: { n: 3 } });
+    // Its last attempt failed verify (so the source gives it 3 attempts), then a maintainer asked for a plan.
+    const { issue, work } = await attemptsOn(ctx, gh, ['issueloop', PLAN_LABEL]);
+    let calls = 0;
+    const anthropic = createAnthropicEmulator({
+      script: () => {
+        calls += 1;
+        return reply.text('1. Change greet.js to say hello.\n2. Check it with the verify command.');
+      },
+    });
+    const ran = await runWork(
+      { n: 3, slots: 3 },
+      { ...ctx, models: emulatedModels(anthropic, ctx.deps, ctx.redact), work, attempt: 2 },
+    );
+
+    expect(ran.report.outcome).toBe('plan_review');
+    expect(ran.attempts).toBeUndefined();
+    expect(calls).toBe(1);
+    const plans = gh.emulator.comments(issue.number).filter((c) => isPlanComment(c.body, issue.number));
+    expect(plans).toHaveLength(1);
+    expect(plans[0]?.body).toContain('Change greet.js to say hello');
+    expect(originRefs()).toEqual(['refs/heads/main']);
   });
 });
