@@ -49,10 +49,19 @@ export function planSweep(options: Options) {
   ): Promise<boolean> {
     const claimed = await round.claims.claim(issue, round.owner, BOOKING_TTL_MS);
     if (!claimed.ok) throw new PlanBookingHeld(`#${issue} is held by ${claimed.heldBy.owner}`);
-    const fresh = (await round.claims.get(issue))?.last_outcome ?? undefined;
-    const still = fresh !== undefined && from.includes(fresh);
-    await round.claims.release(claimed.lease, { outcome: still ? outcome : (fresh ?? PLAN_REQUESTED) });
-    return still;
+    const view = await round.claims.get(issue);
+    const fresh = view?.last_outcome ?? undefined;
+    if (fresh !== undefined && from.includes(fresh)) {
+      await round.claims.release(claimed.lease, { outcome });
+      return true;
+    }
+    // Put back as it was, with what the next attempt is told (an interruption's context, a hint).
+    await round.claims.release(claimed.lease, {
+      outcome: fresh ?? PLAN_REQUESTED,
+      ...(view?.partial_context ? { partialContext: view.partial_context } : {}),
+      ...(view?.hint ? { hint: view.hint } : {}),
+    });
+    return false;
   }
 
   /** Answers `/approve` or `/revise`; false when there is nothing to answer (no reaction then). */
