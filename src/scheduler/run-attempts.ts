@@ -60,6 +60,12 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
   const settleOne = async () => {
     pending -= 1;
     if (pending > 0) return;
+    // Interrupted: no attempt is delivered, so none is named the winner (the ledger, the reason).
+    if (input.signal.aborted) {
+      verdict = { why: 'interrupted before the judge decided', costUsd: 0, modelCalls: 0 };
+      decide(verdict);
+      return;
+    }
     // Whatever the judge throws, even before its first await, the attempts waiting hear a verdict.
     try {
       verdict = await judgeAttempts(candidates, {

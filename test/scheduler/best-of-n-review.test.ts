@@ -203,4 +203,45 @@ describe('best-of-N under review (issue 32 item 1)', () => {
     expect(plans[0]?.body).toContain('Change greet.js to say hello');
     expect(originRefs()).toEqual(['refs/heads/main']);
   });
+  it('regression: an interrupt while an attempt waits for the judge names no winner and pushes nothing', {
+    timeout: 15_000,
+  }, async () => {
+    const { gh, ctx } = await setup({ verify: { command: VERIFY, retries: 0 }, attempts: { n: 2 } });
+    const { work } = await attemptsOn(ctx, gh);
+    const run = new AbortController();
+    let aborted = false;
+    const anthropic = createAnthropicEmulator({
+      script: (request) => {
+        // One slot: attempt 1 ends and hands over first; attempt 2's first call is the interrupt.
+        const attempt = /issueloop\/issue-\d+-a(\d)/.exec(JSON.stringify(request.system))?.[1];
+        if (attempt === '2') {
+          aborted = true;
+          run.abort(new Error('SIGINT'));
+        }
+        return fixTypo(request);
+      },
+    });
+    const result = await runAttempts({
+      ...ctx,
+      models: emulatedModels(anthropic, ctx.deps, ctx.redact),
+      signal: run.signal,
+      work,
+      attempt: 2,
+      n: 2,
+      slots: 1,
+    });
+
+    expect(aborted).toBe(true);
+    expect(result.attempts.map((a) => [a.k, a.report.outcome])).toEqual([
+      [1, 'interrupted'],
+      [2, 'interrupted'],
+    ]);
+    expect(result.report.outcome).toBe('interrupted');
+    expect(result.verdict.winner).toBeUndefined();
+    expect(result.verdict.why).toContain('interrupted');
+    expect(result.report.reason).not.toContain('chosen from');
+    expect(result.report.reason).toContain('best of 2 attempts');
+    expect(originRefs()).toEqual(['refs/heads/main']);
+    expect(gh.emulator.pulls()).toEqual([]);
+  });
 });
