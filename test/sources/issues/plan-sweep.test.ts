@@ -133,6 +133,41 @@ describe('plan expiry (plan.expires) with the injected clock', () => {
   });
 });
 
+describe('a new runner (its state directory lost) and the plans answered before', () => {
+  it('regression: an /approve a lost runner booked and 👍ed is booked again when the record says plan_review (it stayed waiting, then was withdrawn)', async () => {
+    const { clock, emulator, issue, gh, claims, round } = await waitingPlan();
+    const approve = emulator.addComment(issue, { author: 'maintainer', body: '/approve' });
+    await round();
+    expect(emulator.reactions(approve)).toEqual([{ user: 'issueloop-bot', content: '+1' }]);
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_APPROVED);
+
+    // That runner is gone before it implemented the plan; a new one imports the tracking comment's
+    // last outcome (plan_review: bookings are not in it) and sweeps with nothing decided yet.
+    const claimed = await claims.claim(issue, 'host:2', 60_000);
+    if (!claimed.ok) throw new Error('not claimed');
+    await claims.release(claimed.lease, { outcome: PLAN_REVIEW });
+    const fresh = commandSweep({
+      github: gh.adapter,
+      redact: createRedactor([]),
+      clock,
+      config: ConfigSchema.parse({}),
+    });
+    fresh.seen(new Map((await claims.list()).map((view) => [view.issue, view])));
+    await fresh({
+      round: 1,
+      log: createMemoryLog(),
+      claims,
+      owner: 'host:2',
+      ledger: { append: async () => undefined } as unknown as Ledger,
+    });
+
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_APPROVED);
+    expect(await readPlanStage(gh.adapter, issue)).toEqual({ kind: 'approved', plan: 'Plan A' });
+    // Still one 👍: the command was worked once.
+    expect(emulator.reactions(approve)).toEqual([{ user: 'issueloop-bot', content: '+1' }]);
+  });
+});
+
 describe('planSweep', () => {
   it('an /approve with no plan waiting (the claim says otherwise) is not answered', async () => {
     const { emulator, issue, gh, claims, clock } = await waitingPlan();
