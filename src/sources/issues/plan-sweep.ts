@@ -23,6 +23,33 @@ export class PlanBookingHeld extends Error {
 type Options = Pick<IssueSourceOptions, 'github' | 'clock' | 'config' | 'redact'>;
 
 /**
+ * Books `outcome` if the record, read again under the claim, still says one of `from` (another
+ * runner may have booked an answer since the sweep read it): false, and the record as it was, if not.
+ */
+async function book(
+  round: SweepRound,
+  issue: number,
+  outcome: string,
+  from: readonly string[],
+): Promise<boolean> {
+  const claimed = await round.claims.claim(issue, round.owner, BOOKING_TTL_MS);
+  if (!claimed.ok) throw new PlanBookingHeld(`#${issue} is held by ${claimed.heldBy.owner}`);
+  const view = await round.claims.get(issue);
+  const fresh = view?.last_outcome ?? undefined;
+  if (fresh !== undefined && from.includes(fresh)) {
+    await round.claims.release(claimed.lease, { outcome });
+    return true;
+  }
+  // Put back as it was, with what the next attempt is told (an interruption's context, a hint).
+  await round.claims.release(claimed.lease, {
+    outcome: fresh ?? PLAN_REQUESTED,
+    ...(view?.partial_context ? { partialContext: view.partial_context } : {}),
+    ...(view?.hint ? { hint: view.hint } : {}),
+  });
+  return false;
+}
+
+/**
  * The plan's part of the command sweep: `/approve` and `/revise` answer the issue's newest plan
  * while it waits (a command written before it, or with no plan waiting, is not answered);
  * `/issueloop plan` labels the issue `issueloop:plan` and, when a plan waits or was withdrawn, asks
@@ -36,33 +63,6 @@ export function planSweep(options: Options) {
   let lookedAt: number | undefined;
   /** The issues whose plan waited for review when the last round planned (from its claim records). */
   let waiting: readonly number[] = [];
-
-  /**
-   * Books `outcome` if the record, read again under the claim, still says one of `from` (another
-   * runner may have booked an answer since the sweep read it): false, and the record as it was, if not.
-   */
-  async function book(
-    round: SweepRound,
-    issue: number,
-    outcome: string,
-    from: readonly string[],
-  ): Promise<boolean> {
-    const claimed = await round.claims.claim(issue, round.owner, BOOKING_TTL_MS);
-    if (!claimed.ok) throw new PlanBookingHeld(`#${issue} is held by ${claimed.heldBy.owner}`);
-    const view = await round.claims.get(issue);
-    const fresh = view?.last_outcome ?? undefined;
-    if (fresh !== undefined && from.includes(fresh)) {
-      await round.claims.release(claimed.lease, { outcome });
-      return true;
-    }
-    // Put back as it was, with what the next attempt is told (an interruption's context, a hint).
-    await round.claims.release(claimed.lease, {
-      outcome: fresh ?? PLAN_REQUESTED,
-      ...(view?.partial_context ? { partialContext: view.partial_context } : {}),
-      ...(view?.hint ? { hint: view.hint } : {}),
-    });
-    return false;
-  }
 
   /** Answers `/approve` or `/revise`; false when there is nothing to answer (no reaction then). */
   async function answer(
@@ -100,11 +100,17 @@ export function planSweep(options: Options) {
     if (options.clock.now() - posted < options.config.plan.expires) return;
     // Booked first: a plan answered meanwhile (by another runner) is neither withdrawn nor marked so.
     if (!(await book(round, view.issue, PLAN_WITHDRAWN, [PLAN_REVIEW]))) return;
-    await github.plans.edit(
-      view.issue,
-      thread.plan.id,
-      withdrawnPlanComment(thread.plan.body, options.config.plan.expires),
-    );
+    try {
+      await github.plans.edit(
+        view.issue,
+        thread.plan.id,
+        withdrawnPlanComment(thread.plan.body, options.config.plan.expires),
+      );
+    } catch (err) {
+      // The comment still asks for an answer: the plan waits again, and the next look withdraws it.
+      await book(round, view.issue, PLAN_REVIEW, [PLAN_WITHDRAWN]);
+      throw err;
+    }
     await round.ledger.append('plan_withdrawn', {
       round: round.round,
       issue: view.issue,

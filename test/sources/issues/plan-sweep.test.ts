@@ -168,6 +168,47 @@ describe('a new runner (its state directory lost) and the plans answered before'
   });
 });
 
+describe('plan expiry when the comment cannot be edited', () => {
+  it('regression: a plan whose comment could not be marked withdrawn keeps waiting, and the next look withdraws it', async () => {
+    const { clock, emulator, issue, gh, claims, planId } = await waitingPlan();
+    let refuse = true;
+    const github = {
+      ...gh.adapter,
+      plans: {
+        ...gh.adapter.plans,
+        edit: async (n: number, id: number, body: string) => {
+          if (refuse) throw new Error('502 Bad Gateway');
+          return gh.adapter.plans.edit(n, id, body);
+        },
+      },
+    };
+    const sweep = planSweep({ github, clock, config: ConfigSchema.parse({}), redact: createRedactor([]) });
+    const log = createMemoryLog();
+    const round = {
+      round: 1,
+      log,
+      claims,
+      owner: 'host:1',
+      ledger: { append: async () => undefined } as unknown as Ledger,
+    };
+    const look = async () => {
+      sweep.seen(new Map((await claims.list()).map((view) => [view.issue, view])));
+      await sweep.expire(round);
+    };
+    clock.advance(14 * DAY + 60_000);
+    await look();
+    expect(log.entries.some((e) => e.msg?.includes('could not check whether the plan expired'))).toBe(true);
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_REVIEW);
+    expect(emulator.comments(issue).find((c) => c.id === planId)?.body).not.toContain('**Withdrawn**');
+
+    refuse = false;
+    clock.advance(EXPIRE_CHECK_MS);
+    await look();
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_WITHDRAWN);
+    expect(emulator.comments(issue).find((c) => c.id === planId)?.body).toContain('**Withdrawn**');
+  });
+});
+
 describe('planSweep', () => {
   it('an /approve with no plan waiting (the claim says otherwise) is not answered', async () => {
     const { emulator, issue, gh, claims, clock } = await waitingPlan();
