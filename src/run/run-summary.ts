@@ -29,6 +29,8 @@ export interface Tally {
   resolved: number;
   interrupted: number;
   failed: number;
+  /** Plans posted that wait for a maintainer (`plan_review`): neither resolved nor failed. */
+  planned: number;
   /** Failure class (`verify_failed`, `no_changes`, `auth`, …) → sessions. */
   byClass: Map<string, number>;
 }
@@ -38,14 +40,18 @@ export function tally(reports: readonly SessionReport[]): Tally {
   const byClass = new Map<string, number>();
   let resolved = 0;
   let interrupted = 0;
+  let planned = 0;
+  let failed = 0;
   for (const r of reports) {
     if (r.outcome === 'resolved') resolved += 1;
     else if (r.outcome === 'interrupted') interrupted += 1;
+    else if (r.outcome === 'plan_review') planned += 1;
     if (!isFailure(r.outcome)) continue;
+    failed += 1;
     const errorClass = failureClassOf(r.outcome);
     byClass.set(errorClass, (byClass.get(errorClass) ?? 0) + 1);
   }
-  return { resolved, interrupted, failed: reports.length - resolved - interrupted, byClass };
+  return { resolved, interrupted, failed, planned, byClass };
 }
 
 /** The table printed at the end of a run: per session, then totals by outcome and class. */
@@ -90,7 +96,7 @@ export function renderRunSummary(
   const failures = [...count.byClass.entries()].map(([errorClass, n]) => `${errorClass} ${n}`).join(', ');
   lines.push(
     '',
-    `resolved ${count.resolved}, failed ${count.failed}${failures ? ` (${failures})` : ''}, cost ${dollars(summary.costUsd)}`,
+    `resolved ${count.resolved}, failed ${count.failed}${failures ? ` (${failures})` : ''}${count.planned > 0 ? `, plans posted ${count.planned}` : ''}, cost ${dollars(summary.costUsd)}`,
     ...(requests
       ? [`GitHub requests: ${requests.charged} charged, ${requests.free} free (304 and rate-limit checks)`]
       : []),

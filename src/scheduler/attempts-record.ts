@@ -2,7 +2,7 @@ import type { JudgeVerdict } from '../session/judge-attempts.js';
 import type { Ledger } from '../session/ledger.js';
 import { runSession } from '../session/run-session.js';
 import type { SessionInput, SessionReport } from '../session/session-report.js';
-import { runAttempts } from './run-attempts.js';
+import { plansOnly, runAttempts } from './run-attempts.js';
 import type { RunCause } from './run-failure.js';
 import type { ItemTracker } from './work-source.js';
 
@@ -23,7 +23,7 @@ export interface RanWork {
 
 /** One session, or `width.n` attempts and a judge (run-attempts.ts). */
 export async function runWork(width: AttemptsWidth, input: SessionInput): Promise<RanWork> {
-  if (width.n <= 1) return { report: await runSession(input) };
+  if (width.n <= 1 || (await plansOnly(input))) return { report: await runSession(input) };
   return { ...(await runAttempts({ ...input, n: width.n, slots: width.slots })), n: width.n };
 }
 

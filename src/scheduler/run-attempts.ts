@@ -1,9 +1,13 @@
+import { scrubEnv } from '../agent/tools/scrub-env.js';
+import { deleteLocalBranch } from '../session/git/branch-tip.js';
+import { GitTamperedError } from '../session/git/git-state.js';
 import { stagedDiff } from '../session/git/staged-diff.js';
 import {
   type AttemptCandidate,
   type JudgeVerdict,
   judgeAttempts,
   linesChangedIn,
+  smallerDiff,
 } from '../session/judge-attempts.js';
 import { runSession } from '../session/run-session.js';
 import type { SessionInput, SessionReport } from '../session/session-report.js';
@@ -56,17 +60,24 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
   const settleOne = async () => {
     pending -= 1;
     if (pending > 0) return;
-    verdict = await judgeAttempts(candidates, {
-      callModel: ctx.models.call,
-      model: settings.judge_model ?? ctx.config.model.diagnosis_model,
-      issue: work.firstMessage(undefined),
-      redact: ctx.redact,
-      signal: input.signal,
-    }).catch((err: unknown) => ({
-      why: `the judge was stopped: ${(err as Error).message}`,
-      costUsd: 0,
-      modelCalls: 0,
-    }));
+    // Interrupted: no attempt is delivered, so none is named the winner (the ledger, the reason).
+    if (input.signal.aborted) {
+      verdict = { why: 'interrupted before the judge decided', costUsd: 0, modelCalls: 0 };
+      decide(verdict);
+      return;
+    }
+    // Whatever the judge throws, even before its first await, the attempts waiting hear a verdict.
+    try {
+      verdict = await judgeAttempts(candidates, {
+        callModel: ctx.models.call,
+        model: settings.judge_model ?? ctx.config.model.diagnosis_model,
+        issue: work.firstMessage(undefined),
+        redact: ctx.redact,
+        signal: input.signal,
+      });
+    } catch (err) {
+      verdict = judgeFailed(candidates, err, input.signal, ctx.redact);
+    }
     decide(verdict);
   };
 
@@ -100,8 +111,15 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
         gate.freeSlot();
         void settleOne();
         const chosen = await untilDecided(decided, input.signal);
+        // Without a winner nothing is delivered, and an attempt that handed over is not `resolved`.
+        if (chosen.winner === undefined) throw new Error(`no attempt was chosen (${chosen.why})`);
         if (chosen.winner !== k) {
           return { commit: '', reason: `not chosen: attempt ${chosen.winner ?? 'none'} was (${chosen.why})` };
+        }
+        // What is committed is what was scanned and judged: the worktree waited, and nothing may
+        // have changed it since (a sibling attempt's agent, a process the scan did not see).
+        if ((await stagedDiff(delivery.worktree, from, git)) !== diff) {
+          throw new ChangedWhileJudged(k);
         }
         const totalUsd = gate.spent + chosen.costUsd;
         return work.deliver({ ...delivery, chosen: { from: n, why: chosen.why, totalUsd } }, git);
@@ -128,6 +146,7 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
   };
 
   const ran = await Promise.all(Array.from({ length: n }, (_, i) => runOne(i + 1)));
+  await dropAttemptBranches(input, ran);
   const reports = ran.flatMap((report, i) => (report ? [{ k: i + 1, report }] : []));
   return combineAttempts(reports, verdict, {
     issue: work.key,
@@ -136,6 +155,75 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
     durationMs: ctx.deps.clock.now() - started,
     interrupted: input.signal.aborted,
   });
+}
+
+/**
+ * A judge that threw: stopped by an interrupt (nothing is delivered), or broken (its prompt
+ * unreadable): then, as when its model call fails, the smaller verified diff wins.
+ */
+function judgeFailed(
+  candidates: readonly AttemptCandidate[],
+  err: unknown,
+  signal: AbortSignal,
+  redact: (text: string) => string,
+): JudgeVerdict {
+  const message = redact((err as Error).message ?? String(err))
+    .replace(/\s+/g, ' ')
+    .slice(0, 200);
+  const verified = candidates.filter((c) => c.verified);
+  if (signal.aborted || verified.length === 0) {
+    return { why: `the judge was stopped: ${message}`, costUsd: 0, modelCalls: 0 };
+  }
+  const smallest = smallerDiff(verified);
+  return {
+    winner: smallest.attempt,
+    why: `the smaller diff (${smallest.linesChanged} lines changed; the judge failed: ${message})`,
+    costUsd: 0,
+    modelCalls: 0,
+  };
+}
+
+/** The chosen attempt's worktree no longer holds what was scanned and judged: it ends `refused`. */
+class ChangedWhileJudged extends GitTamperedError {
+  constructor(k: number) {
+    super([`attempt ${k}'s worktree`]);
+    this.message = `attempt ${k}'s worktree changed after its checks, while it waited for the judge; nothing was committed or pushed`;
+  }
+}
+
+/**
+ * Whether the claim's work turns out to be a plan session once its start point is known (an issue
+ * that failed verify and was then labelled `issueloop:plan`, or asked for a plan): a plan is written
+ * once, never by N attempts side by side. A start point that cannot be read is the session's to report.
+ */
+export async function plansOnly(input: Pick<AttemptsInput, 'work' | 'env' | 'config' | 'redact' | 'signal'>) {
+  const { work } = input;
+  if (!work.planOnly) return false;
+  try {
+    await work.startPoint({
+      env: scrubEnv(input.env, input.config.redact_env),
+      signal: input.signal,
+      redact: input.redact,
+    });
+  } catch {
+    return false;
+  }
+  return work.planOnly() !== undefined;
+}
+
+/**
+ * The attempts' local branches deleted once their worktrees are gone: only the issue's branch on
+ * origin carries the winner (a worktree kept for inspection keeps its branch).
+ */
+async function dropAttemptBranches(input: AttemptsInput, ran: ReadonlyArray<SessionReport | undefined>) {
+  const quiet = { env: scrubEnv(input.env, input.config.redact_env), redact: input.redact };
+  for (const [i, report] of ran.entries()) {
+    if (report === undefined) continue;
+    const branch = `${input.work.branch}-a${i + 1}`;
+    if (!(await deleteLocalBranch(input.checkout, branch, quiet))) {
+      input.deps.log.debug({ branch }, 'attempt branch kept (its worktree is kept, or it is gone)');
+    }
+  }
 }
 
 /** The judge's verdict, or a throw when the run is interrupted first (the attempt ends `interrupted`). */

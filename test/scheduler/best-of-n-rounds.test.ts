@@ -68,10 +68,10 @@ describe('best-of-N after a failure (issue 32 item 1)', () => {
       outcomes,
     });
     const models = emulatedModels(anthropic, ctx.deps, ctx.redact);
-    // Rounds come quickly on the fake clock while a session runs (a free worker polls): the run ends on
-    // its empty rounds, and maxRounds only guards against a run that never does (it was 6, and 1 run in 4
-    // spent them all before the second claim).
-    const run = await runRounds({ ...ctx, source, models }, { owner: 'host:1', maxRounds: 200 });
+    // With a worker free, rounds go on (the fake clock's polls pass at once) while the first session
+    // runs: the run ends on its empty rounds once the work is done, not after a count of rounds a
+    // slow machine uses up before the second claim (which made this test fail now and then).
+    const run = await runRounds({ ...ctx, source, models }, { owner: 'host:1', maxRounds: 10_000 });
 
     expect(run.reports.map((r) => [r.issue, r.outcome])).toEqual([
       [issue, 'verify_failed'],

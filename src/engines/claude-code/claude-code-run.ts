@@ -124,10 +124,16 @@ const LIMITS: Record<string, ClaudeCodeCall['limit']> = {
   error_max_budget_usd: 'cost',
 };
 
+/** The tools that change files or run commands, denied to a plan session. */
+const PLAN_DENIED = ['Bash', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit'];
+
 export function claudeArgs(options: ClaudeCodeRunOptions): string[] {
   const args = ['-p', '--output-format', 'stream-json', '--verbose', '--model', options.model];
   if (options.permissionMode) args.push('--permission-mode', options.permissionMode);
   if (options.allowedTools?.length) args.push('--allowedTools', options.allowedTools.join(','));
+  // Plan mode (a plan session) also denies the writing tools outright: a deny rule wins over any
+  // allow rule, the repository's own .claude/settings.json included.
+  if (options.permissionMode === 'plan') args.push('--disallowedTools', PLAN_DENIED.join(','));
   if (options.maxTurns !== undefined)
     args.push('--max-turns', String(Math.max(1, Math.floor(options.maxTurns))));
   // The CLI refuses a budget of 0 ("must be a number greater than 0"): nothing left is its least.

@@ -29,3 +29,21 @@ export async function resetBranch(
   assertSha('sha', sha);
   await runGit(['update-ref', `refs/heads/${branch}`, sha], { ...options, cwd: checkout });
 }
+
+/**
+ * Deletes a local branch the harness made for its own use (a best-of-N attempt's). A branch still
+ * checked out in a worktree kept for inspection (`session.keep_worktrees`) is left: false then.
+ */
+export async function deleteLocalBranch(
+  checkout: string,
+  branch: string,
+  options: GitOptions = {},
+): Promise<boolean> {
+  assertGitArg('branch', branch);
+  try {
+    await runGit(['branch', '-D', '--', branch], { ...options, cwd: checkout });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,4 +1,4 @@
-export { resetBranch, uncommitAgentWork } from './branch-tip.js';
+export { deleteLocalBranch, resetBranch, uncommitAgentWork } from './branch-tip.js';
 export { type ChangedFile, type ChangeStatus, changedFiles, parsePorcelainZ } from './changed-files.js';
 export { type CommitAllInput, type CommitAuthor, commitAll } from './commit-all.js';
 export { type DiffStat, diffStat, parseNumstat } from './diff-stat.js';

@@ -61,7 +61,13 @@ export function commandSweep(
     const target = await github.commands.target(comment.number);
     if ('ignore' in target) return 'ignored';
     const reactors = await github.commands.reactors(comment.id, DONE_REACTION);
-    if (reactors.some((login) => login.toLowerCase() === me.toLowerCase())) return 'done';
+    if (reactors.some((login) => login.toLowerCase() === me.toLowerCase())) {
+      // Worked before, maybe by a runner whose state is gone (its booking with it): an answer to a
+      // plan the record still says waits is booked again. It answers nothing otherwise.
+      if (command === 'approve' || command === 'revise')
+        await plans.work(round, command, comment, target.issue);
+      return 'done';
+    }
     if (command === 'retry' || command === 'stop') {
       await (command === 'retry' ? retry : stop)(round.claims, target.issue);
       if (command === 'retry') await plans.retried(round, target.issue);

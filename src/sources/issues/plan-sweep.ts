@@ -32,6 +32,33 @@ export class PlanBookingHeld extends Error {
 type Options = Pick<IssueSourceOptions, 'github' | 'clock' | 'config' | 'redact'>;
 
 /**
+ * Books `outcome` if the record, read again under the claim, still says one of `from` (another
+ * runner may have booked an answer since the sweep read it): false, and the record as it was, if not.
+ */
+async function book(
+  round: SweepRound,
+  issue: number,
+  outcome: string,
+  from: readonly string[],
+): Promise<boolean> {
+  const claimed = await round.claims.claim(issue, round.owner, BOOKING_TTL_MS);
+  if (!claimed.ok) throw new PlanBookingHeld(issue, claimed.heldBy.owner);
+  const view = await round.claims.get(issue);
+  const fresh = view?.last_outcome ?? undefined;
+  if (fresh !== undefined && from.includes(fresh)) {
+    await round.claims.release(claimed.lease, { outcome });
+    return true;
+  }
+  // Put back as it was, with what the next attempt is told (an interruption's context, a hint).
+  await round.claims.release(claimed.lease, {
+    outcome: fresh ?? PLAN_REQUESTED,
+    ...(view?.partial_context ? { partialContext: view.partial_context } : {}),
+    ...(view?.hint ? { hint: view.hint } : {}),
+  });
+  return false;
+}
+
+/**
  * The plan's part of the command sweep: `/approve` and `/revise` answer the issue's newest plan
  * while it waits (a command written before it, or with no plan waiting, is not answered);
  * `/issueloop plan` labels the issue `issueloop:plan` and, when a plan waits or was withdrawn, asks
@@ -45,12 +72,6 @@ export function planSweep(options: Options) {
   let lookedAt: number | undefined;
   /** The issues whose plan waited for review when the last round planned (from its claim records). */
   let waiting: readonly number[] = [];
-
-  async function book(round: SweepRound, issue: number, outcome: string): Promise<void> {
-    const claimed = await round.claims.claim(issue, round.owner, BOOKING_TTL_MS);
-    if (!claimed.ok) throw new PlanBookingHeld(issue, claimed.heldBy.owner);
-    await round.claims.release(claimed.lease, { outcome });
-  }
 
   /** Answers `/approve` or `/revise`; false when there is nothing to answer (no reaction then). */
   async function answer(
@@ -69,8 +90,7 @@ export function planSweep(options: Options) {
     const thread = await github.plans.read(issue, await github.commands.viewerLogin());
     // Only a command written after the newest plan answers it.
     if (!thread.plan || thread.plan.withdrawn || comment.id < thread.plan.id) return false;
-    await book(round, issue, command === 'approve' ? PLAN_APPROVED : PLAN_REVISE);
-    return true;
+    return book(round, issue, command === 'approve' ? PLAN_APPROVED : PLAN_REVISE, [PLAN_REVIEW]);
   }
 
   async function askForPlan(round: SweepRound, issue: number): Promise<boolean> {
@@ -83,7 +103,8 @@ export function planSweep(options: Options) {
   /** A withdrawn (or waiting) plan's issue made claimable for a new plan. */
   async function requeueWithdrawn(round: SweepRound, issue: number, from: readonly string[]): Promise<void> {
     const claim = await round.claims.get(issue);
-    if (claim?.last_outcome && from.includes(claim.last_outcome)) await book(round, issue, PLAN_REQUESTED);
+    if (claim?.last_outcome && from.includes(claim.last_outcome))
+      await book(round, issue, PLAN_REQUESTED, from);
   }
 
   async function expireOne(round: SweepRound, view: ClaimView): Promise<void> {
@@ -91,12 +112,19 @@ export function planSweep(options: Options) {
     const posted = Date.parse(thread.plan?.createdAt ?? '');
     if (!thread.plan || thread.plan.withdrawn || Number.isNaN(posted)) return;
     if (options.clock.now() - posted < options.config.plan.expires) return;
-    await github.plans.edit(
-      view.issue,
-      thread.plan.id,
-      withdrawnPlanComment(thread.plan.body, options.config.plan.expires),
-    );
-    await book(round, view.issue, PLAN_WITHDRAWN);
+    // Booked first: a plan answered meanwhile (by another runner) is neither withdrawn nor marked so.
+    if (!(await book(round, view.issue, PLAN_WITHDRAWN, [PLAN_REVIEW]))) return;
+    try {
+      await github.plans.edit(
+        view.issue,
+        thread.plan.id,
+        withdrawnPlanComment(thread.plan.body, options.config.plan.expires),
+      );
+    } catch (err) {
+      // The comment still asks for an answer: the plan waits again, and the next look withdraws it.
+      await book(round, view.issue, PLAN_REVIEW, [PLAN_WITHDRAWN]);
+      throw err;
+    }
     await round.ledger.append('plan_withdrawn', {
       round: round.round,
       issue: view.issue,

@@ -63,6 +63,22 @@ describe('runClaudeCode against a fake claude on the same command line', () => {
     ]);
   });
 
+  it("regression: a plan session (permission mode plan) denies the writing tools, which a repository's own settings could allow", () => {
+    const base = { bin: 'claude', cwd: '/', model: 'sonnet', prompt: '', env: {}, timeoutMs: 1 };
+    const plan = claudeArgs({ ...base, permissionMode: 'plan', allowedTools: ['Read', 'Glob', 'Grep'] });
+    expect(plan.slice(plan.indexOf('--permission-mode'), plan.indexOf('--permission-mode') + 2)).toEqual([
+      '--permission-mode',
+      'plan',
+    ]);
+    expect(plan.slice(plan.indexOf('--disallowedTools'), plan.indexOf('--disallowedTools') + 2)).toEqual([
+      '--disallowedTools',
+      'Bash,Edit,MultiEdit,Write,NotebookEdit',
+    ]);
+    const work = claudeArgs({ ...base, permissionMode: 'acceptEdits', allowedTools: ['Bash', 'Edit'] });
+    expect(work).toContain('--allowedTools');
+    expect(work).not.toContain('--disallowedTools');
+  });
+
   it('regression: no money left is the least budget the CLI takes, not 0 (which it refuses as an argument error)', () => {
     const args = claudeArgs({
       bin: 'claude',

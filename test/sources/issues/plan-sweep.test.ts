@@ -7,7 +7,12 @@ import { PLAN_LABEL } from '../../../src/github/labels.js';
 import { renderPlanComment } from '../../../src/github/plan-comment.js';
 import type { Ledger } from '../../../src/session/ledger.js';
 import { commandSweep } from '../../../src/sources/issues/command-sweep.js';
-import { PLAN_REQUESTED, PLAN_REVIEW, PLAN_WITHDRAWN } from '../../../src/sources/issues/plan-outcomes.js';
+import {
+  PLAN_APPROVED,
+  PLAN_REQUESTED,
+  PLAN_REVIEW,
+  PLAN_WITHDRAWN,
+} from '../../../src/sources/issues/plan-outcomes.js';
 import { needsPlan, planNote, readPlanStage } from '../../../src/sources/issues/plan-stage.js';
 import { EXPIRE_CHECK_MS, planSweep } from '../../../src/sources/issues/plan-sweep.js';
 import { BASE, emulated } from '../../github/emulated.js';
@@ -56,6 +61,33 @@ async function waitingPlan() {
 }
 
 describe('plan expiry (plan.expires) with the injected clock', () => {
+  it('regression: expiry never overwrites an answer another runner booked meanwhile, nor marks its plan withdrawn', async () => {
+    const { clock, emulator, issue, claims, ledger, round, planId } = await waitingPlan();
+    clock.advance(14 * DAY + 60_000);
+    // Between this sweep's read (plan_review) and its booking claim, another runner books the
+    // writer's /approve.
+    const claim = claims.claim.bind(claims);
+    let raced = false;
+    claims.claim = async (n, owner, ttl) => {
+      if (!raced && owner === 'host:1') {
+        raced = true;
+        const other = await claim(n, 'host:2', 60_000);
+        if (!other.ok) throw new Error('host:2 could not book');
+        await claims.release(other.lease, { outcome: PLAN_APPROVED });
+      }
+      return claim(n, owner, ttl);
+    };
+    await round();
+
+    expect(raced).toBe(true);
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_APPROVED);
+    const plan = emulator.comments(issue).find((c) => c.id === planId);
+    expect(plan?.body).toContain('Plan A');
+    expect(plan?.body).toContain('People with write access answer on this issue');
+    expect(plan?.body).not.toContain('**Withdrawn**');
+    expect(ledger.map(([type]) => type)).not.toContain('plan_withdrawn');
+  });
+
   it('a plan unanswered for plan.expires is withdrawn: comment edited, skipped as plan_withdrawn; /issueloop plan asks again', async () => {
     const { clock, emulator, issue, gh, claims, ledger, round, planId } = await waitingPlan();
     clock.advance(14 * DAY - 60_000);
@@ -98,6 +130,82 @@ describe('plan expiry (plan.expires) with the injected clock', () => {
     const stage = await readPlanStage(gh.adapter, issue);
     expect(stage).toEqual({ kind: 'revise', previous: 'Plan A', request: 'add a test\nplease' });
     expect(planNote(stage)).toContain('### What the maintainer asked to change\n\nadd a test\nplease');
+  });
+});
+
+describe('a new runner (its state directory lost) and the plans answered before', () => {
+  it('regression: an /approve a lost runner booked and 👍ed is booked again when the record says plan_review (it stayed waiting, then was withdrawn)', async () => {
+    const { clock, emulator, issue, gh, claims, round } = await waitingPlan();
+    const approve = emulator.addComment(issue, { author: 'maintainer', body: '/approve' });
+    await round();
+    expect(emulator.reactions(approve)).toEqual([{ user: 'issueloop-bot', content: '+1' }]);
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_APPROVED);
+
+    // That runner is gone before it implemented the plan; a new one imports the tracking comment's
+    // last outcome (plan_review: bookings are not in it) and sweeps with nothing decided yet.
+    const claimed = await claims.claim(issue, 'host:2', 60_000);
+    if (!claimed.ok) throw new Error('not claimed');
+    await claims.release(claimed.lease, { outcome: PLAN_REVIEW });
+    const fresh = commandSweep({
+      github: gh.adapter,
+      redact: createRedactor([]),
+      clock,
+      config: ConfigSchema.parse({}),
+    });
+    fresh.seen(new Map((await claims.list()).map((view) => [view.issue, view])));
+    await fresh({
+      round: 1,
+      log: createMemoryLog(),
+      claims,
+      owner: 'host:2',
+      ledger: { append: async () => undefined } as unknown as Ledger,
+    });
+
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_APPROVED);
+    expect(await readPlanStage(gh.adapter, issue)).toEqual({ kind: 'approved', plan: 'Plan A' });
+    // Still one 👍: the command was worked once.
+    expect(emulator.reactions(approve)).toEqual([{ user: 'issueloop-bot', content: '+1' }]);
+  });
+});
+
+describe('plan expiry when the comment cannot be edited', () => {
+  it('regression: a plan whose comment could not be marked withdrawn keeps waiting, and the next look withdraws it', async () => {
+    const { clock, emulator, issue, gh, claims, planId } = await waitingPlan();
+    let refuse = true;
+    const github = {
+      ...gh.adapter,
+      plans: {
+        ...gh.adapter.plans,
+        edit: async (n: number, id: number, body: string) => {
+          if (refuse) throw new Error('502 Bad Gateway');
+          return gh.adapter.plans.edit(n, id, body);
+        },
+      },
+    };
+    const sweep = planSweep({ github, clock, config: ConfigSchema.parse({}), redact: createRedactor([]) });
+    const log = createMemoryLog();
+    const round = {
+      round: 1,
+      log,
+      claims,
+      owner: 'host:1',
+      ledger: { append: async () => undefined } as unknown as Ledger,
+    };
+    const look = async () => {
+      sweep.seen(new Map((await claims.list()).map((view) => [view.issue, view])));
+      await sweep.expire(round);
+    };
+    clock.advance(14 * DAY + 60_000);
+    await look();
+    expect(log.entries.some((e) => e.msg?.includes('could not check whether the plan expired'))).toBe(true);
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_REVIEW);
+    expect(emulator.comments(issue).find((c) => c.id === planId)?.body).not.toContain('**Withdrawn**');
+
+    refuse = false;
+    clock.advance(EXPIRE_CHECK_MS);
+    await look();
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_WITHDRAWN);
+    expect(emulator.comments(issue).find((c) => c.id === planId)?.body).toContain('**Withdrawn**');
   });
 });
 
