@@ -1,3 +1,4 @@
+import { type AttemptDirections, loadDirections, renderDirection } from '../agent/attempt-directions.js';
 import { stagedDiff } from '../session/git/staged-diff.js';
 import {
   type AttemptCandidate,
@@ -45,6 +46,7 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
     signal: input.signal,
   });
   const started = ctx.deps.clock.now();
+  const directions = await attemptDirections(input);
   const candidates: AttemptCandidate[] = [];
   let pending = n;
   let decide: (verdict: JudgeVerdict) => void = () => undefined;
@@ -82,6 +84,11 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
       ...work,
       branch: `${work.branch}-a${k}`,
       worktreeName: `${work.worktreeName}-a${k}`,
+      // Attempts that start alike explore alike: each ends its first message with its own direction.
+      firstMessage: (resume) => {
+        const message = work.firstMessage(resume);
+        return directions ? `${message}\n\n${renderDirection(directions, k, n)}` : message;
+      },
       startPoint: async (git) => {
         from = await work.startPoint(git);
         return from;
@@ -136,6 +143,16 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
     durationMs: ctx.deps.clock.now() - started,
     interrupted: input.signal.aborted,
   });
+}
+
+/** The directions file; a broken one is logged, and the attempts run without directions. */
+async function attemptDirections(input: AttemptsInput): Promise<AttemptDirections | undefined> {
+  try {
+    return await loadDirections();
+  } catch (err) {
+    input.deps.log.warn({ err: (err as Error).message }, 'attempts run without directions');
+    return undefined;
+  }
 }
 
 /** The judge's verdict, or a throw when the run is interrupted first (the attempt ends `interrupted`). */
