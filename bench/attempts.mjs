@@ -14,8 +14,10 @@
 //   sticky: a first attempt fails with probability p; once it has, retrying the same way (every later
 //     claim with best-of-N off, attempt 1 of a best-of-N claim) fails again with probability STICKY,
 //     while the other parallel attempts (k >= 2) draw independently with p. This assumes parallel
-//     attempts explore differently; issueloop does not diversify them beyond their own worktree and
-//     branch, so it is the case best-of-N is built for, not a measured property of the model.
+//     attempts explore differently: each now ends its first message with its own direction
+//     (prompts/attempt-directions.md) and every retry is told how the last attempt failed, the intent
+//     this scenario models; the scripted model cannot measure their effect, so it is the case best-of-N
+//     is built for, not a measured property of the model.
 // After each drain the bench acts as the maintainer: it merges every open PR through the emulator,
 // then counts from the ledger (`outcome` events' costUsd, which include each attempt and the judge;
 // `attempts` events' judgeUsd; `needs_human` events) and the emulator (merged PRs, labels), not from

@@ -68,12 +68,12 @@ export function renderTemplate(template: PromptTemplate, values: Readonly<Record
   return text.trim();
 }
 
-interface Section {
+export interface Section {
   heading: string;
   text: string;
 }
 
-function splitSections(markdown: string): { preamble: string; sections: Section[] } {
+export function splitSections(markdown: string): { preamble: string; sections: Section[] } {
   const lines = markdown.split(/\r?\n/);
   const sections: Section[] = [];
   const preamble: string[] = [];

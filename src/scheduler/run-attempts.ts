@@ -1,3 +1,4 @@
+import { type AttemptDirections, loadDirections, renderDirection } from '../agent/attempt-directions.js';
 import { scrubEnv } from '../agent/tools/scrub-env.js';
 import { deleteLocalBranch } from '../session/git/branch-tip.js';
 import { GitTamperedError } from '../session/git/git-state.js';
@@ -49,6 +50,7 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
     signal: input.signal,
   });
   const started = ctx.deps.clock.now();
+  const directions = await attemptDirections(input);
   const candidates: AttemptCandidate[] = [];
   let pending = n;
   let decide: (verdict: JudgeVerdict) => void = () => undefined;
@@ -60,24 +62,7 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
   const settleOne = async () => {
     pending -= 1;
     if (pending > 0) return;
-    // Interrupted: no attempt is delivered, so none is named the winner (the ledger, the reason).
-    if (input.signal.aborted) {
-      verdict = { why: 'interrupted before the judge decided', costUsd: 0, modelCalls: 0 };
-      decide(verdict);
-      return;
-    }
-    // Whatever the judge throws, even before its first await, the attempts waiting hear a verdict.
-    try {
-      verdict = await judgeAttempts(candidates, {
-        callModel: ctx.models.call,
-        model: settings.judge_model ?? ctx.config.model.diagnosis_model,
-        issue: work.firstMessage(undefined),
-        redact: ctx.redact,
-        signal: input.signal,
-      });
-    } catch (err) {
-      verdict = judgeFailed(candidates, err, input.signal, ctx.redact);
-    }
+    verdict = await judge(input, candidates);
     decide(verdict);
   };
 
@@ -93,6 +78,11 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
       ...work,
       branch: `${work.branch}-a${k}`,
       worktreeName: `${work.worktreeName}-a${k}`,
+      // Attempts that start alike explore alike: each ends its first message with its own direction.
+      firstMessage: (resume) => {
+        const message = work.firstMessage(resume);
+        return directions ? `${message}\n\n${renderDirection(directions, k, n)}` : message;
+      },
       startPoint: async (git) => {
         from = await work.startPoint(git);
         return from;
@@ -155,6 +145,27 @@ export async function runAttempts(input: AttemptsInput): Promise<AttemptsResult>
     durationMs: ctx.deps.clock.now() - started,
     interrupted: input.signal.aborted,
   });
+}
+
+/**
+ * The judge's verdict over the candidates; never throws, so the attempts waiting always hear one.
+ * Interrupted: no attempt is delivered, so none is named the winner (the ledger, the reason).
+ */
+async function judge(input: AttemptsInput, candidates: readonly AttemptCandidate[]): Promise<JudgeVerdict> {
+  if (input.signal.aborted) return { why: 'interrupted before the judge decided', costUsd: 0, modelCalls: 0 };
+  const { config } = input;
+  try {
+    return await judgeAttempts(candidates, {
+      callModel: input.models.call,
+      model: config.attempts.judge_model ?? config.model.diagnosis_model,
+      issue: input.work.firstMessage(undefined),
+      redact: input.redact,
+      signal: input.signal,
+    });
+  } catch (err) {
+    // Whatever the judge throws, even before its first await.
+    return judgeFailed(candidates, err, input.signal, input.redact);
+  }
 }
 
 /**
@@ -223,6 +234,16 @@ async function dropAttemptBranches(input: AttemptsInput, ran: ReadonlyArray<Sess
     if (!(await deleteLocalBranch(input.checkout, branch, quiet))) {
       input.deps.log.debug({ branch }, 'attempt branch kept (its worktree is kept, or it is gone)');
     }
+  }
+}
+
+/** The directions file; a broken one is logged, and the attempts run without directions. */
+async function attemptDirections(input: AttemptsInput): Promise<AttemptDirections | undefined> {
+  try {
+    return await loadDirections();
+  } catch (err) {
+    input.deps.log.warn({ err: (err as Error).message }, 'attempts run without directions');
+    return undefined;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { LastFailure } from '../agent/first-message.js';
 import type { ClaimStore, ClaimView, Lease, ReleaseOutcome } from '../claims/claim-store.js';
 import { REFUSED_NEEDS_HUMAN } from '../claims/claims-state.js';
 import { StaleLeaseError } from '../claims/errors.js';
@@ -11,7 +12,7 @@ import type { Log } from '../core/logger.js';
 import { type SpanHandle, telemetry } from '../core/telemetry.js';
 import { ISSUELOOP } from '../core/telemetry-names.js';
 import type { Ledger } from '../session/ledger.js';
-import { failureClassOf, isFailure } from '../session/outcome.js';
+import { failureClassOf, isFailure, type Outcome } from '../session/outcome.js';
 import type { SessionInput, SessionReport } from '../session/session-report.js';
 import { type AttemptsWidth, type RanWork, recordWork, runWork } from './attempts-record.js';
 import { keepLease } from './lease-keeper.js';
@@ -175,7 +176,12 @@ async function workItemIn<T extends WorkItem>(
     const interrupted =
       before?.last_outcome === 'interrupted' ? (before.partial_context ?? undefined) : undefined;
     const hint = before?.hint ?? undefined;
-    const resume = { ...(interrupted ? { interruptedContext: interrupted } : {}), ...(hint ? { hint } : {}) };
+    const lastFailure = lastFailureOf(before);
+    const resume = {
+      ...(interrupted ? { interruptedContext: interrupted } : {}),
+      ...(hint ? { hint } : {}),
+      ...(lastFailure ? { lastFailure } : {}),
+    };
     ran = await runWork(width, {
       ...ctx,
       work: ctx.source.session(item),
@@ -237,6 +243,18 @@ async function workItemIn<T extends WorkItem>(
     await ctx.ledger.append('needs_human', { issue: item.number, failures: after.failure_count });
   }
   return report;
+}
+
+/**
+ * How the previous attempt failed, when it did (issue 32): the record's newest failure reason, kept
+ * with that attempt's outcome. Not after an interruption (its context goes instead), a success, or a
+ * plan waiting for review; nor once failures were cleared (`/issueloop retry`).
+ */
+export function lastFailureOf(before: ClaimView | undefined): LastFailure | undefined {
+  const outcome = before?.last_outcome;
+  const newest = before?.failure_reasons.at(-1);
+  if (!outcome || !newest || !isFailure(outcome as Outcome)) return undefined;
+  return { errorClass: newest.error_class, message: newest.message };
 }
 
 /** The session's outcome and cost on its span, and in the session metrics. */

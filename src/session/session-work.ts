@@ -1,3 +1,4 @@
+import type { LastFailure } from '../agent/first-message.js';
 import type { WorkSubject } from '../agent/system-prompt.js';
 import type { EngineName, ThreadCarry } from '../engines/engine.js';
 import type { BlockedRequest } from '../sandbox/blocked-requests.js';
@@ -12,10 +13,15 @@ export class ReadBackError extends Error {
   override name = 'ReadBackError';
 }
 
-/** What earlier attempts left for this one: an interrupted attempt's tail, a diagnosis hint. */
+/** What earlier attempts left for this one: an interrupted attempt's tail, a diagnosis hint, its failure. */
 export interface ResumeContext {
   interruptedContext?: string;
   hint?: string;
+  /**
+   * How the previous attempt failed (the claim record's newest failure reason: redacted, one line);
+   * absent after an interruption, a success, or when failures were cleared.
+   */
+  lastFailure?: LastFailure;
 }
 
 /**

@@ -102,7 +102,6 @@ const THROUGH: Readonly<Record<string, string>> = {
   'src/sources/issues/history.ts': 'src/sources/issues/issue-source.ts',
   'src/sources/issues/named-issues.ts': 'src/sources/issues/issue-source.ts',
   'src/sources/issues/publish.ts': 'src/sources/issues/issue-work.ts',
-  'src/sources/tasks/task-work.ts': 'src/sources/tasks/task-source.ts',
 };
 
 const srcEdges = importGraph(ROOT, 'src').filter((edge) => !edge.typeOnly);

@@ -31,6 +31,9 @@ async function sharedRedis(config: Record<string, unknown> = {}) {
     empty_rounds: 2,
     session: { max_usd: MAX_USD },
     budget: { daily_usd: DAILY_USD },
+    // One session per claim: these sessions change nothing, and best-of-N would make each retry a
+    // claim of three reservations (its own test: best-of-n-rounds, attempt-gate).
+    attempts: { n: 1 },
     ...config,
   });
   const repo = `test/${randomUUID()}`;

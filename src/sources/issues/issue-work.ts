@@ -1,4 +1,4 @@
-import { renderFirstMessage } from '../../agent/first-message.js';
+import { type LastFailure, renderFirstMessage } from '../../agent/first-message.js';
 import type { Config } from '../../config/schema.js';
 import type { Redactor } from '../../core/redact.js';
 import type { GitHubAdapter } from '../../github/adapter.js';
@@ -30,6 +30,11 @@ export interface IssueWorkOptions {
   redact: Redactor;
 }
 
+/** The last failure's message is untrusted (verify output is the agent's code's): hidden text goes. */
+function sanitizedFailure(failure: LastFailure | undefined): LastFailure | undefined {
+  return failure && { errorClass: failure.errorClass, message: sanitizeIssueText(failure.message).text };
+}
+
 /**
  * A GitHub issue as a session's work: branch `issueloop/issue-<n>` from the freshly fetched base, the
  * first message `Issue #<n>: <title>` then the sanitised body, and delivery as a pushed branch with a
@@ -58,6 +63,8 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
         body: sanitizeIssueText(issue.body).text,
         interruptedContext: resume?.interruptedContext,
         hint: resume?.hint,
+        // A follow-up has its own inputs (the failing checks, the reviews).
+        lastFailure: followUp ? undefined : sanitizedFailure(resume?.lastFailure),
       });
       if (stage) return `${message}\n\n${planNote(stage)}`;
       return followUp ? `${message}\n\n${renderFollowUp(followUp, merge?.result())}` : message;

@@ -1,6 +1,7 @@
 import { SUMMARY_PREFIX } from '../../agent/compaction/compact.js';
 import { withResumeNotes } from '../../agent/first-message.js';
 import type { ThreadCarry } from '../../engines/engine.js';
+import { sanitizeIssueText } from '../../github/sanitize.js';
 import type { CommitAuthor } from '../../session/git/index.js';
 import { commitAll, GitError, headSha, revParse, runGit } from '../../session/git/index.js';
 import { ReadBackError, type SessionWork } from '../../session/session-work.js';
@@ -60,7 +61,19 @@ export function taskWork(task: TaskWorkItem, options: TaskWorkOptions): SessionW
     ...(options.boot ? { boot: options.boot } : {}),
     ...(task.engine ? { engine: task.engine } : {}),
     ...(options.thread ? { thread: options.thread } : {}),
-    firstMessage: (resume) => withResumeNotes([renderTaskMessage(task, thread)], resume).join('\n\n'),
+    firstMessage: (resume) =>
+      withResumeNotes([renderTaskMessage(task, thread)], {
+        ...resume,
+        // Untrusted (verify output is the agent's code's): hidden text goes, as from an issue.
+        ...(resume?.lastFailure
+          ? {
+              lastFailure: {
+                ...resume.lastFailure,
+                message: sanitizeIssueText(resume.lastFailure.message).text,
+              },
+            }
+          : {}),
+      }).join('\n\n'),
     startPoint: (git) => branchOrHead(options.checkout, options.branch, git),
     async deliver(input, git) {
       const title = task.text.split('\n')[0]?.slice(0, 72) ?? task.text;
