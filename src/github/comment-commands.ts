@@ -14,6 +14,9 @@ import { VIEWER_LOGIN } from './review-threads.js';
  */
 export type CommentCommand = 'retry' | 'stop' | 'plan' | 'approve' | 'revise';
 
+/** The reaction that answers a command, and marks it worked for every later run. */
+export const DONE_REACTION = '+1';
+
 const COMMAND_LINE = /^\/issueloop (retry|stop|plan)\s*$/i;
 const APPROVE_LINE = /^\/approve\s*$/i;
 /** `/revise`, alone or followed by what to change (on its line, and the lines after it). */

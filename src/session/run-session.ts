@@ -213,6 +213,9 @@ async function deliver(
 async function postPlan(state: SessionState, step: PlanStep, first: EngineResult | undefined) {
   const stopped = first ? outcomeOfStop(first.stop, first.error) : undefined;
   if (!first || stopped) return state.report(stopped ?? 'no_changes', first?.reason ?? 'no plan was written');
+  // An empty final message is no plan: never posted as an empty comment for a maintainer to answer.
+  if (first.finalText.trim() === '')
+    return state.report('no_changes', 'the plan session ended without a plan (its final message was empty)');
   state.input.onPhase?.('publishing');
   return state.report('plan_review', await step.post(first.finalText));
 }

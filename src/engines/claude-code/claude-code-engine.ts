@@ -225,9 +225,11 @@ export function createClaudeCodeEngine(options: ClaudeCodeEngineOptions): Sessio
       if (turn.compacted) totals = { ...totals, compactions: totals.compactions + 1 };
       const { result } = turn;
       transcript.push({ role: 'assistant', content: [{ type: 'text', text: result.text || '(no answer)' }] });
+      // Plan mode: the plan the model gave ExitPlanMode, not the sentence it ended with after it.
+      const plan = config.claude_code.permission_mode === 'plan' ? result.plan : undefined;
       return {
         ...endOf(result),
-        finalText: result.text,
+        finalText: plan ?? result.text,
         totals: { ...totals, durationMs: options.now() - started },
       };
     },

@@ -43,6 +43,8 @@ interface ClaudeCodeCall {
   modelCalls: number;
   toolCalls: number;
   toolErrors: number;
+  /** Plan mode: the plan the model gave `ExitPlanMode`, when it called it (see stream-events). */
+  plan?: string;
   /** The CLI stopped at a limit issueloop gave it (`--max-turns`, `--max-budget-usd`). */
   limit?: 'model_calls' | 'cost';
   exitCode: number | null;
@@ -224,6 +226,7 @@ function judge(
     modelCalls: stream.modelCalls,
     toolCalls: stream.toolCalls,
     toolErrors: stream.toolErrors,
+    ...(stream.plan !== undefined ? { plan: stream.plan } : {}),
     ...(limit ? { limit } : {}),
     exitCode: end.exitCode,
   };

@@ -69,6 +69,17 @@ function chars(content: unknown): number {
 }
 
 /**
+ * The plan of an `ExitPlanMode` call (`{ plan: "…" }`): how plan mode asks the model to end. Headless
+ * (`-p`) the 2.1.x CLI does not offer or run that tool ("ExitPlanMode is disabled for this session"),
+ * and its answer after the refusal may be a bare "Plan submitted.": the call's input is the plan.
+ */
+function exitPlanOf(block: Json): string | undefined {
+  if (block.name !== 'ExitPlanMode' || !block.input || typeof block.input !== 'object') return undefined;
+  const plan = (block.input as Json).plan;
+  return typeof plan === 'string' && plan.trim() !== '' ? plan : undefined;
+}
+
+/**
  * Folds the stream into what a call is judged by, telling `onEvent` of each response and tool call
  * as it arrives. Lines that are not JSON (a warning the CLI printed) are skipped.
  */
@@ -79,6 +90,7 @@ export function createStreamReader(onEvent?: (event: StreamEvent) => void) {
   let lastUsage: ClaudeCodeUsage | undefined;
   let toolCalls = 0;
   let toolErrors = 0;
+  let plan: string | undefined;
 
   const assistant = (message: Json) => {
     const id = typeof message.id === 'string' ? message.id : `response-${responses.size + 1}`;
@@ -91,6 +103,7 @@ export function createStreamReader(onEvent?: (event: StreamEvent) => void) {
     for (const block of Array.isArray(message.content) ? (message.content as Json[]) : []) {
       if (block?.type !== 'tool_use') continue;
       toolCalls += 1;
+      plan = exitPlanOf(block) ?? plan;
       onEvent?.({
         type: 'tool_call',
         id: String(block.id ?? ''),
@@ -136,6 +149,8 @@ export function createStreamReader(onEvent?: (event: StreamEvent) => void) {
         modelCalls: responses.size,
         toolCalls,
         toolErrors,
+        /** The newest plan the model gave ExitPlanMode (plan mode), whether or not the CLI ran it. */
+        ...(plan !== undefined ? { plan } : {}),
         /** The newest request's usage: the context the conversation has now. */
         lastUsage,
       };

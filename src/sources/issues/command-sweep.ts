@@ -1,6 +1,6 @@
 import type { ClaimStore } from '../../claims/claim-store.js';
 import type { CommentCommand, IssueComment } from '../../github/comment-commands.js';
-import { commandText, parseCommand } from '../../github/comment-commands.js';
+import { commandText, DONE_REACTION, parseCommand } from '../../github/comment-commands.js';
 import { NEEDS_HUMAN_LABEL } from '../../github/labels.js';
 import { canWrite, type TrustGate } from '../../github/trust.js';
 import type { SweepRound } from '../../scheduler/work-source.js';
@@ -17,9 +17,6 @@ export const COMMAND_LOOKBACK_MS = 7 * 24 * 60 * 60_000;
  */
 export const MOVE_SINCE_AFTER = 50;
 const DAY_MS = 24 * 60 * 60_000;
-
-/** The reaction that answers a command, and marks it worked for every later run. */
-export const DONE_REACTION = '+1';
 
 type Decided = 'done' | 'ignored';
 

@@ -1,14 +1,14 @@
 import type { Config } from '../../config/schema.js';
 import type { Redactor } from '../../core/redact.js';
 import type { GitHubAdapter } from '../../github/adapter.js';
-import { parseCommand, reviseRequest } from '../../github/comment-commands.js';
+import { DONE_REACTION, parseCommand, reviseRequest } from '../../github/comment-commands.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import { PLAN_LABEL } from '../../github/labels.js';
 import { renderPlanComment } from '../../github/plan-comment.js';
+import type { PlanThread } from '../../github/plan-comments.js';
 import { sanitizeIssueText } from '../../github/sanitize.js';
 import { clip } from '../../github/text-limits.js';
 import type { PlanStep } from '../../session/session-work.js';
-import { DONE_REACTION } from './command-sweep.js';
 
 /** The most of a maintainer's `/revise` request a plan session is given. */
 const MAX_REQUEST = 4_000;
@@ -29,6 +29,25 @@ export function needsPlan(issue: Pick<BacklogIssue, 'labels'>, config: Pick<Conf
   return config.plan.required || issue.labels.some((label) => label.toLowerCase() === PLAN_LABEL);
 }
 
+/**
+ * The newest `/approve` or `/revise` after the thread's plan that issueloop worked (its 👍, left only
+ * after checking the author's write access, by this runner or an earlier one); undefined if none.
+ */
+export async function workedAnswer(
+  github: Pick<GitHubAdapter, 'commands'>,
+  thread: PlanThread,
+  me: string,
+): Promise<{ command: 'approve' | 'revise'; body: string } | undefined> {
+  for (const comment of [...thread.after].reverse()) {
+    const command = parseCommand(comment.body);
+    if (command !== 'approve' && command !== 'revise') continue;
+    const reactors = await github.commands.reactors(comment.id, DONE_REACTION);
+    if (reactors.some((login) => login.toLowerCase() === me.toLowerCase()))
+      return { command, body: comment.body };
+  }
+  return undefined;
+}
+
 export async function readPlanStage(
   github: Pick<GitHubAdapter, 'plans' | 'commands'>,
   issue: number,
@@ -36,16 +55,11 @@ export async function readPlanStage(
   const me = await github.commands.viewerLogin();
   const thread = await github.plans.read(issue, me);
   if (!thread.plan || thread.plan.withdrawn) return { kind: 'plan' };
-  for (const comment of [...thread.after].reverse()) {
-    const command = parseCommand(comment.body);
-    if (command !== 'approve' && command !== 'revise') continue;
-    const reactors = await github.commands.reactors(comment.id, DONE_REACTION);
-    if (!reactors.some((login) => login.toLowerCase() === me.toLowerCase())) continue;
-    if (command === 'approve') return { kind: 'approved', plan: thread.plan.text };
-    const request = sanitizeIssueText(reviseRequest(comment.body) ?? '').text;
-    return { kind: 'revise', previous: thread.plan.text, request: clip(request, MAX_REQUEST) };
-  }
-  return { kind: 'plan' };
+  const answer = await workedAnswer(github, thread, me);
+  if (!answer) return { kind: 'plan' };
+  if (answer.command === 'approve') return { kind: 'approved', plan: thread.plan.text };
+  const request = sanitizeIssueText(reviseRequest(answer.body) ?? '').text;
+  return { kind: 'revise', previous: thread.plan.text, request: clip(request, MAX_REQUEST) };
 }
 
 const PLAN_ASK = [

@@ -5,6 +5,7 @@ import { withdrawnPlanComment } from '../../github/plan-comment.js';
 import type { SweepRound } from '../../scheduler/work-source.js';
 import type { IssueSourceOptions } from './options.js';
 import { PLAN_APPROVED, PLAN_REQUESTED, PLAN_REVIEW, PLAN_REVISE, PLAN_WITHDRAWN } from './plan-outcomes.js';
+import { workedAnswer } from './plan-stage.js';
 
 /** How long the sweep holds an issue while it books a plan state (a claim, then a release). */
 const BOOKING_TTL_MS = 60_000;
@@ -108,10 +109,23 @@ export function planSweep(options: Options) {
   }
 
   async function expireOne(round: SweepRound, view: ClaimView): Promise<void> {
-    const thread = await github.plans.read(view.issue, await github.commands.viewerLogin());
+    const me = await github.commands.viewerLogin();
+    const thread = await github.plans.read(view.issue, me);
     const posted = Date.parse(thread.plan?.createdAt ?? '');
     if (!thread.plan || thread.plan.withdrawn || Number.isNaN(posted)) return;
     if (options.clock.now() - posted < options.config.plan.expires) return;
+    // Answered before (issueloop's 👍 on it) by a runner whose booking is lost, older than the
+    // command sweep's look-back: that answer is booked, and the plan is not withdrawn.
+    const answered = await workedAnswer(github, thread, me);
+    if (answered) {
+      const outcome = answered.command === 'approve' ? PLAN_APPROVED : PLAN_REVISE;
+      if (await book(round, view.issue, outcome, [PLAN_REVIEW]))
+        round.log.info(
+          { issue: view.issue },
+          `booked the earlier /${answered.command} of #${view.issue}'s plan`,
+        );
+      return;
+    }
     // Booked first: a plan answered meanwhile (by another runner) is neither withdrawn nor marked so.
     if (!(await book(round, view.issue, PLAN_WITHDRAWN, [PLAN_REVIEW]))) return;
     try {

@@ -36,6 +36,33 @@ describe('a plan session on the Claude Code engine (issue 32 item 2)', () => {
     expect(gh.emulator.pulls()).toEqual([]);
   });
 
+  it('regression: the plan the model gave ExitPlanMode is posted, not the sentence claude ended with after it', async () => {
+    const usage = { input_tokens: 100, output_tokens: 20 };
+    const fake = await fakeClaude([
+      {
+        stdout: resultJson({ result: 'Plan submitted.' }),
+        responses: [
+          {
+            usage,
+            content: [{ type: 'tool_use', id: 'toolu_1', name: 'ExitPlanMode', input: { plan: PLAN } }],
+          },
+          { usage, content: [{ type: 'text', text: 'Plan submitted.' }] },
+        ],
+      },
+    ]);
+    const { report, gh, number } = await claudeCodeIssueSession({
+      repo,
+      bin: FAKE_CLAUDE,
+      config: { plan: { required: true } },
+      env: fake.env,
+      native: () => reply.text('the native engine is not used'),
+    });
+    expect(report.outcome).toBe('plan_review');
+    const plans = gh.emulator.comments(number).filter((c) => c.body.startsWith(planMarker(number)));
+    expect(plans.map((c) => c.body)).toEqual([expect.stringContaining(PLAN)]);
+    expect(plans[0]?.body).not.toContain('Plan submitted.');
+  });
+
   it('an issue that needs no plan runs with the configured mode and the editing tools (the anchor)', async () => {
     const fake = await fakeClaude([
       { stdout: resultJson(), write: { file: 'greet.js', content: "export const greet = () => 'hello';\n" } },

@@ -3,10 +3,11 @@ import { createMemoryClaimStore } from '../../../src/claims/memory-claim-store.j
 import { ConfigSchema } from '../../../src/config/schema.js';
 import { createRedactor } from '../../../src/core/redact.js';
 import { createGitHubEmulator } from '../../../src/emulators/github/index.js';
+import { DONE_REACTION } from '../../../src/github/comment-commands.js';
 import { PLAN_LABEL } from '../../../src/github/labels.js';
 import { renderPlanComment } from '../../../src/github/plan-comment.js';
 import type { Ledger } from '../../../src/session/ledger.js';
-import { commandSweep } from '../../../src/sources/issues/command-sweep.js';
+import { COMMAND_LOOKBACK_MS, commandSweep } from '../../../src/sources/issues/command-sweep.js';
 import {
   PLAN_APPROVED,
   PLAN_REQUESTED,
@@ -206,6 +207,46 @@ describe('plan expiry when the comment cannot be edited', () => {
     await look();
     expect((await claims.get(issue))?.last_outcome).toBe(PLAN_WITHDRAWN);
     expect(emulator.comments(issue).find((c) => c.id === planId)?.body).toContain('**Withdrawn**');
+  });
+});
+
+describe('old approvals on a fresh runner (older than the command look-back)', () => {
+  it('regression: an /approve 👍ed by another runner at day 1 is booked by a fresh runner at day 15, not withdrawn', async () => {
+    const { clock, emulator, issue, gh, claims, planId } = await waitingPlan();
+    clock.advance(DAY);
+    // Another runner worked it (its 👍) and booked it; its state directory is gone since.
+    const approve = emulator.addComment(issue, { author: 'maintainer', body: '/approve' });
+    await gh.adapter.commands.react(approve, DONE_REACTION);
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_REVIEW);
+
+    // Day 15: a fresh runner imports plan_review; its command sweep looks back 7 days only.
+    clock.advance(14 * DAY);
+    expect(
+      clock.now() - Date.parse(emulator.comments(issue).find((c) => c.id === approve)?.updated_at ?? ''),
+    ).toBeGreaterThan(COMMAND_LOOKBACK_MS);
+    const ledger: string[] = [];
+    const fresh = commandSweep({
+      github: gh.adapter,
+      redact: createRedactor([]),
+      clock,
+      config: ConfigSchema.parse({}),
+    });
+    fresh.seen(new Map((await claims.list()).map((view) => [view.issue, view])));
+    await fresh({
+      round: 1,
+      log: createMemoryLog(),
+      claims,
+      owner: 'host:2',
+      ledger: { append: async (type: string) => void ledger.push(type) } as unknown as Ledger,
+    });
+
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_APPROVED);
+    const plan = emulator.comments(issue).find((c) => c.id === planId);
+    expect(plan?.body).toContain('Plan A');
+    expect(plan?.body).not.toContain('**Withdrawn**');
+    expect(ledger).not.toContain('plan_withdrawn');
+    expect(await readPlanStage(gh.adapter, issue)).toEqual({ kind: 'approved', plan: 'Plan A' });
+    expect(emulator.reactions(approve)).toEqual([{ user: 'issueloop-bot', content: '+1' }]);
   });
 });
 
