@@ -66,7 +66,8 @@ const PLAN_ASK = [
   'Before any change is made, a maintainer reviews a plan. This session only reads: explore the',
   'repository with the reading tools, change nothing, and end with the plan as your final message:',
   'what you will change, in which files, and how you will check it (the tests you will add or run).',
-  'Keep it short and concrete; it is posted on the issue as it is.',
+  'Keep it short and concrete; it is posted on the issue as it is. Write no plan file and submit it',
+  'with no tool (a plan mode may ask for both; here neither is possible): the final message is the plan.',
 ].join('\n');
 
 /** What the session is told beyond the issue, by its stage. */

@@ -31,6 +31,10 @@ describe('a plan session on the Claude Code engine (issue 32 item 2)', () => {
     expect(flag(call?.args, '--permission-mode')).toBe('plan');
     expect(flag(call?.args, '--allowedTools')).toBe('Read,Glob,Grep');
     expect(call?.prompt).toContain('## Write a plan');
+    // Claude Code's own plan mode asks for a plan file and ExitPlanMode, which a headless plan session
+    // cannot use (Write is denied, ExitPlanMode is not offered): the prompt says where the plan goes.
+    expect(call?.prompt).toContain('Write no plan file');
+    expect(call?.prompt).toContain('the final message is the plan');
     const plans = gh.emulator.comments(number).filter((c) => c.body.startsWith(planMarker(number)));
     expect(plans.map((c) => c.body)).toEqual([expect.stringContaining(PLAN)]);
     expect(gh.emulator.pulls()).toEqual([]);
