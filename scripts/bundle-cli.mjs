@@ -15,6 +15,30 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * commander imports node:child_process for executable subcommands (`program.command('x', 'desc')`
+ * run as separate files), which issueloop never declares; loading it (with net, dgram, streams) costs
+ * about 4 ms of every start. commander gets a stand-in that loads the module on its first spawn.
+ */
+const lazyChildProcess = {
+  name: 'lazy-child-process-for-commander',
+  setup(build) {
+    build.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[/\\]node_modules[/\\]commander[/\\]/.test(args.importer)
+        ? { path: 'lazy-child-process', namespace: 'issueloop' }
+        : undefined,
+    );
+    build.onLoad({ filter: /^lazy-child-process$/, namespace: 'issueloop' }, () => ({
+      contents: [
+        "import { createRequire } from 'node:module';",
+        "const load = () => createRequire(import.meta.url)('node:child_process');",
+        'export default { spawn: (...args) => load().spawn(...args) };',
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
 const outdir = join(root, 'dist', 'bin');
 await rm(outdir, { recursive: true, force: true });
 await build({
@@ -31,6 +55,7 @@ await build({
   // Loaded only when an OTLP endpoint is configured: left in node_modules, where a test can see that
   // --help loads none of it.
   external: ['@opentelemetry/*'],
+  plugins: [lazyChildProcess],
   // Bundled CommonJS dependencies call require() for Node's own modules; ESM has none of its own.
   banner: {
     js: "import { createRequire as __issueloopCreateRequire } from 'node:module';\nconst require = __issueloopCreateRequire(import.meta.url);",
