@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Redactor } from '../core/redact.js';
+import { askForJson } from '../model/json-answer.js';
 import type { CallModel, ModelResponse } from '../model/types.js';
 import { loadPrompt, renderTemplate } from './prompt-template.js';
 
@@ -31,18 +32,6 @@ export interface DiagnosisResult {
   response?: ModelResponse;
 }
 
-/** The first `{…}` object in a text, so a model that wraps its JSON in prose or a fence still counts. */
-function firstJsonObject(text: string): unknown {
-  const start = text.indexOf('{');
-  const end = text.lastIndexOf('}');
-  if (start < 0 || end <= start) return undefined;
-  try {
-    return JSON.parse(text.slice(start, end + 1));
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Seed 001's `analyze_failure`, only for failures of class `unknown`: one call to a cheap model with
  * the redacted tail of the log, answering `{retry, reason, hint}`. Never throws for a bad answer —
@@ -56,39 +45,30 @@ export async function diagnoseFailure(options: DiagnoseOptions): Promise<Diagnos
     task: options.redact(options.task),
     log_tail: logTail,
   });
-  let response: ModelResponse;
+  let asked: Awaited<ReturnType<typeof askForJson<z.infer<typeof DiagnosisSchema>>>>;
   try {
-    response = await options.callModel(
+    asked = await askForJson(
+      options.callModel,
       {
         model: options.model,
-        system: [
-          'You diagnose failed automated coding sessions. Answer only with the JSON object asked for.',
-        ],
-        messages: [{ role: 'user', content: prompt }],
-        tools: [],
+        system: 'You diagnose failed automated coding sessions. Answer only with the JSON object asked for.',
+        prompt,
         maxTokens: 1_000,
       },
+      DiagnosisSchema,
       options.signal,
     );
   } catch (err) {
     if (options.signal?.aborted) throw err;
     return { problem: `diagnosis call failed: ${(err as Error).message}` };
   }
-  const text = response.content
-    .map((block) => (block.type === 'text' ? block.text : ''))
-    .join('')
-    .trim();
-  const parsed = DiagnosisSchema.safeParse(firstJsonObject(text));
-  if (!parsed.success) {
+  const { response, text, answer } = asked;
+  if (!answer) {
     return {
       problem: `diagnosis answer is not {"retry", "reason", "hint"} JSON: ${text.slice(0, 200)}`,
       response,
     };
   }
-  const diagnosis = {
-    ...parsed.data,
-    hint: options.redact(parsed.data.hint),
-    reason: options.redact(parsed.data.reason),
-  };
+  const diagnosis = { ...answer, hint: options.redact(answer.hint), reason: options.redact(answer.reason) };
   return { diagnosis, response };
 }

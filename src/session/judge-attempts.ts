@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { loadPrompt, renderTemplate } from '../agent/prompt-template.js';
 import type { Redactor } from '../core/redact.js';
-import type { CallModel, ModelResponse, TokenUsage } from '../model/types.js';
+import { askForJson } from '../model/json-answer.js';
+import type { CallModel, TokenUsage } from '../model/types.js';
 
 /** One attempt at an issue that reached delivery, as the judge sees it. */
 export interface AttemptCandidate {
@@ -74,30 +75,27 @@ export async function judgeAttempts(
     issue: bounded(options.redact(options.issue), options.maxIssueChars ?? 6_000),
     candidates: verified.map((c) => candidateBlock(c, options)).join('\n\n'),
   });
-  let response: ModelResponse;
+  let asked: Awaited<ReturnType<typeof askForJson<z.infer<typeof AnswerSchema>>>>;
   try {
-    response = await options.callModel(
+    asked = await askForJson(
+      options.callModel,
       {
         model: options.model,
-        system: ['You compare candidate code changes. Answer only with the JSON object asked for.'],
-        messages: [{ role: 'user', content: prompt }],
-        tools: [],
+        system: 'You compare candidate code changes. Answer only with the JSON object asked for.',
+        prompt,
         maxTokens: 500,
       },
+      AnswerSchema,
       options.signal,
     );
   } catch (err) {
     if (options.signal?.aborted) throw err;
     return { ...fallback('the judge call failed'), costUsd: 0, modelCalls: 0 };
   }
+  const { response, answer } = asked;
   const spent = { costUsd: response.costUsd, model: response.model, modelCalls: 1, usage: response.usage };
-  const text = response.content
-    .map((block) => (block.type === 'text' ? block.text : ''))
-    .join('')
-    .trim();
-  const parsed = AnswerSchema.safeParse(firstJsonObject(text));
-  if (!parsed.success) return { ...fallback('the judge’s answer did not parse'), ...spent };
-  const { choice, reason } = parsed.data;
+  if (!answer) return { ...fallback('the judge’s answer did not parse'), ...spent };
+  const { choice, reason } = answer;
   if (choice === 0) return { ...fallback('the judge called it a tie'), ...spent };
   if (!verified.some((c) => c.attempt === choice)) {
     return { ...fallback(`the judge named attempt ${choice}, not a verified one`), ...spent };
@@ -147,16 +145,4 @@ function longestBacktickRun(text: string): number {
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
-}
-
-/** The first `{…}` object in a text, so a model that wraps its JSON in prose or a fence still counts. */
-function firstJsonObject(text: string): unknown {
-  const start = text.indexOf('{');
-  const end = text.lastIndexOf('}');
-  if (start < 0 || end <= start) return undefined;
-  try {
-    return JSON.parse(text.slice(start, end + 1));
-  } catch {
-    return undefined;
-  }
 }
