@@ -6,7 +6,6 @@ import {
   reply,
 } from '../../src/emulators/anthropic/index.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
-import { createIssueSource } from '../../src/sources/issues/issue-source.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { member, roundsFixture } from './rounds-fixture.js';
 
@@ -14,7 +13,7 @@ import { member, roundsFixture } from './rounds-fixture.js';
  * Issue 32, through a whole run: after a first attempt fails verify, the three attempts of the next
  * claim each get the last failure and their own direction, so they do not all start alike.
  */
-const { repo, setup } = roundsFixture();
+const { setup } = roundsFixture();
 
 const VERIFY = 'grep -q "\'hello\'" greet.js';
 
@@ -29,7 +28,7 @@ describe('attempts that differ, and retries that know why the last one failed (i
   it('three attempts after a verify failure: each first message holds the last failure and its own direction', {
     timeout: 30_000,
   }, async () => {
-    const { gh, ctx, clock, log } = await setup({
+    const { gh, ctx, newSource } = await setup({
       workers: 3,
       verify: { command: VERIFY, retries: 0 },
       attempts: { n: 3 },
@@ -51,17 +50,7 @@ describe('attempts that differ, and retries that know why the last one failed (i
         ]);
       },
     });
-    const source = createIssueSource({
-      github: gh.adapter,
-      config: gh.config,
-      redact: ctx.redact,
-      checkout: repo.fx.checkout,
-      remote: 'origin',
-      baseBranch: 'main',
-      log,
-      clock,
-      outcomes: createMemoryOutcomeStore(),
-    });
+    const source = newSource({ outcomes: createMemoryOutcomeStore() });
     const models = emulatedModels(anthropic, ctx.deps, ctx.redact);
     const run = await runRounds({ ...ctx, source, models }, { owner: 'host:1', maxRounds: 200 });
 

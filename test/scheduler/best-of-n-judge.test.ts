@@ -13,7 +13,6 @@ import { BEST_OF_N_LABEL } from '../../src/github/labels.js';
 import { parseSessionsLine } from '../../src/github/tracked-sessions.js';
 import { outcomeReport } from '../../src/run/outcome-report.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
-import { createIssueSource } from '../../src/sources/issues/issue-source.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { member, roundsFixture } from './rounds-fixture.js';
 
@@ -51,7 +50,7 @@ describe('best-of-N with a judge: its cost and its pick, everywhere (issue 32 it
   it("the judge's call is on the issue's record, in report's and status's dollars; the comment names its pick, neutralised", {
     timeout: 30_000,
   }, async () => {
-    const { gh, ctx, clock, log } = await setup({
+    const { gh, ctx, clock, newSource } = await setup({
       workers: 3,
       verify: { command: 'grep -q "\'hello\'" greet.js', retries: 0 },
       attempts: { n: 3, judge_model: 'claude-haiku-5-5' },
@@ -60,17 +59,7 @@ describe('best-of-N with a judge: its cost and its pick, everywhere (issue 32 it
       member('Fix the greeting typo', { labels: ['issueloop', BEST_OF_N_LABEL] }),
     );
     const outcomes = createMemoryOutcomeStore();
-    const source = createIssueSource({
-      github: gh.adapter,
-      config: gh.config,
-      redact: ctx.redact,
-      checkout: ctx.checkout,
-      remote: 'origin',
-      baseBranch: 'main',
-      log,
-      clock,
-      outcomes,
-    });
+    const source = newSource({ outcomes });
     const models = emulatedModels(createAnthropicEmulator({ script }), ctx.deps, ctx.redact);
     const run = await runRounds({ ...ctx, source, models }, { owner: 'host:1', maxRounds: 3 });
 

@@ -9,7 +9,6 @@ import {
 import { runAttempts } from '../../src/scheduler/run-attempts.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { readLedger } from '../../src/session/ledger.js';
-import { createIssueSource } from '../../src/sources/issues/issue-source.js';
 import { issueWork } from '../../src/sources/issues/issue-work.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { member, roundsFixture } from './rounds-fixture.js';
@@ -48,7 +47,7 @@ describe('best-of-N after a failure (issue 32 item 1)', () => {
   it('attempt 1 fails verify; of three parallel attempts the one that passes is pushed, one PR, all three cost the issue', {
     timeout: 30_000,
   }, async () => {
-    const { gh, ctx, clock, log } = await setup({
+    const { gh, ctx, newSource } = await setup({
       workers: 3,
       verify: { command: VERIFY, retries: 0 },
       attempts: { n: 3 },
@@ -56,17 +55,7 @@ describe('best-of-N after a failure (issue 32 item 1)', () => {
     const issue = gh.emulator.addIssue(member('Fix the greeting typo'));
     const anthropic = createAnthropicEmulator({ script: attemptScript });
     const outcomes = createMemoryOutcomeStore();
-    const source = createIssueSource({
-      github: gh.adapter,
-      config: gh.config,
-      redact: ctx.redact,
-      checkout: repo.fx.checkout,
-      remote: 'origin',
-      baseBranch: 'main',
-      log,
-      clock,
-      outcomes,
-    });
+    const source = newSource({ outcomes });
     const models = emulatedModels(anthropic, ctx.deps, ctx.redact);
     // With a worker free, rounds go on (the fake clock's polls pass at once) while the first session
     // runs: the run ends on its empty rounds once the work is done, not after a count of rounds a

@@ -12,7 +12,6 @@ import { parseSessionsLine } from '../../src/github/tracked-sessions.js';
 import { renderRunSummary } from '../../src/run/run-summary.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { readLedger } from '../../src/session/ledger.js';
-import { createIssueSource } from '../../src/sources/issues/issue-source.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { until } from '../helpers/until.js';
 import { member, roundsFixture } from './rounds-fixture.js';
@@ -85,7 +84,7 @@ function heldSessions(hold = true) {
 
 async function twoIssues(workers: number, hold = true) {
   const fixture = await setup({ workers, verify: { command: VERIFY, retries: 0 }, attempts: { n: 3 } });
-  const { gh, ctx, clock, log } = fixture;
+  const { gh, ctx, newSource } = fixture;
   const first = gh.emulator.addIssue(
     member('Fix the greeting typo', { labels: ['issueloop', BEST_OF_N_LABEL] }),
   );
@@ -109,17 +108,7 @@ async function twoIssues(workers: number, hold = true) {
     return events.filter((e) => e.type === 'claim').map((e) => e.issue);
   };
   const outcomes = createMemoryOutcomeStore();
-  const source = createIssueSource({
-    github: gh.adapter,
-    config: gh.config,
-    redact: ctx.redact,
-    checkout: ctx.checkout,
-    remote: 'origin',
-    baseBranch: 'main',
-    log,
-    clock,
-    outcomes,
-  });
+  const source = newSource({ outcomes });
   const run = runRounds({ ...ctx, source, models }, { owner: 'host:1', maxRounds: 4 });
   return { ...fixture, first, second, sessions, run, claimsOf, outcomes };
 }

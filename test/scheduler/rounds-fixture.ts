@@ -10,6 +10,7 @@ import { runRounds } from '../../src/scheduler/run-rounds.js';
 import type { WorkContext } from '../../src/scheduler/work-item.js';
 import { openLedger } from '../../src/session/ledger.js';
 import { createIssueSource } from '../../src/sources/issues/issue-source.js';
+import type { IssueSourceOptions } from '../../src/sources/issues/options.js';
 import { BASE, emulated } from '../github/emulated.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { type EmulatorTape, recordRequests, replayRequests } from '../helpers/emulator-tape.js';
@@ -49,7 +50,8 @@ export function roundsFixture() {
     const claims = createClaimStore(backend, { clock, maxFailures: gh.config.claims.max_failures });
     const ledger = await openLedger({ stateDir: repo.stateDir, runId: 'r', clock, redact });
     /** A run's view of GitHub; a new runner has its own (nothing read yet). */
-    const newSource = () =>
+    /** An issue source over the fixture's world; `extra` adds or replaces options (an outcome store …). */
+    const newSource = (extra: Partial<IssueSourceOptions> = {}) =>
       createIssueSource({
         github: gh.adapter,
         config: gh.config,
@@ -59,6 +61,7 @@ export function roundsFixture() {
         baseBranch: 'main',
         log,
         clock,
+        ...extra,
       });
     const ctx: WorkContext = {
       config: gh.config,

@@ -3,28 +3,20 @@ import type { ClaimStore } from '../../src/claims/claim-store.js';
 import { createMemoryOutcomeStore } from '../../src/claims/file-outcome-store.js';
 import { createMemorySpendLedger } from '../../src/claims/spend-ledger.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
-import { createIssueSource } from '../../src/sources/issues/issue-source.js';
 import { member, roundsFixture } from './rounds-fixture.js';
 
-const { repo, setup } = roundsFixture();
+const { setup } = roundsFixture();
 
 describe('a session whose work afterwards fails', () => {
   it('regression (failures after the session understate its cost): its actual cost is charged and its outcome entry kept', async () => {
-    const { gh, ctx, claims, clock, log } = await setup({ empty_rounds: 1, budget: { daily_usd: 100 } });
+    const { gh, ctx, claims, clock, newSource } = await setup({
+      empty_rounds: 1,
+      budget: { daily_usd: 100 },
+    });
     const number = gh.emulator.addIssue(member('Fix the greeting typo'));
     const spend = createMemorySpendLedger({ caps: { daily_usd: 100 }, clock });
     const outcomes = createMemoryOutcomeStore();
-    const source = createIssueSource({
-      github: gh.adapter,
-      config: gh.config,
-      redact: ctx.redact,
-      checkout: repo.fx.checkout,
-      remote: 'origin',
-      baseBranch: 'main',
-      log,
-      clock,
-      outcomes,
-    });
+    const source = newSource({ outcomes });
     const broken: ClaimStore = {
       ...claims,
       release: () => Promise.reject(new Error('claims file is corrupt')),
