@@ -124,6 +124,11 @@ export interface PushBranchInput {
   branch: string;
   /** What the branch must be on the remote for the push to go ahead; undefined or '': it must not exist. */
   expectedRemoteSha: string | undefined;
+  /**
+   * The commit to push, when the caller has just made it (commitAll's sha): it must be the worktree's
+   * HEAD. Without it HEAD is resolved here.
+   */
+  sha?: string;
 }
 
 /**
@@ -143,7 +148,8 @@ export async function pushBranch(
   if (expected !== '') assertSha('expected remote sha', expected);
   const ref = `refs/heads/${input.branch}`;
   // The sha, not HEAD, goes on the command line: what we report is exactly what was pushed.
-  const sha = await revParse(worktree, 'HEAD', options);
+  const sha =
+    input.sha === undefined ? await revParse(worktree, 'HEAD', options) : assertSha('sha', input.sha);
   const lease = `--force-with-lease=${ref}:${expected}`;
   // To the URL resolved at the start, never a pushurl; hooks are off for every harness git (run-git).
   // A refused credential moves nothing on the remote: the retry with a renewed token pushes the same lease.

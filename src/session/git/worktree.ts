@@ -46,9 +46,23 @@ function isInterruption(err: unknown): boolean {
   return err instanceof GitError && (err.errorClass === 'aborted' || err.errorClass === 'timeout');
 }
 
-async function checkoutRoot(checkout: string, options: GitOptions): Promise<string> {
-  const { stdout } = await runGit(['rev-parse', '--show-toplevel'], { ...options, cwd: checkout });
-  return canonical(firstLine(stdout));
+/**
+ * A checkout's real top-level directory, asked of git once per checkout in this process (a run's
+ * checkout does not move while it runs; each worktree add and remove used to ask twice). A failure is
+ * not kept: the next call asks again.
+ */
+const roots = new Map<string, Promise<string>>();
+function checkoutRoot(checkout: string, options: GitOptions): Promise<string> {
+  const key = resolve(checkout);
+  let root = roots.get(key);
+  if (!root) {
+    root = runGit(['rev-parse', '--show-toplevel'], { ...options, cwd: checkout }).then(({ stdout }) =>
+      canonical(firstLine(stdout)),
+    );
+    roots.set(key, root);
+    root.catch(() => roots.delete(key));
+  }
+  return root;
 }
 
 function contains(outer: string, inner: string): boolean {
@@ -60,8 +74,12 @@ function contains(outer: string, inner: string): boolean {
  * Unregisters and deletes whatever is at `path`: a worktree left by a crashed run (even a locked one,
  * hence the double --force), a registration whose directory is gone, or a plain directory.
  */
-async function clearWorktreePath(checkout: string, target: string, options: GitOptions): Promise<void> {
-  const root = await checkoutRoot(checkout, options);
+async function clearWorktreePath(
+  checkout: string,
+  root: string,
+  target: string,
+  options: GitOptions,
+): Promise<void> {
   // The rm -rf below must never reach the checkout itself or a directory that contains it.
   if (contains(target, root)) {
     throw new IssueloopError(
@@ -70,9 +88,13 @@ async function clearWorktreePath(checkout: string, target: string, options: GitO
     );
   }
   const run = { ...options, cwd: checkout };
-  if ((await registeredWorktrees(checkout, options)).includes(target)) {
+  // One listing answers both questions when the path was never registered: nothing can register it
+  // meanwhile (worktree changes of a checkout are serial here), so there is nothing to prune after.
+  let mayBeRegistered = (await registeredWorktrees(checkout, options)).includes(target);
+  if (mayBeRegistered) {
     try {
       await runGit(['worktree', 'remove', '--force', '--force', target], run);
+      mayBeRegistered = false;
     } catch (err) {
       // A half-created or damaged worktree may refuse removal; rm and prune below still clear it.
       if (isInterruption(err)) throw err;
@@ -81,7 +103,7 @@ async function clearWorktreePath(checkout: string, target: string, options: GitO
   await rm(target, { recursive: true, force: true });
   // After the rm, so a registration whose removal failed is pruned as missing too. Only then: a
   // prune also drops another session's worktree that `worktree add` is still creating.
-  if ((await registeredWorktrees(checkout, options)).includes(target)) {
+  if (mayBeRegistered && (await registeredWorktrees(checkout, options)).includes(target)) {
     await runGit(['worktree', 'prune'], run);
   }
 }
@@ -114,8 +136,9 @@ export async function addWorktree(input: AddWorktreeInput, options: GitOptions =
   assertGitArg('branch', input.branch);
   assertGitArg('start point', input.startPoint);
   const target = await worktreePath(input.checkout, input.path);
-  await serially(await checkoutRoot(input.checkout, options), async () => {
-    await clearWorktreePath(input.checkout, target, options);
+  const root = await checkoutRoot(input.checkout, options);
+  await serially(root, async () => {
+    await clearWorktreePath(input.checkout, root, target, options);
     await runGit(['worktree', 'add', '--force', '--quiet', '-B', input.branch, target, input.startPoint], {
       ...options,
       cwd: input.checkout,
@@ -131,5 +154,6 @@ export async function removeWorktree(
   options: GitOptions = {},
 ): Promise<void> {
   const target = await worktreePath(checkout, path);
-  await serially(await checkoutRoot(checkout, options), () => clearWorktreePath(checkout, target, options));
+  const root = await checkoutRoot(checkout, options);
+  await serially(root, () => clearWorktreePath(checkout, root, target, options));
 }

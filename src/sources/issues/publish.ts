@@ -76,7 +76,8 @@ export async function publish(
     input.continues?.from ?? (await remoteBranchSha(input.checkout, input.remote, branch, git));
   const pushed = await pushBranch(
     input.worktree,
-    { remote: input.remote, branch, expectedRemoteSha: expected },
+    // The commit just made: pushed by its sha, so HEAD is not resolved a second time.
+    { remote: input.remote, branch, expectedRemoteSha: expected, sha: commit },
     git,
   );
   const body = renderPullRequestBody(

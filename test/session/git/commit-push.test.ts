@@ -163,4 +163,22 @@ describe('remoteBranchSha and pushBranch', () => {
       pushBranch(wt, { remote: 'origin', branch, expectedRemoteSha: 'main' }, { env: fx.env }),
     ).rejects.toMatchObject({ code: 'git_invalid_argument' });
   });
+
+  it('pushes the commit it is given by its sha, and refuses a sha that is not a full object id', async () => {
+    await writeFile(join(wt, 'fix.txt'), 'fixed\n');
+    const sha = await commitAll(wt, { message: 'fix', author }, { env: fx.env });
+    if (sha === undefined) throw new Error('commitAll made no commit');
+
+    const pushed = await pushBranch(
+      wt,
+      { remote: 'origin', branch, expectedRemoteSha: undefined, sha },
+      { env: fx.env },
+    );
+    expect(pushed).toBe(sha);
+    expect(originSha(`refs/heads/${branch}`)).toBe(sha);
+    await expect(
+      pushBranch(wt, { remote: 'origin', branch, expectedRemoteSha: sha, sha: 'HEAD' }, { env: fx.env }),
+    ).rejects.toMatchObject({ code: 'git_invalid_argument' });
+    expect(originSha(`refs/heads/${branch}`)).toBe(sha);
+  });
 });

@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueBranch } from '../../../src/github/pulls.js';
@@ -148,6 +149,77 @@ describe('addWorktree', () => {
       ).rejects.toMatchObject({ code: 'git_invalid_argument' });
     }
     expect(existsSync(join(fx.checkout, 'README.md'))).toBe(true);
+  });
+});
+
+/** fx.env with a `git` first on PATH that logs each command line to the returned file, then runs git. */
+async function loggingGit(): Promise<{ env: Record<string, string>; commands: () => Promise<string[]> }> {
+  const bin = join(fx.root, 'logging-bin');
+  const log = join(fx.root, 'git-commands.log');
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8', env: fx.env }).trim();
+  await mkdir(bin, { recursive: true });
+  await writeFile(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`);
+  await chmod(join(bin, 'git'), 0o755);
+  const env = { ...fx.env, PATH: `${bin}:${fx.env.PATH ?? ''}` };
+  const commands = async () =>
+    (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
+  return { env, commands };
+}
+
+describe('what a worktree add and remove ask git', () => {
+  it('asks for the checkout root once per run and lists the worktrees once per add and per remove', async () => {
+    const { env, commands } = await loggingGit();
+    const path = join(fx.root, 'wt', 'issue-20');
+    const input = { checkout: fx.checkout, path, branch: issueBranch(20), startPoint: 'origin/main' };
+    for (let i = 0; i < 2; i++) {
+      await addWorktree(input, { env });
+      await removeWorktree(fx.checkout, path, { env });
+    }
+    const seen = await commands();
+    const count = (pattern: RegExp) => seen.filter((line) => pattern.test(line)).length;
+    expect(count(/ worktree add /)).toBe(2);
+    expect(count(/ worktree remove /)).toBe(2);
+    expect(count(/ rev-parse --show-toplevel/)).toBe(1);
+    expect(count(/ worktree list /)).toBe(4);
+    expect(count(/ worktree prune/)).toBe(0);
+    expect(worktreeList()).not.toContain('issue-20');
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('a checkout root resolved once per run still refuses a worktree path that is or contains the checkout', async () => {
+    const path = join(fx.root, 'wt', 'issue-21');
+    await addWorktree(
+      { checkout: fx.checkout, path, branch: issueBranch(21), startPoint: 'origin/main' },
+      { env: fx.env },
+    );
+    for (const refused of [fx.checkout, fx.root, join(fx.checkout, '..')]) {
+      await expect(
+        addWorktree(
+          { checkout: fx.checkout, path: refused, branch: 'x', startPoint: 'origin/main' },
+          { env: fx.env },
+        ),
+      ).rejects.toMatchObject({ code: 'git_invalid_argument' });
+      await expect(removeWorktree(fx.checkout, refused, { env: fx.env })).rejects.toMatchObject({
+        code: 'git_invalid_argument',
+      });
+    }
+    expect(existsSync(join(fx.checkout, 'README.md'))).toBe(true);
+    expect(existsSync(join(path, 'README.md'))).toBe(true);
+  });
+
+  it('a removal git refuses still ends unregistered: the leftover registration is pruned', async () => {
+    const { env, commands } = await loggingGit();
+    const path = join(fx.root, 'wt', 'issue-22');
+    await addWorktree(
+      { checkout: fx.checkout, path, branch: issueBranch(22), startPoint: 'origin/main' },
+      { env },
+    );
+    // A file where the admin dir's gitdir points elsewhere makes `worktree remove` fail validation.
+    await rm(join(path, '.git'), { force: true });
+    await removeWorktree(fx.checkout, path, { env });
+    expect((await commands()).filter((line) => / worktree (remove|prune)/.test(line))).toHaveLength(2);
+    expect(worktreeList()).not.toContain('issue-22');
+    expect(existsSync(path)).toBe(false);
   });
 });
 
