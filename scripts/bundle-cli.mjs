@@ -52,9 +52,11 @@ await build({
   format: 'esm',
   target: 'node22',
   logLevel: 'warning',
-  // Loaded only when an OTLP endpoint is configured: left in node_modules, where a test can see that
-  // --help loads none of it.
-  external: ['@opentelemetry/*'],
+  // Left in node_modules: the OpenTelemetry SDK, loaded only when an OTLP endpoint is configured (a
+  // test sees that --help loads none of it); and the CommonJS packages the code reaches by import()
+  // only when needed (ioredis, pino-pretty): split into a chunk of their own, esbuild gives such a
+  // module a default export alone, and `const { Redis } = await import('ioredis')` found nothing.
+  external: ['@opentelemetry/*', 'ioredis', 'pino-pretty'],
   plugins: [lazyChildProcess],
   // Bundled CommonJS dependencies call require() for Node's own modules; ESM has none of its own.
   banner: {

@@ -21,4 +21,13 @@ describe('files shipped in the package, found relative to the code', () => {
     expect(entries.some((e) => e.name === 'issueloop.js')).toBe(true);
     expect(entries.filter((e) => e.isDirectory()).map((e) => e.name)).toEqual([]);
   });
+
+  it('regression: no chunk of the executable is a CommonJS package reached by import() (its named exports were lost: the Redis store and pretty logs broke)', () => {
+    const chunks = readdirSync(`${root}dist/bin`).filter((name) => name.endsWith('.js'));
+    expect(chunks).toContain('issueloop.js');
+    const defaultOnly = chunks.filter((name) =>
+      /^export default require_\w+\(\);$/m.test(readFileSync(`${root}dist/bin/${name}`, 'utf8')),
+    );
+    expect(defaultOnly).toEqual([]);
+  });
 });
