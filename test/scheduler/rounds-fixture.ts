@@ -39,7 +39,15 @@ export function roundsFixture() {
     claimsFile?: ClaimsFile,
   ) {
     const gh = await emulated(repo.stateDir, {
-      config: { verify: { command: 'grep -q "\'hello\'" greet.js' }, empty_rounds: 2, ...config },
+      // One attempt per claim unless a test is about best-of-N (it sets `attempts`): with the default
+      // of three, every retry after a failed verify in these tests ran three sessions (run-rounds took
+      // 18 → 27 s).
+      config: {
+        verify: { command: 'grep -q "\'hello\'" greet.js' },
+        empty_rounds: 2,
+        attempts: { n: 1 },
+        ...config,
+      },
       ...(emulator ? { emulator } : {}),
     });
     const anthropic = createAnthropicEmulator({ script: agentScript });
