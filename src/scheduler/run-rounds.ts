@@ -212,10 +212,20 @@ async function claimUpTo<T extends WorkItem>(
     let result: Awaited<ReturnType<typeof ctx.claims.claim>>;
     let reserved: Awaited<ReturnType<typeof reserveSession>> | undefined;
     // Best-of-N: the claim takes as many of the free workers as it has attempts (at least one).
-    const width = widthOf(run, item, plan, pool.size);
+    let width = widthOf(run, item, plan, pool.size);
     try {
       // A shared spend cap is checked first: the session's cap is reserved before the claim.
-      reserved = await reserveSession(ctx, `${options.owner}#${item.number}#${++run.reservations}`, width.n);
+      const id = `${options.owner}#${item.number}#${++run.reservations}`;
+      reserved = await reserveSession(ctx, id, width.n);
+      if ('full' in reserved && width.n > 1) {
+        // Room for one attempt is still room for work: a cap near its end does not stop the run.
+        ctx.deps.log.info(
+          { issue: item.number },
+          `${reserved.full}: one attempt instead of ${width.n} for #${item.number}`,
+        );
+        width = { n: 1, slots: 1 };
+        reserved = await reserveSession(ctx, id, 1);
+      }
       if ('full' in reserved) {
         ctx.deps.log.warn(`${reserved.full}: no new claims`);
         run.stopDetail = reserved.full;
