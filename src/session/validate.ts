@@ -3,7 +3,7 @@ import { changedFiles, type GitOptions, uncommitAgentWork } from './git/index.js
 import { outcomeOfStop } from './outcome.js';
 import type { SessionReport } from './session-report.js';
 import type { SessionState } from './session-state.js';
-import { renderVerifyFailure, runVerify } from './verify.js';
+import { failingLine, renderVerifyFailure, runVerify } from './verify.js';
 import type { GuardedWorktree } from './worktree-guard.js';
 
 /**
@@ -101,8 +101,11 @@ async function checkWork(
   });
   if (signal.aborted) return state.report('interrupted', 'interrupted while verifying');
   if (verify.passed) return undefined;
+  // The line that says why goes with it: the next attempt is told it, and so is a person.
+  const line = failingLine(verify.output);
+  const how = verify.timedOut ? 'timed out' : `failed (exit ${verify.exitCode ?? 'none'})`;
   return {
-    reason: `\`${verify.command}\` failed (exit ${verify.exitCode ?? 'none'})`,
+    reason: `\`${verify.command}\` ${how}${line ? `: ${state.input.redact(line)}` : ''}`,
     fixUp: (left) => renderVerifyFailure(verify, left),
   };
 }

@@ -1,5 +1,6 @@
 import { runShell } from '../agent/tools/run-shell.js';
 import type { Clock } from '../core/clock.js';
+import { withoutEscapeSequences } from '../core/terminal-text.js';
 import type { CommandSandbox } from '../sandbox/sandbox.js';
 
 /** Output kept from a verify run: enough for the agent to fix it and for the PR body to show it. */
@@ -52,6 +53,32 @@ export async function runVerify(
     output,
     durationMs: options.clock.now() - started,
   };
+}
+
+/** How long the failing line a verify failure's reason quotes may be. */
+export const FAILING_LINE_CHARS = 200;
+
+/** Whitespace and the C0 and C1 controls, as runs. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces.
+const CONTROLS = /[\s\u0000-\u001f\u007f-\u009f]+/g;
+
+const FAILURE_WORDS =
+  /\b(?:error|errors|fail|failed|failure|failing|assert\w*|expected|exception|not ok|panic\w*)\b|[✗✖×]/i;
+
+/**
+ * The line of a failed check's output worth quoting in its one-line reason (what the next attempt and
+ * the tracking comment are told): the last line that names a failure, else the last line; escape
+ * sequences go whole, other control characters become a space, and it is cut to FAILING_LINE_CHARS.
+ * Undefined for no output.
+ */
+export function failingLine(output: string): string | undefined {
+  const lines = output
+    .split('\n')
+    .map((line) => withoutEscapeSequences(line).replace(CONTROLS, ' ').trim())
+    .filter((line) => line !== '' && !/^\[verify timed out after/.test(line));
+  const line = lines.findLast((l) => FAILURE_WORDS.test(l)) ?? lines.at(-1);
+  if (line === undefined) return undefined;
+  return line.length > FAILING_LINE_CHARS ? `${line.slice(0, FAILING_LINE_CHARS - 1)}…` : line;
 }
 
 /** What the agent is told when the check fails, for its fix-up turn. */

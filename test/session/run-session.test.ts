@@ -129,6 +129,21 @@ describe('session: one issue end to end against a real repository and the emulat
     expect(pushedBranch(repo, number)).toBe(false);
   });
 
+  it('regression: a verify_failed reason quotes the failing line of its output, redacted (it said only the exit code)', async () => {
+    const config = {
+      ...world.gh.config,
+      verify: {
+        ...world.gh.config.verify,
+        command: `echo "running"; echo "FAIL greet: token ${TOKEN} rejected"; exit 1`,
+        retries: 0,
+      },
+    };
+    const { report } = await session([edit("'helo'", "'hallo'"), reply.text('Done.')], { config });
+    expect(report.outcome).toBe('verify_failed');
+    expect(report.reason).toMatch(/^`echo "running"; .*` failed \(exit 1\): FAIL greet: token \S+ rejected$/);
+    expect(report.reason).not.toContain(TOKEN);
+  });
+
   it('a failing session.setup ends the attempt before any model call, with its last lines', async () => {
     const config = {
       ...world.gh.config,

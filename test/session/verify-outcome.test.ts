@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UNSANDBOXED } from '../../src/sandbox/sandbox.js';
 import { failureClassOf, isFailure, outcomeOfStop, productivity } from '../../src/session/outcome.js';
-import { renderVerifyFailure, runVerify } from '../../src/session/verify.js';
+import { FAILING_LINE_CHARS, failingLine, renderVerifyFailure, runVerify } from '../../src/session/verify.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 let dir = '';
@@ -101,5 +101,43 @@ describe('outcome', () => {
     });
     expect(productivity(1, 0, 29).warning).toBeUndefined();
     expect(productivity(2, 0, 40).warning).toBeUndefined();
+  });
+});
+
+describe('failingLine: the line a failed check is reported by', () => {
+  it('the last line that names a failure, else the last line; none for no output', () => {
+    const output = [
+      '> test',
+      'ok 1 - parses',
+      'not ok 2 - greets',
+      '  expected: hello',
+      '  actual: helo',
+      '1 of 2 failed',
+      '',
+    ].join('\n');
+    expect(failingLine(output)).toBe('1 of 2 failed');
+    expect(failingLine('Error: cannot find module x\n    at load (a.js:1:1)\n')).toBe(
+      'Error: cannot find module x',
+    );
+    expect(failingLine('building\ndone in 3s\n')).toBe('done in 3s');
+    expect(failingLine('\n  \n')).toBeUndefined();
+  });
+
+  it('regression: a verify failure said only its command and exit code, so the next attempt started blind', async () => {
+    await writeFile(
+      join(dir, 'test.sh'),
+      'echo "running 3 tests"\necho "AssertionError: expected \'helo\' to equal \'hello\'"\nexit 1\n',
+    );
+    const result = await run('bash test.sh');
+    expect(result.passed).toBe(false);
+    expect(failingLine(result.output)).toBe("AssertionError: expected 'helo' to equal 'hello'");
+  });
+
+  it('is one line of at most FAILING_LINE_CHARS, without control characters, and skips the timeout note', () => {
+    const long = failingLine(`Error: ${'x'.repeat(500)}`);
+    expect(long).toHaveLength(FAILING_LINE_CHARS);
+    expect(long?.endsWith('…')).toBe(true);
+    expect(failingLine('Error:\u001b[31m red\u0007 bell\r')).toBe('Error: red bell');
+    expect(failingLine('compiling\n[verify timed out after 60 s]')).toBe('compiling');
   });
 });
