@@ -62,12 +62,17 @@ export const FAILING_LINE_CHARS = 200;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces.
 const CONTROLS = /[\s\u0000-\u001f\u007f-\u009f]+/g;
 
+/** A line that starts a failure report: `SomeError: …` (`[CODE]` allowed), a runner's FAIL or `not ok`, a cross. */
+const FAILURE_HEAD = /^(?:\w*(?:Error|Exception)(?: \[\w+\])?:|FAIL(?:ED)?\b|not ok\b|panic|[✗✖×])/;
+/** A line that mentions a failure. */
 const FAILURE_WORDS =
-  /\b(?:error|errors|fail|failed|failure|failing|assert\w*|expected|exception|not ok|panic\w*)\b|[✗✖×]/i;
+  /\b(?:error|errors|fail|failed|failure|failing|assert\w*|exception|not ok|panic\w*)\b|[✗✖×]/i;
+/\b(?:error|errors|fail|failed|failure|failing|assert\w*|expected|exception|not ok|panic\w*)\b|[✗✖×]/i;
 
 /**
  * The line of a failed check's output worth quoting in its one-line reason (what the next attempt and
- * the tracking comment are told): the last line that names a failure, else the last line; escape
+ * the tracking comment are told): the first line that starts a failure report (an error's name, a
+ * runner's FAIL or `not ok`), else the last that mentions one, else the last line; escape
  * sequences go whole, other control characters become a space, and it is cut to FAILING_LINE_CHARS.
  * Undefined for no output.
  */
@@ -76,7 +81,8 @@ export function failingLine(output: string): string | undefined {
     .split('\n')
     .map((line) => withoutEscapeSequences(line).replace(CONTROLS, ' ').trim())
     .filter((line) => line !== '' && !/^\[verify timed out after/.test(line));
-  const line = lines.findLast((l) => FAILURE_WORDS.test(l)) ?? lines.at(-1);
+  const line =
+    lines.find((l) => FAILURE_HEAD.test(l)) ?? lines.findLast((l) => FAILURE_WORDS.test(l)) ?? lines.at(-1);
   if (line === undefined) return undefined;
   return line.length > FAILING_LINE_CHARS ? `${line.slice(0, FAILING_LINE_CHARS - 1)}…` : line;
 }

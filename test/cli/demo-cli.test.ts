@@ -78,7 +78,10 @@ describe('issueloop demo (the built CLI, no credentials)', () => {
     );
     expect(out).toContain('issueloop run: the backlog stayed empty');
     expect(out).toMatch(/^#1\s+resolved\s.*\/demo-org\/widgets\/pull\/\d+$/m);
-    expect(out).toMatch(/^#2\s+verify_failed\s.*`node test\.js` failed \(exit 1\)$/m);
+    // The reason quotes the check's failing line: the assertion's headline.
+    expect(out).toMatch(
+      /^#2\s+verify_failed\s.*`node test\.js` failed \(exit 1\): AssertionError \[ERR_ASSERTION\]: Expected values to be strictly equal:$/m,
+    );
     expect(out).not.toMatch(/^#3\s/m);
     expect(out).toContain('resolved 1, failed 1 (verify_failed 1)');
     expect(out).toContain('#3 not worked: opened and labelled by an outsider without write access');

@@ -105,7 +105,7 @@ describe('outcome', () => {
 });
 
 describe('failingLine: the line a failed check is reported by', () => {
-  it('the last line that names a failure, else the last line; none for no output', () => {
+  it('the first line that starts a failure report, else the last that mentions one, else the last line', () => {
     const output = [
       '> test',
       'ok 1 - parses',
@@ -115,7 +115,29 @@ describe('failingLine: the line a failed check is reported by', () => {
       '1 of 2 failed',
       '',
     ].join('\n');
-    expect(failingLine(output)).toBe('1 of 2 failed');
+    expect(failingLine(output)).toBe('not ok 2 - greets');
+    expect(failingLine('compiled\n3 passed, 1 failed\ndone')).toBe('3 passed, 1 failed');
+    // Node's assert: the headline, not the `expected:` line of the object printed after it.
+    const assertion = [
+      'AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:',
+      "'5.00' !== 5",
+      '  expected: 5,',
+      "  operator: 'strictEqual'",
+      '}',
+    ].join('\n');
+    expect(failingLine(assertion)).toBe(
+      'AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:',
+    );
+    expect(failingLine('none of that\n')).toBe('none of that');
+    // An uncaught error as Node prints it: the source line quoted above it names no failure.
+    const uncaught = [
+      'node:internal/process/esm_loader:40',
+      '      triggerUncaughtException(',
+      '      ^',
+      '',
+      'TypeError: x is not a function',
+    ].join('\n');
+    expect(failingLine(uncaught)).toBe('TypeError: x is not a function');
     expect(failingLine('Error: cannot find module x\n    at load (a.js:1:1)\n')).toBe(
       'Error: cannot find module x',
     );
