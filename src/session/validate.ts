@@ -102,10 +102,10 @@ async function checkWork(
   if (signal.aborted) return state.report('interrupted', 'interrupted while verifying');
   if (verify.passed) return undefined;
   // The line that says why goes with it: the next attempt is told it, and so is a person.
-  const line = failingLine(verify.output);
+  const line = failingLine(verify.output, state.input.redact);
   const how = verify.timedOut ? 'timed out' : `failed (exit ${verify.exitCode ?? 'none'})`;
   return {
-    reason: `\`${verify.command}\` ${how}${line ? `: ${state.input.redact(line)}` : ''}`,
+    reason: `\`${verify.command}\` ${how}${line ? `: ${line}` : ''}`,
     fixUp: (left) => renderVerifyFailure(verify, left),
   };
 }

@@ -58,33 +58,43 @@ export async function runVerify(
 /** How long the failing line a verify failure's reason quotes may be. */
 export const FAILING_LINE_CHARS = 200;
 
-/** Whitespace and the C0 and C1 controls, as runs. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces.
-const CONTROLS = /[\s\u0000-\u001f\u007f-\u009f]+/g;
+/** The C0 and C1 controls that are not whitespace: invisible, so dropped (a space between a secret's halves would keep it whole to the eye). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes.
+const INVISIBLE_CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]+/g;
 
 /** A line that starts a failure report: `SomeError: …` (`[CODE]` allowed), a runner's FAIL or `not ok`, a cross. */
 const FAILURE_HEAD = /^(?:\w*(?:Error|Exception)(?: \[\w+\])?:|FAIL(?:ED)?\b|not ok\b|panic|[✗✖×])/;
 /** A line that mentions a failure. */
 const FAILURE_WORDS =
   /\b(?:error|errors|fail|failed|failure|failing|assert\w*|exception|not ok|panic\w*)\b|[✗✖×]/i;
-/\b(?:error|errors|fail|failed|failure|failing|assert\w*|expected|exception|not ok|panic\w*)\b|[✗✖×]/i;
 
 /**
  * The line of a failed check's output worth quoting in its one-line reason (what the next attempt and
  * the tracking comment are told): the first line that starts a failure report (an error's name, a
  * runner's FAIL or `not ok`), else the last that mentions one, else the last line; escape
- * sequences go whole, other control characters become a space, and it is cut to FAILING_LINE_CHARS.
- * Undefined for no output.
+ * sequences and other invisible controls go whole, whitespace becomes a space, and it is cut to
+ * FAILING_LINE_CHARS. The output is the agent's code's: `redact` runs on the whole output (a secret
+ * split across lines) and again on the cleaned line (one an escape sequence split), before the cut
+ * (a secret cut short is no longer found). Undefined for no output.
  */
-export function failingLine(output: string): string | undefined {
-  const lines = output
+export function failingLine(
+  output: string,
+  redact: (text: string) => string = (text) => text,
+): string | undefined {
+  const lines = redact(output)
     .split('\n')
-    .map((line) => withoutEscapeSequences(line).replace(CONTROLS, ' ').trim())
+    .map((line) => withoutEscapeSequences(line).replace(INVISIBLE_CONTROLS, '').replace(/\s+/g, ' ').trim())
     .filter((line) => line !== '' && !/^\[verify timed out after/.test(line));
-  const line =
+  const picked =
     lines.find((l) => FAILURE_HEAD.test(l)) ?? lines.findLast((l) => FAILURE_WORDS.test(l)) ?? lines.at(-1);
-  if (line === undefined) return undefined;
-  return line.length > FAILING_LINE_CHARS ? `${line.slice(0, FAILING_LINE_CHARS - 1)}…` : line;
+  if (picked === undefined) return undefined;
+  const line = redact(picked);
+  if (line.length <= FAILING_LINE_CHARS) return line;
+  // Never half a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(line[FAILING_LINE_CHARS - 2] ?? '')
+    ? FAILING_LINE_CHARS - 2
+    : FAILING_LINE_CHARS - 1;
+  return `${line.slice(0, end)}…`;
 }
 
 /** What the agent is told when the check fails, for its fix-up turn. */

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRedactor, REDACTED } from '../../src/core/redact.js';
 import { UNSANDBOXED } from '../../src/sandbox/sandbox.js';
 import { failureClassOf, isFailure, outcomeOfStop, productivity } from '../../src/session/outcome.js';
 import { FAILING_LINE_CHARS, failingLine, renderVerifyFailure, runVerify } from '../../src/session/verify.js';
@@ -161,5 +162,30 @@ describe('failingLine: the line a failed check is reported by', () => {
     expect(long?.endsWith('…')).toBe(true);
     expect(failingLine('Error:\u001b[31m red\u0007 bell\r')).toBe('Error: red bell');
     expect(failingLine('compiling\n[verify timed out after 60 s]')).toBe('compiling');
+  });
+  describe('regression: a secret in the output leaked through the quoted line (cut, split or escaped before it was redacted)', () => {
+    const SECRET = 'corp-deploy-key-7f3a9c2e1b5d4068';
+    const redact = createRedactor([SECRET]);
+
+    it('a secret across the cut: no prefix of it is quoted', () => {
+      const output = `Error: ${'x'.repeat(FAILING_LINE_CHARS - 20)} ${SECRET}`;
+      const line = failingLine(output, redact);
+      expect(line?.startsWith('Error: xxx')).toBe(true);
+      expect(line).toContain('[REDAC');
+      expect(line).not.toContain(SECRET.slice(0, 8));
+      // Without the redactor the cut keeps the secret's first characters.
+      expect(failingLine(output)).toContain(SECRET.slice(0, 8));
+    });
+
+    it('a secret split across two lines, or by controls, or by an escape sequence', () => {
+      const half = SECRET.length / 2;
+      const [a, b] = [SECRET.slice(0, half), SECRET.slice(half)];
+      expect(failingLine(`FAIL deploy ${a}\n${b}`, redact)).not.toContain(a);
+      expect(failingLine(`FAIL deploy ${a}\u0000${b}`, redact)).toBe(`FAIL deploy ${REDACTED}`);
+      expect(failingLine(`FAIL deploy ${a}\u001b[0m${b}`, redact)).toBe(`FAIL deploy ${REDACTED}`);
+      const encoded = Buffer.from(SECRET).toString('base64');
+      expect(failingLine(`FAIL deploy ${encoded}`, redact)).toMatch(/^FAIL deploy \[REDACTED\]/);
+      expect(failingLine(`FAIL deploy ${encoded}`, redact)).not.toContain(encoded.slice(0, 12));
+    });
   });
 });
