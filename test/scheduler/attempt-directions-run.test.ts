@@ -7,7 +7,7 @@ import {
 } from '../../src/emulators/anthropic/index.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
-import { member, roundsFixture } from './rounds-fixture.js';
+import { LONG_LEASE, member, roundsFixture } from './rounds-fixture.js';
 
 /**
  * Issue 32, through a whole run: after a first attempt fails verify, the three attempts of the next
@@ -31,6 +31,7 @@ describe('attempts that differ, and retries that know why the last one failed (i
     const { gh, ctx, newSource } = await setup({
       workers: 3,
       verify: { command: VERIFY, retries: 0 },
+      ...LONG_LEASE,
       attempts: { n: 3 },
     });
     const issue = gh.emulator.addIssue(member('Fix the greeting typo'));

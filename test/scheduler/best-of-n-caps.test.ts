@@ -3,7 +3,7 @@ import { createMemorySpendLedger } from '../../src/claims/spend-ledger.js';
 import { BEST_OF_N_LABEL } from '../../src/github/labels.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { readLedger } from '../../src/session/ledger.js';
-import { member, roundsFixture } from './rounds-fixture.js';
+import { LONG_LEASE, member, roundsFixture } from './rounds-fixture.js';
 
 const { setup } = roundsFixture();
 
@@ -14,6 +14,7 @@ describe('best-of-N near a shared spend cap', () => {
       empty_rounds: 1,
       session: { max_usd: 2 },
       budget: { daily_usd: 5 },
+      ...LONG_LEASE,
       attempts: { n: 3 },
     });
     const issue = gh.emulator.addIssue(
@@ -43,6 +44,7 @@ describe('best-of-N near a shared spend cap', () => {
       empty_rounds: 1,
       session: { max_usd: 2 },
       budget: { daily_usd: 7 },
+      ...LONG_LEASE,
       attempts: { n: 3 },
     });
     gh.emulator.addIssue(member('Fix the greeting typo', { labels: ['issueloop', BEST_OF_N_LABEL] }));

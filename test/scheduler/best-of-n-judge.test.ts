@@ -14,7 +14,7 @@ import { parseSessionsLine } from '../../src/github/tracked-sessions.js';
 import { outcomeReport } from '../../src/run/outcome-report.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
-import { member, roundsFixture } from './rounds-fixture.js';
+import { LONG_LEASE, member, roundsFixture } from './rounds-fixture.js';
 
 /**
  * Issue 32 item 1's loose ends through a whole run where the judge is called: attempts 2 and 3 both
@@ -53,6 +53,7 @@ describe('best-of-N with a judge: its cost and its pick, everywhere (issue 32 it
     const { gh, ctx, clock, newSource } = await setup({
       workers: 3,
       verify: { command: 'grep -q "\'hello\'" greet.js', retries: 0 },
+      ...LONG_LEASE,
       attempts: { n: 3, judge_model: 'claude-haiku-5-5' },
     });
     const issue = gh.emulator.addIssue(

@@ -12,7 +12,7 @@ import { runWork } from '../../src/scheduler/attempts-record.js';
 import { runAttempts } from '../../src/scheduler/run-attempts.js';
 import { issueWork } from '../../src/sources/issues/issue-work.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
-import { member, roundsFixture } from './rounds-fixture.js';
+import { LONG_LEASE, member, roundsFixture } from './rounds-fixture.js';
 
 /**
  * A reviewer's attacks on best-of-N (issue 32 item 1), each pinned where it was found: what an
@@ -80,7 +80,11 @@ describe('best-of-N under review (issue 32 item 1)', () => {
   it('regression: no local issueloop/issue-<n>-a<k> branch is left in the checkout once the attempts end', {
     timeout: 30_000,
   }, async () => {
-    const { gh, ctx } = await setup({ verify: { command: VERIFY, retries: 0 }, attempts: { n: 3 } });
+    const { gh, ctx } = await setup({
+      ...LONG_LEASE,
+      verify: { command: VERIFY, retries: 0 },
+      attempts: { n: 3 },
+    });
     const { issue, work } = await attemptsOn(ctx, gh);
     const anthropic = createAnthropicEmulator({ script: fixTypo });
     const result = await runAttempts({
@@ -106,7 +110,11 @@ describe('best-of-N under review (issue 32 item 1)', () => {
   it('regression: a change made in the chosen worktree while it waits for the judge is never pushed', {
     timeout: 30_000,
   }, async () => {
-    const { gh, ctx } = await setup({ verify: { command: VERIFY, retries: 0 }, attempts: { n: 2 } });
+    const { gh, ctx } = await setup({
+      ...LONG_LEASE,
+      verify: { command: VERIFY, retries: 0 },
+      attempts: { n: 2 },
+    });
     const { issue, work } = await attemptsOn(ctx, gh);
     let judged = false;
     const anthropic = createAnthropicEmulator({
@@ -142,7 +150,11 @@ describe('best-of-N under review (issue 32 item 1)', () => {
   it('regression: a judge that throws (not an interrupt) leaves no attempt waiting forever; the smaller verified diff is delivered', {
     timeout: 15_000,
   }, async () => {
-    const { gh, ctx } = await setup({ verify: { command: VERIFY, retries: 0 }, attempts: { n: 2 } });
+    const { gh, ctx } = await setup({
+      ...LONG_LEASE,
+      verify: { command: VERIFY, retries: 0 },
+      attempts: { n: 2 },
+    });
     const { issue, work } = await attemptsOn(ctx, gh);
     // The sessions are given a resume context; only the judge asks for the bare issue text, and
     // that throws (as a prompt that cannot be read would): the judge rejects before any model call.
@@ -180,7 +192,11 @@ describe('best-of-N under review (issue 32 item 1)', () => {
   it('regression: a best-of-N claim that turns out to need a plan (labelled issueloop:plan after verify_failed) posts one plan, not N', {
     timeout: 15_000,
   }, async () => {
-    const { gh, ctx } = await setup({ verify: { command: VERIFY, retries: 0 }, attempts: { n: 3 } });
+    const { gh, ctx } = await setup({
+      ...LONG_LEASE,
+      verify: { command: VERIFY, retries: 0 },
+      attempts: { n: 3 },
+    });
     // Its last attempt failed verify (so the source gives it 3 attempts), then a maintainer asked for a plan.
     const { issue, work } = await attemptsOn(ctx, gh, ['issueloop', PLAN_LABEL]);
     let calls = 0;
@@ -206,7 +222,11 @@ describe('best-of-N under review (issue 32 item 1)', () => {
   it('regression: an interrupt while an attempt waits for the judge names no winner and pushes nothing', {
     timeout: 15_000,
   }, async () => {
-    const { gh, ctx } = await setup({ verify: { command: VERIFY, retries: 0 }, attempts: { n: 2 } });
+    const { gh, ctx } = await setup({
+      ...LONG_LEASE,
+      verify: { command: VERIFY, retries: 0 },
+      attempts: { n: 2 },
+    });
     const { work } = await attemptsOn(ctx, gh);
     const run = new AbortController();
     let aborted = false;

@@ -11,7 +11,7 @@ import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { readLedger } from '../../src/session/ledger.js';
 import { issueWork } from '../../src/sources/issues/issue-work.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
-import { member, roundsFixture } from './rounds-fixture.js';
+import { LONG_LEASE, member, roundsFixture } from './rounds-fixture.js';
 
 /**
  * Issue 32 item 1 through a whole run: an issue whose attempt fails verify gets three attempts on
@@ -50,6 +50,7 @@ describe('best-of-N after a failure (issue 32 item 1)', () => {
     const { gh, ctx, newSource } = await setup({
       workers: 3,
       verify: { command: VERIFY, retries: 0 },
+      ...LONG_LEASE,
       attempts: { n: 3 },
     });
     const issue = gh.emulator.addIssue(member('Fix the greeting typo'));
@@ -118,6 +119,7 @@ describe('best-of-N after a failure (issue 32 item 1)', () => {
   }, async () => {
     const { gh, ctx } = await setup({
       verify: { command: VERIFY, retries: 0 },
+      ...LONG_LEASE,
       attempts: { n: 3, max_usd: 0.000001 },
     });
     gh.emulator.addIssue(member('Fix the greeting typo'));

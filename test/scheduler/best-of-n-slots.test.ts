@@ -14,7 +14,7 @@ import { runRounds } from '../../src/scheduler/run-rounds.js';
 import { readLedger } from '../../src/session/ledger.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { until } from '../helpers/until.js';
-import { member, roundsFixture } from './rounds-fixture.js';
+import { LONG_LEASE, member, roundsFixture } from './rounds-fixture.js';
 
 /**
  * Issue 32 item 1, "the scheduler counts a multi-attempt claim as the workers it uses": a best-of-N
@@ -83,7 +83,12 @@ function heldSessions(hold = true) {
 }
 
 async function twoIssues(workers: number, hold = true) {
-  const fixture = await setup({ workers, verify: { command: VERIFY, retries: 0 }, attempts: { n: 3 } });
+  const fixture = await setup({
+    ...LONG_LEASE,
+    workers,
+    verify: { command: VERIFY, retries: 0 },
+    attempts: { n: 3 },
+  });
   const { gh, ctx, newSource } = fixture;
   const first = gh.emulator.addIssue(
     member('Fix the greeting typo', { labels: ['issueloop', BEST_OF_N_LABEL] }),

@@ -229,6 +229,13 @@ export function watched(config: { pr?: Record<string, unknown> } & Record<string
 }
 
 /** A fake clock that moves only when a test advances it. */
+/**
+ * For runs whose sessions outlast many rounds: on the fake clock a free worker's polls pass at once,
+ * so rounds go on while a session runs and fake time races ahead of its lease keeper; under load the
+ * 30-minute lease lapsed between renewals and the issue was claimed twice. A day's lease cannot.
+ */
+export const LONG_LEASE = { claims: { ttl: '24h' } } as const;
+
 export const manualClock = () => new FakeClock(Date.UTC(2026, 10, 21, 12, 0, 0), false);
 
 export { until } from '../helpers/until.js';
