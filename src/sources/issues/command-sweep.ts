@@ -99,10 +99,10 @@ export function commandSweep(
 
   async function sweepCommands(round: SweepRound): Promise<void> {
     await sweepComments(round);
-    await plans.expire(round);
   }
-  // The round's plan tells the sweep which plans wait (for expiry).
-  return Object.assign(sweepCommands, { seen: plans.seen });
+  // Expiry runs after the round's plan, which says which plans wait: a sweep before it would see
+  // none in a process's first round, and a one-round run (the action's) would never expire a plan.
+  return Object.assign(sweepCommands, { seen: plans.seen, expire: plans.expire });
 
   async function sweepComments(round: SweepRound): Promise<void> {
     // Whole days, so a new process on the same state directory repeats yesterday's URL (and ETag).

@@ -5,7 +5,7 @@ import type { Blocker } from '../../github/dependencies.js';
 import type { BacklogIssue } from '../../github/issue-shape.js';
 import { BEST_OF_N_LABEL } from '../../github/labels.js';
 import type { TrustDecision } from '../../github/trust.js';
-import type { WorkSource } from '../../scheduler/work-source.js';
+import type { SweepRound, WorkSource } from '../../scheduler/work-source.js';
 import { commandSweep } from './command-sweep.js';
 import { importCandidateHistory } from './history.js';
 import { issueWrites, trackIssue } from './issue-tracker.js';
@@ -112,6 +112,8 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
   const writes = issueWrites();
   const pulls = followPulls(options, writes.inOrder);
   const commands = commandSweep(options);
+  /** This round's sweep (its claim store and ledger), for the plan expiry that follows the plan. */
+  let swept: SweepRound | undefined;
   const named = options.issues ? namedBacklog(github, config, options.issues) : undefined;
   /** What each issue's current session is for (a first attempt or a follow-up), for its outcome record. */
   const kinds = new Map<number, SessionKind>();
@@ -122,7 +124,9 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
     async plan(issues, initial, round) {
       const backlog = { issues: [...issues] } as Backlog;
       let claims = initial;
+      // Plans nobody answered in time are withdrawn now that the round's records say which wait.
       commands.seen(initial);
+      if (swept) await commands.expire(swept);
       const pending = pulls.pending();
       const trust = await readTrust(options, backlog, claims, round.now, pending);
       for (const [issue, decision] of trust) {
@@ -195,6 +199,7 @@ export function createIssueSource(options: IssueSourceOptions): WorkSource<Backl
 
     // Commands first: a stop or a retry holds for the round's plan.
     async sweep(round) {
+      swept = round;
       await commands(round);
       await pulls.sweep(round);
     },

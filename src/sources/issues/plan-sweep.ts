@@ -156,7 +156,6 @@ export function planSweep(options: Options) {
     /** `/issueloop retry` on a withdrawn plan asks for a new one. */
     retried: (round: SweepRound, issue: number) => requeueWithdrawn(round, issue, [PLAN_WITHDRAWN]),
 
-    /** Withdraws every plan left unanswered for `plan.expires` (one conditional read per waiting plan). */
     /** What the round's plan read: the plans that wait, so expiry never lists the whole store. */
     seen(claims: ReadonlyMap<number, ClaimView>): void {
       waiting = [...claims.values()].filter((view) => view.last_outcome === PLAN_REVIEW).map((v) => v.issue);

@@ -8,6 +8,7 @@ import { PLAN_LABEL } from '../../../src/github/labels.js';
 import { renderPlanComment } from '../../../src/github/plan-comment.js';
 import type { Ledger } from '../../../src/session/ledger.js';
 import { COMMAND_LOOKBACK_MS, commandSweep } from '../../../src/sources/issues/command-sweep.js';
+import { createIssueSource } from '../../../src/sources/issues/issue-source.js';
 import {
   PLAN_APPROVED,
   PLAN_REQUESTED,
@@ -44,21 +45,23 @@ async function waitingPlan() {
   );
   const ledger: Array<[string, Record<string, unknown>]> = [];
   const sweep = commandSweep({ github: gh.adapter, redact, clock, config });
-  /** A round: its plan reads the claim records (which plans wait), then the sweep runs. */
-  const round = async () => {
-    sweep.seen(new Map((await claims.list()).map((view) => [view.issue, view])));
-    await sweep({
-      round: 1,
-      log: createMemoryLog(),
-      claims,
-      owner: 'host:1',
-      ledger: {
-        append: async (type: string, fields?: Record<string, unknown>) =>
-          void ledger.push([type, fields ?? {}]),
-      } as unknown as Ledger,
-    });
+  const sweepRound = {
+    round: 1,
+    log: createMemoryLog(),
+    claims,
+    owner: 'host:1',
+    ledger: {
+      append: async (type: string, fields?: Record<string, unknown>) =>
+        void ledger.push([type, fields ?? {}]),
+    } as unknown as Ledger,
   };
-  return { clock, emulator, issue, gh, claims, ledger, round, planId };
+  /** A round as the issue source runs one: the sweep, then its plan reads the records, then expiry. */
+  const round = async () => {
+    await sweep(sweepRound);
+    sweep.seen(new Map((await claims.list()).map((view) => [view.issue, view])));
+    await sweep.expire(sweepRound);
+  };
+  return { clock, emulator, issue, gh, claims, ledger, round, planId, sweepRound, redact, config };
 }
 
 describe('plan expiry (plan.expires) with the injected clock', () => {
@@ -231,14 +234,16 @@ describe('old approvals on a fresh runner (older than the command look-back)', (
       clock,
       config: ConfigSchema.parse({}),
     });
-    fresh.seen(new Map((await claims.list()).map((view) => [view.issue, view])));
-    await fresh({
+    const freshRound = {
       round: 1,
       log: createMemoryLog(),
       claims,
       owner: 'host:2',
       ledger: { append: async (type: string) => void ledger.push(type) } as unknown as Ledger,
-    });
+    };
+    await fresh(freshRound);
+    fresh.seen(new Map((await claims.list()).map((view) => [view.issue, view])));
+    await fresh.expire(freshRound);
 
     expect((await claims.get(issue))?.last_outcome).toBe(PLAN_APPROVED);
     const plan = emulator.comments(issue).find((c) => c.id === planId);
@@ -311,5 +316,36 @@ describe('plan expiry and an unreachable claim store', () => {
     expect(reads).toBe(1);
     expect(log.entries.some((e) => e.msg?.includes('could not check whether the plan expired'))).toBe(true);
     expect((await claims.get(issue))?.last_outcome).toBe(PLAN_REVIEW);
+  });
+});
+
+describe("plan expiry in a process's first round", () => {
+  it("regression: a one-round run withdraws an expired plan (expiry ran in the sweep, before the round's plan said which plans wait)", async () => {
+    const { clock, emulator, issue, gh, claims, sweepRound, redact, config, planId } = await waitingPlan();
+    clock.advance(15 * DAY);
+    const source = createIssueSource({
+      github: gh.adapter,
+      config,
+      redact,
+      checkout: '/nonexistent',
+      remote: 'origin',
+      baseBranch: 'main',
+      log: createMemoryLog(),
+      clock,
+    });
+    // One round of a fresh process: the sweep, then the plan over the store's records.
+    await source.sweep?.(sweepRound);
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_REVIEW);
+    const issues = (await gh.adapter.listBacklog()).issues;
+    const records = new Map((await claims.list()).map((view) => [view.issue, view]));
+    await source.plan(issues, records, {
+      round: 1,
+      now: clock.now(),
+      log: sweepRound.log,
+      store: claims,
+      ledger: sweepRound.ledger,
+    });
+    expect((await claims.get(issue))?.last_outcome).toBe(PLAN_WITHDRAWN);
+    expect(emulator.comments(issue).find((c) => c.id === planId)?.body).toContain('**Withdrawn**');
   });
 });
