@@ -7,13 +7,15 @@ import { fixTypo, useActionRuns } from './act.js';
 import { commentPayload, labeledPayload } from './action-fixture.js';
 
 /**
- * `/approve` as the action sees it (issue 32 items 2 and 3): an `issue_comment` event with a writer's
- * `/approve` on an issue whose plan waits gets its 👍 and the issue worked in the same job into a
- * draft PR; an outsider's `/approve` event does nothing at all.
+ * `/revise` and `/approve` as the action sees them (issue 32 items 2 and 3): an `issue_comment` event
+ * with a writer's `/revise` gets its 👍 and a new plan; a writer's `/approve` on an issue whose plan
+ * waits gets its 👍 and the issue worked in the same job into a draft PR; an outsider's `/approve`
+ * event does nothing at all.
  */
 const { run, act } = useActionRuns();
 
 const PLAN = 'Plan: fix the typo in greet.js; check with grep.';
+const REVISED = 'Plan B: fix the typo in greet.js and add a test for it.';
 
 /** Plan sessions answer with the plan; the implementation fixes the typo. */
 function scripted() {
@@ -21,14 +23,15 @@ function scripted() {
   const script = (request: ParsedMessagesRequest) => {
     const text = JSON.stringify(request.messages[0]?.content ?? '');
     if (request.messages.length === 1) firsts.push(text);
+    if (text.includes('## Write a revised plan')) return reply.text(REVISED);
     if (text.includes('## Write a plan')) return reply.text(PLAN);
     return request.messages.length > 1 ? reply.text('Fixed the greeting.') : fixTypo;
   };
   return { script, firsts };
 }
 
-describe('the action: /approve on a waiting plan', () => {
-  it("a writer's /approve event: a 👍 and the plan worked into a draft PR; an outsider's: nothing", {
+describe('the action: /revise and /approve on a waiting plan', () => {
+  it("a writer's /revise event: a new plan; a writer's /approve event: a 👍 and the plan worked into a draft PR; an outsider's: nothing", {
     timeout: 60_000,
   }, async () => {
     const gh = run.github;
@@ -73,7 +76,31 @@ describe('the action: /approve on a waiting plan', () => {
     expect(firsts).toHaveLength(1);
     expect(gh.pulls()).toEqual([]);
 
-    // A writer's /approve: its 👍, and the implementation, told the plan, opens a draft PR.
+    // A writer's /revise: its 👍, and a new plan from the old one and the request; still no PR.
+    const reviseId = gh.addComment(issue, { author: 'maintainer', body: '/revise add a test' });
+    const revised = await act({
+      event: 'issue_comment',
+      payload: commentPayload({
+        number: issue,
+        comment: reviseId,
+        body: '/revise add a test',
+        sender: 'maintainer',
+      }),
+      script,
+    });
+    expect(revised.code).toBe(0);
+    expect(gh.reactions(reviseId)).toEqual([{ user: 'issueloop-bot', content: '+1' }]);
+    expect(firsts).toHaveLength(2);
+    expect(firsts[1]).toContain('## Write a revised plan');
+    expect(firsts[1]).toContain(PLAN);
+    expect(firsts[1]).toContain('add a test');
+    expect(plans().map((c) => c.body)).toEqual([
+      expect.stringContaining(PLAN),
+      expect.stringContaining(REVISED),
+    ]);
+    expect(gh.pulls()).toEqual([]);
+
+    // A writer's /approve: its 👍, and the implementation, told the revised plan, opens a draft PR.
     const approveId = gh.addComment(issue, { author: 'maintainer', body: '/approve' });
     const approved = await act({
       event: 'issue_comment',
@@ -83,9 +110,9 @@ describe('the action: /approve on a waiting plan', () => {
     expect(approved.code).toBe(0);
     expect(approved.core.failed).toEqual([]);
     expect(gh.reactions(approveId)).toEqual([{ user: 'issueloop-bot', content: '+1' }]);
-    expect(firsts).toHaveLength(2);
-    expect(firsts[1]).toContain('## The approved plan');
-    expect(firsts[1]).toContain(PLAN);
+    expect(firsts).toHaveLength(3);
+    expect(firsts[2]).toContain('## The approved plan');
+    expect(firsts[2]).toContain(REVISED);
     expect(approved.core.outputs.outcome).toBe('resolved');
     expect(gh.pulls().map((p) => [p.head.ref, p.draft])).toEqual([[`issueloop/issue-${issue}`, true]]);
   });
