@@ -21,7 +21,7 @@ import { type CommandSandbox, UNSANDBOXED } from '../../src/sandbox/sandbox.js';
 import type { WorktreeSandboxes } from '../../src/sandbox/sandbox-host.js';
 import { worktreeGitDirs, writeAgentGitDir } from '../../src/session/git/worktree-view.js';
 import { createMemoryLog } from '../helpers/memory-log.js';
-import { useRedisServer } from '../helpers/redis-server.js';
+import { redisGet, useRedisServer } from '../helpers/redis-server.js';
 import { testSandboxHost } from '../helpers/sandbox.js';
 
 /**
@@ -98,22 +98,6 @@ function listen(server: Server | NetServer, host: string): Promise<void> {
   return new Promise((resolve) => server.listen(0, host, () => resolve()));
 }
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
-
-function redisGet(key: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(redis.server.port, '127.0.0.1');
-    let answer = '';
-    socket.on('connect', () => socket.write(`*2\r\n$3\r\nGET\r\n$${key.length}\r\n${key}\r\n`));
-    socket.setEncoding('utf8').on('data', (chunk: string) => {
-      answer += chunk;
-      if (answer.endsWith('\r\n') && (answer.startsWith('$-1') || answer.split('\r\n').length >= 3)) {
-        socket.end();
-        resolve(answer);
-      }
-    });
-    socket.on('error', reject);
-  });
-}
 
 beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'issueloop-egress-')));
@@ -209,7 +193,7 @@ const HOSTILE = [
 
 /** Nothing of `marker` arrived at any host-side service. */
 async function expectNothingArrived(marker: string) {
-  expect(await redisGet(marker)).toBe('$-1\r\n');
+  expect(await redisGet(redis.server.port, marker)).toBe('$-1\r\n');
   expect(seen.http.filter((url) => url.includes(marker))).toEqual([]);
   expect(seen.abstract.filter((data) => data.includes(marker))).toEqual([]);
 }
@@ -219,7 +203,7 @@ describe('control: the same script, unsandboxed', () => {
     const results = await reachOut(UNSANDBOXED, 'control-marker');
     for (const name of HOSTILE.filter((n) => n.startsWith('direct') || n.startsWith('abstract')))
       expect(results[name], name).toMatch(/^reached/);
-    expect(await redisGet('control-marker')).toBe('$1\r\n1\r\n');
+    expect(await redisGet(redis.server.port, 'control-marker')).toBe('$1\r\n1\r\n');
     expect(seen.http).toContain('/control-marker');
     expect(seen.abstract.join('')).toContain('control-marker');
   });

@@ -1,12 +1,12 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { type AddressInfo, connect, createServer, type Server as NetServer } from 'node:net';
+import { type AddressInfo, createServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAnthropicEmulator, reply } from '../../src/emulators/anthropic/index.js';
 import { claudeCodeIssueSession, fixGreeting } from '../engines/claude-code/claude-code-issue.js';
-import { useRedisServer } from '../helpers/redis-server.js';
+import { redisGet, useRedisServer } from '../helpers/redis-server.js';
 import { GREETING_TYPO, useSessionRepo } from '../session/git/git-fixture.js';
 
 /**
@@ -25,22 +25,6 @@ const dir = mkdtempSync(join(tmpdir(), 'issueloop-hostile-claude-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const REAL_KEY = 'sk-ant-api03-REAL-hostile-claude-key-4c1e9b';
-
-function redisGet(key: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(redis.server.port, '127.0.0.1');
-    let answer = '';
-    socket.on('connect', () => socket.write(`*2\r\n$3\r\nGET\r\n$${key.length}\r\n${key}\r\n`));
-    socket.setEncoding('utf8').on('data', (chunk: string) => {
-      answer += chunk;
-      if (answer.endsWith('\r\n') && (answer.startsWith('$-1') || answer.split('\r\n').length >= 3)) {
-        socket.end();
-        resolve(answer);
-      }
-    });
-    socket.on('error', reject);
-  });
-}
 
 const RESULT = JSON.stringify({
   type: 'result',
@@ -139,8 +123,8 @@ describe('a hostile claude and the shell it spawns', () => {
 
       expect(heard).toEqual([]);
       expect(heardAbstract).toEqual([]);
-      expect(await redisGet('pwned-by-claude')).toBe('$-1\r\n');
-      expect(await redisGet('pwned-by-claude-child')).toBe('$-1\r\n');
+      expect(await redisGet(redis.server.port, 'pwned-by-claude')).toBe('$-1\r\n');
+      expect(await redisGet(redis.server.port, 'pwned-by-claude-child')).toBe('$-1\r\n');
       // Every request came to the proxy (reach-out's tunnels, the stand-in's and its child's), and
       // stopped there: the checks above can fail.
       expect(report.blockedRequests).toEqual(

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { type AddressInfo, connect, createServer, type Server as NetServer } from 'node:net';
+import { type AddressInfo, createServer, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStatus } from '../../src/cli/commands/status.js';
 import { rolePolicies, type SandboxHost, type WorktreeView } from '../../src/sandbox/sandbox-host.js';
 import { runRounds } from '../../src/scheduler/run-rounds.js';
-import { useRedisServer } from '../helpers/redis-server.js';
+import { redisGet, useRedisServer } from '../helpers/redis-server.js';
 import { hostileSetup } from './agent-script.js';
 import { roundsFixture } from './rounds-fixture.js';
 
@@ -38,22 +38,6 @@ const listen = (server: Server | NetServer, host?: string) =>
   new Promise<void>((resolve) =>
     host ? server.listen(0, host, resolve) : server.listen(`\0${abstractName}`, resolve),
   );
-
-function redisGet(key: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(redis.server.port, '127.0.0.1');
-    let answer = '';
-    socket.on('connect', () => socket.write(`*2\r\n$3\r\nGET\r\n$${key.length}\r\n${key}\r\n`));
-    socket.setEncoding('utf8').on('data', (chunk: string) => {
-      answer += chunk;
-      if (answer.endsWith('\r\n') && (answer.startsWith('$-1') || answer.split('\r\n').length >= 3)) {
-        socket.end();
-        resolve(answer);
-      }
-    });
-    socket.on('error', reject);
-  });
-}
 
 beforeAll(async () => {
   const record = () =>
@@ -111,7 +95,7 @@ describe('the two-step setup attack, through a follow-up', () => {
       [issue, 'resolved', `pushed to PR #${pr.number} (follow-up 1: failing checks)`],
     ]);
 
-    expect(await redisGet(MARKER)).toBe('$-1\r\n');
+    expect(await redisGet(redis.server.port, MARKER)).toBe('$-1\r\n');
     expect(heard).toEqual([]);
     expect(heardAbstract).toEqual([]);
 
