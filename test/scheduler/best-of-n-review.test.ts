@@ -57,6 +57,16 @@ function attemptWorktree(k: number): string | undefined {
     .find((path) => path.endsWith(`-a${k}`));
 }
 
+/** A best-of-N world: `n` attempts, verify without retries, a day's lease, and the issue's work. */
+async function attemptsWorld(n: number) {
+  const { gh, ctx } = await setup({
+    ...LONG_LEASE,
+    verify: { command: VERIFY, retries: 0 },
+    attempts: { n },
+  });
+  return { gh, ctx, ...(await attemptsOn(ctx, gh)) };
+}
+
 async function attemptsOn(
   ctx: Awaited<ReturnType<typeof setup>>['ctx'],
   gh: Awaited<ReturnType<typeof setup>>['gh'],
@@ -80,12 +90,7 @@ describe('best-of-N under review (issue 32 item 1)', () => {
   it('regression: no local issueloop/issue-<n>-a<k> branch is left in the checkout once the attempts end', {
     timeout: 30_000,
   }, async () => {
-    const { gh, ctx } = await setup({
-      ...LONG_LEASE,
-      verify: { command: VERIFY, retries: 0 },
-      attempts: { n: 3 },
-    });
-    const { issue, work } = await attemptsOn(ctx, gh);
+    const { ctx, issue, work } = await attemptsWorld(3);
     const anthropic = createAnthropicEmulator({ script: fixTypo });
     const result = await runAttempts({
       ...ctx,
@@ -110,12 +115,7 @@ describe('best-of-N under review (issue 32 item 1)', () => {
   it('regression: a change made in the chosen worktree while it waits for the judge is never pushed', {
     timeout: 30_000,
   }, async () => {
-    const { gh, ctx } = await setup({
-      ...LONG_LEASE,
-      verify: { command: VERIFY, retries: 0 },
-      attempts: { n: 2 },
-    });
-    const { issue, work } = await attemptsOn(ctx, gh);
+    const { gh, ctx, issue, work } = await attemptsWorld(2);
     let judged = false;
     const anthropic = createAnthropicEmulator({
       script: (request) => {
@@ -150,12 +150,7 @@ describe('best-of-N under review (issue 32 item 1)', () => {
   it('regression: a judge that throws (not an interrupt) leaves no attempt waiting forever; the smaller verified diff is delivered', {
     timeout: 15_000,
   }, async () => {
-    const { gh, ctx } = await setup({
-      ...LONG_LEASE,
-      verify: { command: VERIFY, retries: 0 },
-      attempts: { n: 2 },
-    });
-    const { issue, work } = await attemptsOn(ctx, gh);
+    const { gh, ctx, issue, work } = await attemptsWorld(2);
     // The sessions are given a resume context; only the judge asks for the bare issue text, and
     // that throws (as a prompt that cannot be read would): the judge rejects before any model call.
     const broken = {
@@ -222,12 +217,7 @@ describe('best-of-N under review (issue 32 item 1)', () => {
   it('regression: an interrupt while an attempt waits for the judge names no winner and pushes nothing', {
     timeout: 15_000,
   }, async () => {
-    const { gh, ctx } = await setup({
-      ...LONG_LEASE,
-      verify: { command: VERIFY, retries: 0 },
-      attempts: { n: 2 },
-    });
-    const { work } = await attemptsOn(ctx, gh);
+    const { gh, ctx, work } = await attemptsWorld(2);
     const run = new AbortController();
     let aborted = false;
     const anthropic = createAnthropicEmulator({
