@@ -28,8 +28,8 @@ export function createWorkerPool(options: {
   record: (report: SessionReport) => void;
 }): WorkerPool {
   const running = new Map<number, Promise<void>>();
+  /** The workers each running claim holds. */
   const held = new Map<number, number>();
-  let busy = 0;
   let ended = 0;
   let seen = 0;
   let failure: { err: unknown } | undefined;
@@ -40,13 +40,13 @@ export function createWorkerPool(options: {
 
   return {
     get size() {
+      let busy = 0;
+      for (const workers of held.values()) busy += workers;
       return busy;
     },
     has: (issue) => running.has(issue),
     add(issue, session, workers = 1) {
-      const holds = Math.max(1, Math.floor(workers));
-      held.set(issue, holds);
-      busy += holds;
+      held.set(issue, Math.max(1, Math.floor(workers)));
       const settled = session.then(
         (report) => options.record(report),
         (err: unknown) => {
@@ -57,7 +57,6 @@ export function createWorkerPool(options: {
         issue,
         settled.finally(() => {
           running.delete(issue);
-          busy -= held.get(issue) ?? 1;
           held.delete(issue);
           ended += 1;
           wake?.();
