@@ -9,7 +9,7 @@ import {
 import { PLAN_LABEL } from '../../src/github/labels.js';
 import { isPlanComment } from '../../src/github/plan-comment.js';
 import { runWork } from '../../src/scheduler/attempts-record.js';
-import { runAttempts } from '../../src/scheduler/run-attempts.js';
+import { plansOnly, runAttempts } from '../../src/scheduler/run-attempts.js';
 import { issueWork } from '../../src/sources/issues/issue-work.js';
 import { emulatedModels } from '../helpers/emulated-models.js';
 import { LONG_LEASE, member, roundsFixture } from './rounds-fixture.js';
@@ -184,6 +184,18 @@ describe('best-of-N under review (issue 32 item 1)', () => {
     expect(originRefs().sort()).toEqual([`refs/heads/${branch}`, 'refs/heads/main']);
     expect(gh.emulator.pulls().map((p) => p.head.ref)).toEqual([branch]);
   });
+  it('an issue that needs no plan costs best-of-N no extra read of its start point (no plan step to ask about)', async () => {
+    const { ctx, work } = await attemptsWorld(3);
+    expect(work.planOnly).toBeUndefined();
+    let starts = 0;
+    const counted = { ...work, startPoint: async () => `${++starts}` };
+    expect(await plansOnly({ ...ctx, work: counted })).toBe(false);
+    expect(starts).toBe(0);
+    // Anchor: with the plan label the work has a plan step, and asking reads the start point.
+    const planned = await attemptsOn(ctx, (await setup({ ...LONG_LEASE })).gh, ['issueloop', PLAN_LABEL]);
+    expect(planned.work.planOnly).toBeTypeOf('function');
+  });
+
   it('regression: a best-of-N claim that turns out to need a plan (labelled issueloop:plan after verify_failed) posts one plan, not N', {
     timeout: 15_000,
   }, async () => {

@@ -69,10 +69,16 @@ export function issueWork(issue: BacklogIssue, options: IssueWorkOptions, follow
       if (stage) return `${message}\n\n${planNote(stage)}`;
       return followUp ? `${message}\n\n${renderFollowUp(followUp, merge?.result())}` : message;
     },
-    planOnly: () =>
-      stage && stage.kind !== 'approved'
-        ? planStep(options.github, issue.number, config, options.redact)
-        : undefined,
+    // Only an issue that needs a plan can be a plan session: best-of-N asks before its attempts, at
+    // the cost of reading the start point once more, and every other issue answers without it.
+    ...(!followUp && needsPlan(issue, config)
+      ? {
+          planOnly: () =>
+            stage && stage.kind !== 'approved'
+              ? planStep(options.github, issue.number, config, options.redact)
+              : undefined,
+        }
+      : {}),
     ...(merge ? { prepare: merge.prepare, unfinished: merge.unfinished } : {}),
     // A follow-up continues the PR's branch; a first attempt starts from the freshly fetched base.
     async startPoint(git) {
